@@ -1,0 +1,27 @@
+"""lucent: schema-first bindings and converters for LLM wire protocols.
+
+``import lucent`` gives the few names a user needs:
+
+* :func:`decode` / :func:`encode`: JSON text to generated msgspec Structs and back, validated
+  exactly as the JSON Schemas in ``schemas/`` say (plus each protocol's written rules);
+* :func:`convert`: any format to any other through the Lux IR hub, with diagnostics;
+* :mod:`lucent.errors`: the typed errors, each with ``.code`` and ``.path``.
+
+The generated bindings live in ``lucent.generated.<schema module>``.
+"""
+
+from __future__ import annotations
+
+from lucent import errors
+from lucent._decode import SCHEMAS, decode, encode
+
+__all__ = ["SCHEMAS", "convert", "decode", "encode", "errors"]
+
+
+def __getattr__(name: str) -> object:
+    # convert pulls in every generated converter; load it on first use, not at import time.
+    if name == "convert":
+        from lucent.convert import convert
+
+        return convert
+    raise AttributeError(f"module 'lucent' has no attribute {name!r}")

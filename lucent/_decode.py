@@ -1,0 +1,285 @@
+"""decode and encode: JSON text to generated Structs and back, with typed errors."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from functools import lru_cache
+from types import ModuleType
+from typing import Any, Literal
+
+import msgspec
+
+from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
+from lucent.generated._support import RuleViolation
+
+SCHEMAS: dict[str, str] = {
+    "lux-ir-v1": "lux_ir_v1",
+    "sparktide-remote-1.0": "sparktide_remote_1_0",
+    "llm-sdk": "llm_sdk",
+    "htmlp-model-request": "htmlp_model_request",
+    "lucent-diagnostics-v1": "lucent_diagnostics_v1",
+}
+"""Schema file stem -> generated module name (lucent.generated.<module>)."""
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def schema_module(schema: str) -> ModuleType:
+    """The generated module for a schema stem; raises UsageError(code=unknown_schema)."""
+    try:
+        module = SCHEMAS[schema]
+    except KeyError:
+        raise UsageError(f"unknown schema {schema!r}; known: {', '.join(SCHEMAS)}", code="unknown_schema") from None
+    return importlib.import_module(f"lucent.generated.{module}")
+
+
+@lru_cache(maxsize=None)
+def _decoder(schema: str, definition: str | None) -> msgspec.json.Decoder[Any]:
+    module = schema_module(schema)
+    if definition is None:
+        return msgspec.json.Decoder(module.ROOT)
+    try:
+        return msgspec.json.Decoder(module.DECODE_TYPES[definition])
+    except KeyError:
+        raise UsageError(f"schema {schema!r} has no definition {definition!r}", code="unknown_definition") from None
+
+
+def decode(
+    data: bytes | bytearray | memoryview | str,
+    schema: str,
+    definition: str | None = None,
+    *,
+    rules: Literal["all", "schema"] = "all",
+) -> Any:
+    """Decode JSON text into the generated Struct for ``schema``/``definition``.
+
+    Parameters
+    ----------
+    data : bytes or str
+        One JSON document (RFC 8259), UTF-8 when bytes. No BOM, no trailing data.
+    schema : str
+        Schema file stem: ``lux-ir-v1``, ``sparktide-remote-1.0``, ``llm-sdk``,
+        ``htmlp-model-request`` or ``lucent-diagnostics-v1``.
+    definition : str, optional
+        A name under the schema's ``$defs``/``definitions``; ``None`` decodes the schema root
+        (for SparkTide, exactly one of RemoteModelRequest, RemoteModelResponse,
+        RemoteModelStreamFrame and RemoteModelFailure must accept it).
+    rules : {"all", "schema"}
+        ``"all"`` also enforces the protocol rules (codegen/protocols.toml: SparkTide's 1 MiB body,
+        duplicate properties, tool-call ``arguments`` as a closed JSON object); ``"schema"``
+        enforces the JSON Schema alone.
+
+    Returns
+    -------
+    The generated Struct (``lucent.generated.<module>.<Definition>``), or a plain JSON value for a
+    definition that is not an object.
+
+    Raises
+    ------
+    DecodeError
+        ``malformed_json``, ``invalid_utf8``, ``lone_surrogate``, ``max_depth``, ``out_of_memory``;
+        ``.offset`` is the byte offset when known.
+    ValidationError
+        A JSON Schema keyword (``.code`` is the keyword) or a protocol rule (``max_body_bytes``,
+        ``duplicate_key``, ``tool_arguments``) failed at ``.path``.
+    UsageError
+        ``unknown_schema`` or ``unknown_definition``.
+    """
+    module = schema_module(schema)
+    buf = _as_bytes(data)
+    protocol: dict[str, Any] = module.PROTOCOL if rules == "all" else {}
+    limit = protocol.get("max_body_bytes")
+    if limit is not None and len(buf) > limit:
+        raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
+    if definition is None and module.ROOT is None:
+        return _decode_one_of(buf, schema, module.ROOT_ONE_OF, protocol)
+    return _decode_as(buf, schema, definition, protocol)
+
+
+def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any]) -> Any:
+    decoder = _decoder(schema, definition)
+    try:
+        value = decoder.decode(buf)
+    except msgspec.ValidationError as exc:
+        raise _validation_error(exc) from None
+    except msgspec.DecodeError as exc:
+        raise _decode_error(buf, str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
+    except RecursionError:
+        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+    except MemoryError:
+        raise DecodeError("the document does not fit in memory", code="out_of_memory") from None
+    if protocol.get("reject_duplicate_keys"):
+        _reject_duplicate_keys(buf)
+    if protocol and definition is not None:
+        check = schema_module(schema).PROTOCOL_CHECKS.get(definition)
+        if check is not None:
+            try:
+                check(value)
+            except RuleViolation as exc:
+                raise ValidationError(exc.message, code=exc.code, path=exc.path) from None
+    return value
+
+
+def _decode_one_of(buf: bytes, schema: str, names: tuple[str, ...], protocol: dict[str, Any]) -> Any:
+    failures: list[LucentError] = []
+    for name in names:
+        try:
+            return _decode_as(buf, schema, name, protocol)
+        except ValidationError as exc:
+            failures.append(exc)
+    # None accepted the document: report the variant that got furthest (the deepest path).
+    best = max(failures, key=lambda e: e.path.count(".") + e.path.count("["))
+    raise best
+
+
+def _as_bytes(data: bytes | bytearray | memoryview | str) -> bytes:
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise DecodeError(
+                f"the text holds a lone surrogate at character {exc.start}", code="lone_surrogate", offset=None
+            ) from None
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise UsageError(f"decode takes bytes or str, not {type(data).__name__}", code="invalid_input_type")
+
+
+_MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^Object missing required field"), "required"),
+    (re.compile(r"^Object contains unknown field"), "additionalProperties"),
+    (re.compile(r"^Expected `str` matching regex"), "pattern"),
+    (re.compile(r"^Expected `str` of length >="), "minLength"),
+    (re.compile(r"^Expected `str` of length <="), "maxLength"),
+    (re.compile(r"^Expected `(array|object)` of length >="), "minItems"),
+    (re.compile(r"^Expected `(array|object)` of length <="), "maxItems"),
+    (re.compile(r"^Expected `(int|float)` >= "), "minimum"),
+    (re.compile(r"^Expected `(int|float)` <= "), "maximum"),
+    (re.compile(r"^Expected `(int|float)` > "), "exclusiveMinimum"),
+    (re.compile(r"^Expected `(int|float)` < "), "exclusiveMaximum"),
+    (re.compile(r"^Expected `"), "type"),
+    (re.compile(r"^Number out of range"), "type"),
+    (re.compile(r"^Invalid enum value"), "enum"),
+    (re.compile(r"^Invalid value"), "const"),
+]
+
+
+def _validation_error(exc: msgspec.ValidationError) -> ValidationError:
+    text = str(exc)
+    message, _, where = text.partition(" - at `")
+    path = where[:-1] if where.endswith("`") else "$"
+    cause = exc.__cause__
+    if isinstance(cause, RuleViolation):
+        full = cause.path if cause.path.startswith("$") else path + cause.path
+        return ValidationError(cause.message, code=cause.code, path=full)
+    code = next((c for pattern, c in _MSGSPEC_CODES if pattern.search(message)), "invalid")
+    if code in ("enum", "const"):
+        message = message.split(" '", 1)[0]  # never repeat the input value
+    return ValidationError(message, code=code, path=path)
+
+
+_BYTE = re.compile(r"\(byte (\d+)\)")
+
+
+def _decode_error(buf: bytes, message: str) -> DecodeError:
+    surrogate = _lone_surrogate_offset(buf)
+    if surrogate is not None:
+        return DecodeError(f"lone UTF-16 surrogate escape at byte {surrogate}", code="lone_surrogate", offset=surrogate)
+    found = _BYTE.search(message)
+    offset = int(found.group(1)) if found else len(buf)
+    if not buf.strip():
+        return DecodeError("no JSON value: the input is empty or only whitespace", code="malformed_json", offset=offset)
+    if "truncated" in message:
+        return DecodeError(f"JSON text ends early at byte {len(buf)}", code="malformed_json", offset=len(buf))
+    return DecodeError(f"{message.rstrip('.')}", code="malformed_json", offset=offset)
+
+
+_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+
+
+def _lone_surrogate_offset(buf: bytes) -> int | None:
+    """Byte offset of the first ``\\uD800``-``\\uDFFF`` escape that is not part of a pair."""
+    pending: int | None = None
+    pending_end = -1
+    for match in _ESCAPE.finditer(buf):
+        hexdigits = match.group(1)
+        unit = int(hexdigits, 16) if hexdigits else None
+        if pending is not None:
+            if match.start() == pending_end and unit is not None and 0xDC00 <= unit <= 0xDFFF:
+                pending = None
+                continue
+            return pending
+        if unit is not None and 0xD800 <= unit <= 0xDBFF:
+            pending, pending_end = match.start(), match.end()
+        elif unit is not None and 0xDC00 <= unit <= 0xDFFF:
+            return match.start()
+    return pending
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+class _Checked(dict[str, Any]):
+    """A dict built by the duplicate check; ``duplicate`` names a key that appeared twice."""
+
+    duplicate: str | None = None
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = _Checked(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        result.duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+    return result
+
+
+def _reject_duplicate_keys(buf: bytes) -> None:
+    try:
+        tree = json.loads(buf, object_pairs_hook=_pairs)
+    except RecursionError:
+        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+    found = _find_duplicate(tree, "$")
+    if found is not None:
+        path, key = found
+        raise ValidationError("an object names the same property twice", code="duplicate_key", path=path + _path_part(key))
+
+
+def _find_duplicate(value: Any, path: str) -> tuple[str, str] | None:
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, _Checked):
+            if node.duplicate is not None:
+                return where, node.duplicate
+            stack.extend((v, where + _path_part(k)) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node))))
+    return None
+
+
+def _path_part(key: str) -> str:
+    return f".{key}" if key.isidentifier() else f"[{json.dumps(key)}]"
+
+
+def encode(obj: Any) -> bytes:
+    """Write a Struct (or JSON value) as compact JSON; ``UNSET`` fields are omitted.
+
+    ``decode(encode(x), ...) == x`` for every decoded ``x``.
+
+    Raises
+    ------
+    EncodeError
+        ``code="unencodable"`` for a value that has no JSON form.
+    """
+    try:
+        return _ENCODER.encode(obj)
+    except (msgspec.EncodeError, TypeError, ValueError, OverflowError) as exc:
+        raise EncodeError(f"cannot encode: {exc}", code="unencodable") from None
+    except RecursionError:
+        raise EncodeError("the object nests too deeply to encode", code="max_depth") from None

@@ -1,0 +1,103 @@
+"""The errors lucent raises. Every one is a :class:`LucentError` with ``.code`` and ``.path``.
+
+``code`` is a stable, machine-readable string:
+
+* JSON Schema rules use the keyword that failed: ``type``, ``required``, ``additionalProperties``,
+  ``enum``, ``const``, ``pattern``, ``minLength``, ``maxLength``, ``minItems``, ``maxItems``,
+  ``minimum``, ``maximum``, ``exclusiveMinimum``, ``exclusiveMaximum``, ``format``, ``not``,
+  ``anyOf``, ``oneOf``;
+* protocol rules: ``max_body_bytes``, ``duplicate_key``, ``tool_arguments``;
+* malformed input (:class:`DecodeError`): ``malformed_json``, ``invalid_utf8``,
+  ``lone_surrogate``, ``max_depth``, ``out_of_memory``;
+* API misuse: ``unknown_schema``, ``unknown_definition``, ``unknown_format``,
+  ``unsupported_conversion``.
+
+``path`` is a JSON path into the document (``$`` is the root), for example
+``$.messages[1].tool_calls[0].function.arguments``. Messages never repeat input values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "ConversionError",
+    "DecodeError",
+    "EncodeError",
+    "LucentError",
+    "UsageError",
+    "ValidationError",
+]
+
+
+class LucentError(Exception):
+    """Base class of every lucent error.
+
+    Attributes
+    ----------
+    code : str
+        Machine-readable code (see the module docstring).
+    path : str
+        JSON path of the offending value, ``$`` for the whole document.
+    message : str
+        Human-readable explanation.
+    """
+
+    def __init__(self, message: str, *, code: str, path: str = "$") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.path = path
+
+    def __str__(self) -> str:
+        return f"{self.message} (code={self.code}, path={self.path})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), self.message, self.code, self.path, dict(self.__dict__)))
+
+
+def _rebuild(cls: type[LucentError], message: str, code: str, path: str, state: dict[str, Any]) -> LucentError:
+    error = cls.__new__(cls)
+    LucentError.__init__(error, message, code=code, path=path)
+    error.__dict__.update(state)
+    return error
+
+
+class DecodeError(LucentError):
+    """The input is not well-formed JSON text (RFC 8259), or is too deep to parse.
+
+    Attributes
+    ----------
+    offset : int | None
+        Byte offset in the UTF-8 input where the fault was found, when known.
+    """
+
+    def __init__(self, message: str, *, code: str, path: str = "$", offset: int | None = None) -> None:
+        super().__init__(message, code=code, path=path)
+        self.offset = offset
+
+
+class ValidationError(LucentError):
+    """Well-formed JSON that breaks a schema rule or a protocol rule."""
+
+
+class EncodeError(LucentError):
+    """An object that cannot be written as JSON (not a lucent Struct or JSON value)."""
+
+
+class UsageError(LucentError):
+    """The call itself is wrong: an unknown schema, definition or format name."""
+
+
+class ConversionError(LucentError):
+    """A strict conversion met Unsupported or Invalid diagnostics.
+
+    Attributes
+    ----------
+    diagnostics : list
+        Every diagnostic of the conversion (``ConversionDiagnostic`` Structs), not only the first.
+    """
+
+    def __init__(self, message: str, *, code: str = "conversion_lossy", path: str = "$", diagnostics: list[Any] | None = None) -> None:
+        super().__init__(message, code=code, path=path)
+        self.diagnostics = list(diagnostics or [])
