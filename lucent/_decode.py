@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from lucent._best_error import shallowest
 from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation
 
@@ -101,17 +102,11 @@ def decode(
 def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any]) -> Any:
     decoder = _decoder(schema, definition)
     try:
-        value = decoder.decode(buf)
+        value = _guarded(decoder.decode, buf)
     except msgspec.ValidationError as exc:
-        raise _validation_error(exc) from None
-    except msgspec.DecodeError as exc:
-        raise _decode_error(buf, str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
-    except RecursionError:
-        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
-    except MemoryError:
-        raise DecodeError("the document does not fit in memory", code="out_of_memory") from None
+        # A fault that comes after the first schema fault still makes the text not JSON.
+        tree = _guarded(_ANY.decode, buf)
+        raise shallowest(tree, decoder.type, _validation_error(exc), _validation_error) from None
     if protocol.get("reject_duplicate_keys"):
         _reject_duplicate_keys(buf)
     if protocol and definition is not None:
@@ -122,6 +117,25 @@ def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[s
             except RuleViolation as exc:
                 raise ValidationError(exc.message, code=exc.code, path=exc.path) from None
     return value
+
+
+_ANY: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+
+
+def _guarded(parse: Any, buf: bytes) -> Any:
+    """Run a msgspec parse, turning every failure but a schema fault into a DecodeError."""
+    try:
+        return parse(buf)
+    except msgspec.ValidationError:
+        raise
+    except msgspec.DecodeError as exc:
+        raise _decode_error(buf, str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
+    except RecursionError:
+        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+    except MemoryError:
+        raise DecodeError("the document does not fit in memory", code="out_of_memory") from None
 
 
 def _decode_one_of(buf: bytes, schema: str, names: tuple[str, ...], protocol: dict[str, Any]) -> Any:
@@ -168,10 +182,10 @@ _MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
-def _validation_error(exc: msgspec.ValidationError) -> ValidationError:
+def _validation_error(exc: msgspec.ValidationError, base: str = "$") -> ValidationError:
     text = str(exc)
     message, _, where = text.partition(" - at `")
-    path = where[:-1] if where.endswith("`") else "$"
+    path = base + where[1:-1] if where.endswith("`") else base
     cause = exc.__cause__
     if isinstance(cause, RuleViolation):
         full = cause.path if cause.path.startswith("$") else path + cause.path

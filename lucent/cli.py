@@ -1,0 +1,105 @@
+"""The ``lucent`` command line.
+
+``lucent validate --schema NAME [--definition D] FILE...``
+    One line per invalid document (``FILE: PATH: MESSAGE [code]``) on stdout; exit status 1
+    when any document is invalid, 2 when a file cannot be read or the call is wrong.
+
+``lucent convert --from F --to T [--kind K] [--strict] [--context JSON] [--diagnostics OUT] FILE|-``
+    The converted document as JSON on stdout and one line per diagnostic on stderr
+    (``STATUS FIELD: DETAIL``); ``--diagnostics OUT`` also writes them as a ``DiagnosticReport``
+    (schemas/lucent-diagnostics-v1.json). Exit status 1 on a lucent error (and, with
+    ``--strict``, on any Unsupported or Invalid diagnostic).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from lucent._decode import SCHEMAS, decode, encode
+from lucent.errors import LucentError, UsageError
+
+
+def _read(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    return Path(name).read_bytes()
+
+
+def _validate(args: argparse.Namespace) -> int:
+    invalid = 0
+    for name in args.files:
+        try:
+            decode(_read(name), args.schema, args.definition)
+        except OSError as exc:
+            print(f"{name}: cannot read: {exc.strerror}", file=sys.stderr)
+            return 2
+        except UsageError as exc:
+            print(f"lucent: {exc.message} [{exc.code}]", file=sys.stderr)
+            return 2
+        except LucentError as exc:
+            invalid += 1
+            print(f"{name}: {exc.path}: {exc.message} [{exc.code}]")
+    return 1 if invalid else 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from lucent.convert import convert
+    from lucent.generated.lucent_diagnostics_v1 import DiagnosticReport
+
+    context: Any = None
+    if args.context is not None:
+        context = decode(args.context, "llm-sdk", "JSONSchema")  # any JSON object
+    try:
+        data = _read(args.file)
+    except OSError as exc:
+        print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
+        return 2
+    result = convert(data, args.source, args.target, kind=args.kind, strict=args.strict, context=context)
+    for diagnostic in result.diagnostics:
+        detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
+        print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
+    if args.diagnostics is not None:
+        report = DiagnosticReport(source=args.source, target=args.target, kind=args.kind, diagnostics=list(result.diagnostics))
+        Path(args.diagnostics).write_bytes(encode(report) + b"\n")
+    sys.stdout.buffer.write(encode(result.value) + b"\n")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="lucent", description="Exact bindings and converters for LLM wire protocols.")
+    commands = top.add_subparsers(dest="command", required=True)
+
+    validate = commands.add_parser("validate", help="check documents against a schema")
+    validate.add_argument("--schema", required=True, choices=sorted(SCHEMAS))
+    validate.add_argument("--definition", default=None, help="a $defs/definitions name; default: the schema root")
+    validate.add_argument("files", nargs="+", metavar="FILE")
+    validate.set_defaults(run=_validate)
+
+    conv = commands.add_parser("convert", help="convert a document between formats through Lux")
+    conv.add_argument("--from", dest="source", required=True, help="lux, sparktide, llm-sdk or htmlp")
+    conv.add_argument("--to", dest="target", required=True, help="lux, sparktide, llm-sdk or htmlp")
+    conv.add_argument("--kind", default="request", help="request (default), response, error, ...")
+    conv.add_argument("--strict", action="store_true", help="fail on any Unsupported or Invalid diagnostic")
+    conv.add_argument("--context", default=None, metavar="JSON", help="values the target needs that the source lacks")
+    conv.add_argument("--diagnostics", default=None, metavar="OUT", help="also write the diagnostics as JSON")
+    conv.add_argument("file", metavar="FILE|-")
+    conv.set_defaults(run=_convert)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status (see the module docstring)."""
+    args = parser().parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except LucentError as exc:
+        print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
+        return 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
