@@ -374,7 +374,9 @@ class BindingCompiler:
             parts.insert(0, "Literal[" + ", ".join(literals) + "]")
         structs: list[str] = []
         if len(object_variants) == 1 and not _discriminator([object_variants[0][1].raw]):
-            structs.append(self.type_of(object_variants[0][0], name_hint))
+            lone, lone_raw = object_variants[0][0], object_variants[0][1].raw
+            suffix = "".join(pascal(p) for p in lone_raw.get("required", [])[:1]) or "Object"
+            structs.append(self.type_of(lone, (doc_name or name_hint) + suffix))
         elif object_variants:
             tag_field = _discriminator([r.raw for _, r in object_variants])
             if tag_field is None:

@@ -64,7 +64,8 @@ class RuleCompiler:
                     prop = self.prop(subj, name)
                     if prop is not None:
                         check = self.pred(sub, prop)
-                        parts.append(f"({prop.expr} is UNSET or {check})" if prop.optional else check)
+                        guarded = prop.optional and name not in schema.get("required", ())
+                        parts.append(f"({prop.expr} is UNSET or {check})" if guarded else check)
             elif kw == "not":
                 parts.append(f"not ({self.pred(val, subj)})")
             elif kw == "anyOf":
@@ -145,7 +146,7 @@ class RuleCompiler:
                     inner = self.asserts(sub, prop) if prop is not None else []
                     if inner and prop is not None and prop.struct is None and prop.expr.startswith("'"):
                         lines += _raise_unless(self.pred(sub, prop), "const", f"{name} must match {json.dumps(sub)}", prop.path)
-                    elif inner and prop is not None and prop.optional:
+                    elif inner and prop is not None and prop.optional and name not in schema.get("required", ()):
                         lines.append(f"if {prop.expr} is not UNSET:")
                         lines += ["    " + line for line in inner]
                     else:

@@ -141,10 +141,10 @@ def shallowest(
         if isinstance(node, list) and isinstance(key, int) and key < len(node):
             node, node_tp = node[key], item_tp
         elif isinstance(node, dict) and isinstance(key, str) and key in node and struct is not None:
-            field = next((f for f in msgspec.structs.fields(struct) if f.encode_name == key), None)
-            if field is None:
+            on_path = next((f for f in msgspec.structs.fields(struct) if f.encode_name == key), None)
+            if on_path is None:
                 break
-            node, node_tp = node[key], field.type
+            node, node_tp = node[key], on_path.type
         else:
             break
         if node_tp is None:

@@ -1,0 +1,35 @@
+"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``.
+
+``nox -s generate -- --check`` is ``python -m codegen --check``: it writes nothing and fails when
+generated/ differs from a fresh codegen run.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+PYTHON = "3.11"
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The test suite (unit tests, cases, corpus, a small conformance budget)."""
+    session.install("-e", ".[tests,codegen]")
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def generate(session: nox.Session) -> None:
+    """Regenerate generated/ from schemas/ and mappings/ (``-- --check`` only compares)."""
+    session.install(".[codegen]")
+    session.run("python", "-m", "codegen", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the runtime and the generated bindings, as installed (lucent.generated)."""
+    session.install(".[typecheck]")  # not editable: generated/ is laid out as lucent/generated
+    session.chdir(session.create_tmp())
+    session.run("python", "-m", "mypy", "--strict", "-p", "lucent")
