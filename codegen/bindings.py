@@ -215,39 +215,46 @@ class BindingCompiler:
         return "Literal[" + ", ".join(_py_str(v) for v in values) + "]"
 
     def scalar_type(self, node: Node, json_type: str, name_hint: str) -> str:
-        raw = node.raw
+        """A single JSON type; constraint keywords are read from the parsed JsonSchemaObject."""
+        parsed = node.parsed
+        assert parsed is not None
         if json_type == "object":
             return self.object_type(node, name_hint)
         if json_type == "array":
-            items = node.child("items") if "items" in raw else None
+            items = node.child("items") if "items" in node.raw else None
             item_type = self.type_of(items, name_hint + "Item") if items is not None else "Any"
             item_type = self.field_type(item_type)
-            return _annotated(f"list[{item_type}]", min_length=raw.get("minItems"), max_length=raw.get("maxItems"))
+            return _annotated(f"list[{item_type}]", min_length=parsed.minItems, max_length=parsed.maxItems)
         if json_type == "string":
-            pattern = raw.get("pattern")
             return _annotated(
                 "str",
-                min_length=raw.get("minLength"),
-                max_length=raw.get("maxLength"),
-                pattern=translate(pattern) if pattern is not None else None,
+                min_length=parsed.minLength,
+                max_length=parsed.maxLength,
+                pattern=translate(parsed.pattern) if parsed.pattern is not None else None,
             )
+        bounds = {
+            "ge": _number(parsed.minimum),
+            "le": _number(parsed.maximum),
+            # JsonSchemaObject reads the exclusive bounds as float, which would round a large
+            # integer bound: take them from the document itself.
+            "gt": _number(node.raw.get("exclusiveMinimum")),
+            "lt": _number(node.raw.get("exclusiveMaximum")),
+        }
         if json_type == "integer":
-            return self.integer_alias(raw)
+            return self.integer_alias(bounds, parsed.format)
         if json_type == "number":
-            return _annotated("float", ge=raw.get("minimum"), le=raw.get("maximum"), gt=raw.get("exclusiveMinimum"), lt=raw.get("exclusiveMaximum"))
+            return _annotated("float", **bounds)
         if json_type == "boolean":
             return "bool"
         if json_type == "null":
             return "None"
         raise SchemaError(f"{node.pointer}: unknown type {json_type!r}")
 
-    def integer_alias(self, raw: dict[str, Any]) -> str:
+    def integer_alias(self, bounds: dict[str, Any], fmt: str | None) -> str:
         """``int`` for mypy; ``int | float`` (with the bounds on both) for msgspec.
 
         JSON Schema counts 1.0 as an integer; __post_init__ normalises it to ``int``.
         """
-        bounds = {"ge": raw.get("minimum"), "le": raw.get("maximum"), "gt": raw.get("exclusiveMinimum"), "lt": raw.get("exclusiveMaximum")}
-        fmt = raw.get("format")
         if fmt is not None and fmt not in INTEGER_FORMATS:
             raise SchemaError(f"format {fmt!r} on an integer is not supported")
         bounds = {k: v for k, v in bounds.items() if v is not None}
@@ -469,6 +476,16 @@ def _attr_name(prop: str) -> str:
     if not name.isidentifier():
         raise SchemaError(f"property {prop!r} has no Python name")
     return name
+
+
+def _number(value: Any) -> int | float | None:
+    """A bound as a plain number (JsonSchemaObject wraps them in UnionIntFloat)."""
+    if value is None or isinstance(value, bool):
+        return None
+    value = getattr(value, "value", value)
+    if not isinstance(value, (int, float)):
+        raise SchemaError(f"bound {value!r} is not a number")
+    return value
 
 
 def _num_name(value: Any) -> str:

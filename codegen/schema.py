@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from datamodel_code_generator.parser.jsonschema import JsonSchemaObject
+from datamodel_code_generator.parser.jsonschema import JsonSchemaObject, get_model_by_path
+from datamodel_code_generator.reference import ModelResolver
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
@@ -94,14 +95,23 @@ class SchemaDocument:
         return self.root().child(self.definitions_key, name)
 
     def resolve(self, ref: str) -> tuple[str, Node]:
-        """Resolve a local ``$ref``; returns the definition name and its node."""
-        match = re.fullmatch(r"#/(\$defs|definitions)/([^/]+)", ref)
-        if not match or match.group(1) != self.definitions_key:
-            raise SchemaError(f"{self.stem}: unsupported $ref {ref!r} (only local definitions)")
-        name = match.group(2)
-        if name not in self.definitions:
-            raise SchemaError(f"{self.stem}: $ref {ref!r} names no definition")
-        return name, self.definition(name)
+        """Resolve a ``$ref`` with datamodel-code-generator's ModelResolver.
+
+        Returns the definition name and its node. Only references to this document's own
+        definitions are supported (every schema here is self-contained).
+        """
+        resolver = ModelResolver(base_path=self.path.parent)
+        with resolver.current_root_context([self.path.name]):
+            resolved = resolver.resolve_ref(ref)
+        document, _, pointer = resolved.partition("#")
+        keys = [k for k in pointer.split("/") if k]
+        if document != self.path.name or len(keys) != 2 or keys[0] != self.definitions_key:
+            raise SchemaError(f"{self.stem}: unsupported $ref {ref!r} (only this document's definitions)")
+        try:
+            get_model_by_path(self.raw, keys)
+        except (KeyError, TypeError):
+            raise SchemaError(f"{self.stem}: $ref {ref!r} names no definition") from None
+        return keys[1], self.definition(keys[1])
 
 
 def load_all(schema_dir: Path = SCHEMA_DIR) -> list[SchemaDocument]:

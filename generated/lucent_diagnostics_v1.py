@@ -20,7 +20,7 @@ __all__ = [
     'DECODE_TYPES',
     'DiagnosticReport',
     'LucentToolKind',
-    'LucentToolKind',
+    'LucentToolKindNative',
     'PROTOCOL',
     'PROTOCOL_CHECKS',
     'ROOT',
@@ -74,7 +74,7 @@ class DiagnosticReport(Struct, kw_only=True, forbid_unknown_fields=True):
     diagnostics: list[ConversionDiagnostic]
 
 
-class LucentToolKind(Struct, kw_only=True, forbid_unknown_fields=True):
+class LucentToolKindNative(Struct, kw_only=True, forbid_unknown_fields=True):
     """A provider-native tool kind, named as the provider names it.
 
     Schema: #/$defs/LucentToolKind/oneOf/1
@@ -82,7 +82,7 @@ class LucentToolKind(Struct, kw_only=True, forbid_unknown_fields=True):
     native: Annotated[str, Meta(min_length=1)]
 
 
-LucentToolKind: TypeAlias = Literal['function', 'file_search', 'web_search', 'code_interpreter', 'computer_use', 'code_execution', 'shell', 'apply_patch', 'mcp'] | LucentToolKind
+LucentToolKind: TypeAlias = Literal['function', 'file_search', 'web_search', 'code_interpreter', 'computer_use', 'code_execution', 'shell', 'apply_patch', 'mcp'] | LucentToolKindNative
 """What a tool is: a function the caller implements, one of the providers' hosted tools, or a provider-native kind named by its own string (Native(String) in the design note)."""
 
 

@@ -73,7 +73,7 @@ class RemoteModelUsage(Struct, kw_only=True, forbid_unknown_fields=True):
 
 class RemoteModelToolCall(Struct, kw_only=True, forbid_unknown_fields=True):
     """Schema #/$defs/RemoteModelToolCall."""
-    id: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')]
+    id: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')]
     type: Literal['function']
     function: RemoteModelToolCallFunction
 
@@ -86,7 +86,7 @@ class RemoteModelToolCallFunction(Struct, kw_only=True, forbid_unknown_fields=Tr
     arguments:
         完整闭合 JSON 对象，拒绝重复属性、尾随 JSON 与 null
     """
-    name: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')]
+    name: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')]
     arguments: str
 
 
@@ -95,7 +95,7 @@ class RemoteModelMessage(Struct, kw_only=True, forbid_unknown_fields=True):
     role: Literal['system', 'user', 'assistant', 'tool']
     content: str | None | UnsetType = UNSET
     tool_calls: Annotated[list[RemoteModelToolCall], Meta(max_length=16)] | UnsetType = UNSET
-    tool_call_id: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')] | UnsetType = UNSET
+    tool_call_id: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')] | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if self.role == 'tool':
@@ -105,14 +105,13 @@ class RemoteModelMessage(Struct, kw_only=True, forbid_unknown_fields=True):
             if self.tool_call_id is not UNSET:
                 raise RuleViolation('not', 'must not match {"required": ["tool_call_id"]}', '')
         if self.role == 'assistant':
-            if not (((self.content is not UNSET and (self.content is UNSET or (isinstance(self.content, str)))) or (self.tool_calls is not UNSET and (self.tool_calls is UNSET or (not isinstance(self.tool_calls, list) or len(self.tool_calls) >= 1))))):
+            if not (((self.content is not UNSET and (isinstance(self.content, str))) or (self.tool_calls is not UNSET and (not isinstance(self.tool_calls, list) or len(self.tool_calls) >= 1)))):
                 raise RuleViolation('anyOf', 'must match any of [{"required": ["content"], "properties": {"content": {"type": "string"}}}, {"required": ["tool_calls"], "properties": {"tool_calls": {"minItems": 1}}}]', '')
         else:
             if not (self.content is not UNSET):
                 raise RuleViolation('required', "'content' is a required property", '')
-            if self.content is not UNSET:
-                if not ((isinstance(self.content, str))):
-                    raise RuleViolation('type', 'type "string" is not met', '.content')
+            if not ((isinstance(self.content, str))):
+                raise RuleViolation('type', 'type "string" is not met', '.content')
             if self.tool_calls is not UNSET:
                 raise RuleViolation('not', 'must not match {"required": ["tool_calls"]}', '')
 
@@ -130,15 +129,15 @@ class RemoteModelRequest(Struct, kw_only=True, forbid_unknown_fields=True):
         合成探测或受控模型请求中的工具选择
     """
     protocolVersion: Literal['1.0']
-    invocationId: Annotated[str, Meta(min_length=1, max_length=256, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')]
+    invocationId: Annotated[str, Meta(min_length=1, max_length=256, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')]
     deadline: JsonInt_ge1_le9223372036854775807
     purpose: Literal['BUSINESS', 'SYNTHETIC_PROBE']
     appId: Annotated[str, Meta(pattern='^[a-z][\\-0-9a-z]{0,63}\\Z')]
-    subjectId: Annotated[str, Meta(min_length=1, max_length=256, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')] | UnsetType = UNSET
+    subjectId: Annotated[str, Meta(min_length=1, max_length=256, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')] | UnsetType = UNSET
     tenantId: str | UnsetType = UNSET
-    runId: Annotated[str, Meta(min_length=1, max_length=256, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')] | UnsetType = UNSET
-    traceId: Annotated[str, Meta(min_length=1, max_length=256, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')] | UnsetType = UNSET
-    model: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')]
+    runId: Annotated[str, Meta(min_length=1, max_length=256, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')] | UnsetType = UNSET
+    traceId: Annotated[str, Meta(min_length=1, max_length=256, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')] | UnsetType = UNSET
+    model: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')]
     messages: Annotated[list[RemoteModelMessage], Meta(min_length=1, max_length=256)]
     tools: Annotated[list[dict[str, Any]], Meta(max_length=128)] | UnsetType = UNSET
     max_completion_tokens: JsonInt_ge1_le10000000
@@ -190,8 +189,8 @@ class RemoteModelToolDelta(Struct, kw_only=True, forbid_unknown_fields=True, tag
     """Schema #/$defs/RemoteModelToolDelta."""
     protocolVersion: Literal['1.0']
     index: JsonInt_ge0_le15
-    id: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')] | UnsetType = UNSET
-    name: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]')] | UnsetType = UNSET
+    id: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')] | UnsetType = UNSET
+    name: Annotated[str, Meta(min_length=1, max_length=128, pattern='[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]')] | UnsetType = UNSET
     arguments: str | UnsetType = UNSET
 
     def __post_init__(self) -> None:
