@@ -14,14 +14,6 @@ from __future__ import annotations
 
 from lucent import errors
 from lucent._decode import SCHEMAS, decode, encode
+from lucent._convert import convert
 
 __all__ = ["SCHEMAS", "convert", "decode", "encode", "errors"]
-
-
-def __getattr__(name: str) -> object:
-    # convert pulls in every generated converter; load it on first use, not at import time.
-    if name == "convert":
-        from lucent.convert import convert
-
-        return convert
-    raise AttributeError(f"module 'lucent' has no attribute {name!r}")

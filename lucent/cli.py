@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lucent._decode import SCHEMAS, decode, encode
-from lucent.errors import LucentError, UsageError
+from lucent.errors import ConversionError, LucentError, UsageError
 
 
 def _read(name: str) -> bytes:
@@ -46,7 +46,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    from lucent.convert import convert
+    from lucent._convert import convert
     from lucent.generated.lucent_diagnostics_v1 import DiagnosticReport
 
     context: Any = None
@@ -95,6 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         status: int = args.run(args)
+    except ConversionError as exc:
+        for diagnostic in exc.diagnostics:
+            detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
+            print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
+        print(f"lucent: strict conversion refused: {len(exc.diagnostics)} diagnostic(s) [{exc.code}]", file=sys.stderr)
+        return 1
     except LucentError as exc:
         print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
         return 1

@@ -9,8 +9,9 @@
 * protocol rules: ``max_body_bytes``, ``duplicate_key``, ``tool_arguments``;
 * malformed input (:class:`DecodeError`): ``malformed_json``, ``invalid_utf8``,
   ``lone_surrogate``, ``max_depth``, ``out_of_memory``;
-* API misuse: ``unknown_schema``, ``unknown_definition``, ``unknown_format``,
-  ``unsupported_conversion``.
+* API misuse (:class:`UsageError`): ``unknown_schema``, ``unknown_definition``,
+  ``unknown_format``, ``unsupported_conversion``, ``invalid_input_type``, ``invalid_context``;
+* a strict conversion that would lose data (:class:`ConversionError`): ``conversion_lossy``.
 
 ``path`` is a JSON path into the document (``$`` is the root), for example
 ``$.messages[1].tool_calls[0].function.arguments``. Messages never repeat input values.

@@ -1,0 +1,1244 @@
+"""Compile the hand-written mapping specs in ``mappings/`` into converter modules and docs.
+
+The specs are the source of truth (the sqlc model): each ``mappings/*.toml`` file describes one
+conversion direction, and :func:`render_all` turns every spec into a straight-line Python module
+in ``generated/`` (through the ``codegen/templates/converter*.jinja`` templates) and all of them
+into ``docs/mappings.md``. Nothing reads a spec at run time.
+
+Spec format
+-----------
+``[pair]``
+    ``title``, ``source`` / ``target`` (format names: ``lux``, ``sparktide``), ``kind``
+    (``request``), ``entry`` (the first mapping), ``function`` (the public function of the
+    generated module), ``output`` (its file name in ``generated/``) and ``carried`` (the path,
+    in the Lux document, of the object that keeps the values only the other format has, for
+    example ``extra.sparktide``).
+
+``[maps.NAME]``
+    One mapping: ``source`` is a definition of the source schema, ``target`` a definition of the
+    target schema, ``object`` (a free JSON object), ``json`` (any JSON value) or ``MessageParts``
+    (the collector of the support module). A mapping compiles to one function ``_NAME``.
+
+    ``[maps.NAME.rules]``: one rule per target field, keyed by its dotted target path
+    (``options.max_output_tokens``, ``extra.sparktide.deadline``). A rule is one inline table:
+
+    - ``const = V``: the constant ``V``;
+    - ``from = "a.b"``: the source value at that path, copied (``from`` may be a list when a
+      transform reads several fields); ``null_is_absent = true`` drops a JSON null;
+    - ``via = "T"``: the transform ``T`` of the support module (vocabulary: :data:`TRANSFORMS`)
+      turns the ``from`` value(s) into the target value; ``with = [fields]`` also passes target
+      fields computed before; ``carried = "key"`` names the carried key the transform reads;
+    - ``each = "M"`` / ``map = "M"``: mapping ``M`` applied to every item / to the value;
+      ``emit = "M"``: mapping ``M`` appends zero or more items to the target list;
+    - ``collect = "M"``: the union mapping ``M`` sorts the items of a source list into a
+      ``MessageParts`` that the ``via`` transform reads;
+    - ``parts = [{...}, ...]``: a target list built from several sources in order; a part may
+      name a target union ``variant`` to wrap the value in, and a ``status`` + ``reason`` it is
+      reported with when present;
+    - ``values = {source = target}``: an enum mapped value by value (every source value must be
+      listed); ``lossy_values = {value = status}`` with ``reason`` reports the lossy ones;
+    - ``context = "key"``: the caller's context value (wins), else the ``from`` value; a target
+      field that is still missing is reported Invalid as ``target:$.field``;
+      ``only_when = {field = value}``: required when that holds, dropped otherwise;
+    - ``check = "C"`` with ``status`` + ``reason``: a rule the value must keep; a value that
+      breaks it is still carried and reported;
+    - ``merge = "carried.path"`` / ``otherwise = "carried.path"``: put carried list items back at
+      their index / use the carried value when the source has none;
+    - ``then = "T"``: a transform run over the finished list;
+    - ``absent = "reason"``: the target field is never written.
+
+    ``[maps.NAME.variants]`` (target is a union, picked by the source field ``select``): one rule
+    per target variant, ``{when = [values], map = "M"}`` or ``{absent = "reason"}``.
+
+    ``[maps.NAME.source_variants]`` (source is a union): one rule per source variant: ``const``,
+    ``rules`` (a nested rules table), ``from`` with ``map`` / ``emit`` / ``via`` / ``into`` (a
+    ``MessageParts`` list), or ``status`` + ``reason`` (reported at the variant's path, never a
+    silent drop). ``emit = true`` on the mapping makes it append to a list; ``collect = true``
+    makes it fill a ``MessageParts``.
+
+    ``[maps.NAME.unmapped]``: every source field no rule reads, keyed by its dotted path
+    (``options.top_k``, ``text.annotations`` for a variant's field): ``{status, reason}``
+    (reported when present, or only when equal to ``when``), ``{implied = "reason"}`` (nothing is
+    lost) or ``{never = "reason"}`` (the schema forbids it here; reported Invalid if present). A
+    declaration on a free object (``extra``) covers the keys no rule reads.
+
+Checks (codegen fails with a message naming the spec, mapping and field): every source field,
+enum value and union variant is read or declared; every target field has a rule; required target
+fields are written; every named mapping and transform exists; rule keys are from the vocabulary.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import pathlib
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+import jinja2
+
+__all__ = ["MappingSpecError", "TRANSFORMS", "load_specs", "render_all", "render_docs"]
+
+
+class MappingSpecError(Exception):
+    """A mapping spec is incomplete or malformed; the message names the spec and the field."""
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    schema_file: str
+    module: str
+    title: str
+
+
+FORMATS: dict[str, Format] = {
+    "lux": Format("lux", "lux-ir-v1.json", "lux_ir_v1", "Lux IR v1"),
+    "sparktide": Format("sparktide", "sparktide-remote-1.0.json", "sparktide_remote_1_0", "SparkTide REMOTE 1.0"),
+}
+
+# The closed vocabulary of transforms: name -> (where it may be used, what it does). Each one is a
+# function of generated/convert_support.py (template codegen/templates/converter_support.py.jinja).
+TRANSFORMS: dict[str, tuple[str, str]] = {
+    "function_tools": ("via", "Chat Completions function tools as LucentTool (absent parameters -> null); other shapes are left to verbatim_tools"),
+    "verbatim_tools": ("via", "tools that are not the Chat Completions function shape, verbatim with their index"),
+    "tool_choice_to_lux": ("via", "auto / none / required and {type: function, function: {name}} as LucentToolChoice"),
+    "verbatim_tool_choice": ("via", "a tool_choice that tool_choice_to_lux cannot map, verbatim"),
+    "structured_output": ("via", "response_format text / json_object / json_schema as LucentStructuredOutput"),
+    "verbatim_response_format": ("via", "a response_format that structured_output cannot map, verbatim"),
+    "json_schema_members": ("via", "json_schema name / description / strict (Lux keeps only the schema)"),
+    "json_schema_object": ("via", "{schema} plus the carried name / description / strict"),
+    "content_absent_indexes": ("via", "indexes of assistant messages without a content key"),
+    "empty_tool_calls_indexes": ("via", "indexes of assistant messages with tool_calls: []"),
+    "message_content": ("via", "text blocks joined with a newline; an assistant turn without text gets null (or no key, when carried)"),
+    "message_tool_calls": ("via", "the collected tool calls of an assistant turn"),
+    "joined_text": ("via", "text blocks joined with a newline"),
+    "append_tool_call": ("via", "a tool call item added to the assistant turn before it, or to a new one"),
+    "closed_json_object": ("check", "a complete, closed JSON object: no duplicate properties, no trailing JSON, not null"),
+    "settle_assistant_content": ("then", "an assistant turn left with neither text nor tool calls gets content \"\""),
+    "emit_message": ("emit", "tool results first, then the message unless it only carried tool results"),
+}
+
+RULE_KEYS = {
+    "const", "from", "via", "with", "carried", "each", "map", "emit", "collect", "parts", "values",
+    "lossy_values", "reason", "status", "context", "only_when", "check", "merge", "otherwise",
+    "then", "absent", "null_is_absent",
+}
+PART_KEYS = {"from", "each", "emit", "map", "variant", "status", "reason"}
+VARIANT_RULE_KEYS = {"const", "rules", "from", "map", "emit", "via", "into", "status", "reason"}
+UNMAPPED_KEYS = {"status", "reason", "implied", "never", "when"}
+STATUSES = ("Exact", "Degraded", "Unsupported", "Invalid")
+PARTS_FIELDS = ("texts", "tool_calls", "tool_messages")
+
+
+def _pascal(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_") if part)
+
+
+def _ident(name: str) -> str:
+    name = name.replace(".", "_")
+    return name + "_" if keyword.iskeyword(name) or name in {"src", "path", "cx", "out", "item", "i", "parts"} else name
+
+
+def _lit(value: Any) -> str:
+    """A Python literal for a JSON constant, with double-quoted strings."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_lit(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(_lit(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_lit(k)}: {_lit(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+# --------------------------------------------------------------------------------------- schemas
+
+
+@dataclass
+class Type:
+    """What a schema node is, as the generated bindings spell it."""
+
+    kind: str  # struct | dict | list | union | enum | scalar | any
+    py: str
+    node: dict[str, Any] = field(default_factory=dict)
+    cls: str = ""  # struct class or union alias
+    item: Type | None = None
+    values: tuple[Any, ...] = ()
+    nullable: bool = False
+    variants: dict[str, Variant] = field(default_factory=dict)
+
+
+@dataclass
+class Variant:
+    tag: str
+    kind: str  # object | literal
+    cls: str = ""
+    node: dict[str, Any] = field(default_factory=dict)
+    tag_field: str = ""
+
+
+class Schema:
+    def __init__(self, path: pathlib.Path) -> None:
+        self.file = path.name
+        self.doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        self.defs: dict[str, Any] = self.doc.get("$defs") or self.doc.get("definitions") or {}
+
+    def deref(self, node: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        name = None
+        while "$ref" in node:
+            name = node["$ref"].rsplit("/", 1)[1]
+            node = self.defs[name]
+        return name, node
+
+    def has(self, name: str) -> bool:
+        return name in self.defs
+
+    def type_of(self, node: dict[str, Any], hint: str) -> Type:
+        name, node = self.deref(node)
+        cls = name or hint
+        if "oneOf" in node:
+            branches = [self.deref(b)[1] for b in node["oneOf"]]
+            if all(self._literals(b) for b in branches):
+                values = tuple(v for b in branches for v in self._literals(b))
+                return Type("enum", name or self._literal_py(values), node, cls, values=values)
+            variants: dict[str, Variant] = {}
+            for b in branches:
+                lits = self._literals(b)
+                if lits:
+                    for v in lits:
+                        variants[v] = Variant(v, "literal")
+                    continue
+                for prop, pnode in b.get("properties", {}).items():
+                    if "const" in pnode:
+                        tag = pnode["const"]
+                        variants[tag] = Variant(tag, "object", f"{cls}{_pascal(tag)}", b, prop)
+                        break
+                else:
+                    raise MappingSpecError(f"{self.file}: {cls}: a oneOf branch has no const tag")
+            return Type("union", cls, node, cls, variants=variants)
+        lits = self._literals(node)
+        if lits:
+            return Type("enum", name or self._literal_py(lits), node, cls, values=lits)
+        types = node.get("type")
+        nullable = isinstance(types, list) and "null" in types
+        if isinstance(types, list):
+            types = [t for t in types if t != "null"]
+            types = types[0] if len(types) == 1 else None
+        scalar = {"string": "str", "integer": "int", "number": "float", "boolean": "bool"}
+        if types in scalar:
+            py = scalar[types]
+            return Type("scalar", py + (" | None" if nullable else ""), node, nullable=nullable)
+        if types == "array":
+            item = self.type_of(node.get("items", {}), cls + "Item")
+            return Type("list", f"list[{item.py}]", node, item=item)
+        if types == "object" or "properties" in node:
+            if node.get("properties"):
+                return Type("struct", cls, node, cls)
+            extra = node.get("additionalProperties")
+            inner = self.type_of(extra, cls + "Value").py if isinstance(extra, dict) else "Any"
+            return Type("dict", f"dict[str, {inner}]", node)
+        return Type("any", "Any", node)
+
+    @staticmethod
+    def _literals(node: dict[str, Any]) -> tuple[Any, ...]:
+        if "const" in node and isinstance(node["const"], str):
+            return (node["const"],)
+        if "enum" in node and all(isinstance(v, str) for v in node["enum"]):
+            return tuple(node["enum"])
+        return ()
+
+    @staticmethod
+    def _literal_py(values: tuple[Any, ...]) -> str:
+        return "Literal[" + ", ".join(json.dumps(v) for v in values) + "]"
+
+    def definition(self, name: str) -> Type:
+        if name not in self.defs:
+            raise MappingSpecError(f"{self.file}: no definition {name}")
+        return self.type_of({"$ref": f"#/$defs/{name}"} if "$defs" in self.doc else {"$ref": f"#/definitions/{name}"}, name)
+
+    def props(self, t: Type) -> dict[str, tuple[Type, bool]]:
+        """Properties of a struct type: name -> (type, required)."""
+        required = set(t.node.get("required", []))
+        return {
+            p: (self.type_of(pnode, f"{t.cls}{_pascal(p)}"), p in required)
+            for p, pnode in t.node.get("properties", {}).items()
+        }
+
+    def variant_props(self, v: Variant) -> dict[str, tuple[Type, bool]]:
+        required = set(v.node.get("required", []))
+        return {
+            p: (self.type_of(pnode, f"{v.cls}{_pascal(p)}"), p in required)
+            for p, pnode in v.node.get("properties", {}).items()
+            if p != v.tag_field
+        }
+
+
+# ----------------------------------------------------------------------------------------- specs
+
+
+@dataclass
+class Spec:
+    path: pathlib.Path
+    data: dict[str, Any]
+    source: Schema
+    target: Schema
+    source_format: Format
+    target_format: Format
+
+    @property
+    def pair(self) -> dict[str, Any]:
+        return dict(self.data["pair"])
+
+    @property
+    def maps(self) -> dict[str, dict[str, Any]]:
+        return dict(self.data.get("maps", {}))
+
+    def fail(self, where: str, message: str) -> MappingSpecError:
+        return MappingSpecError(f"mappings/{self.path.name}: {where}: {message}")
+
+
+def load_specs(repo_root: pathlib.Path) -> list[Spec]:
+    """Read and check every spec in ``repo_root/mappings``."""
+    specs = []
+    for path in sorted((repo_root / "mappings").glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        pair = data.get("pair")
+        if not isinstance(pair, dict):
+            raise MappingSpecError(f"mappings/{path.name}: no [pair] table")
+        for key in ("title", "source", "target", "kind", "entry", "function", "output"):
+            if key not in pair:
+                raise MappingSpecError(f"mappings/{path.name}: [pair] has no {key}")
+        try:
+            sf, tf = FORMATS[pair["source"]], FORMATS[pair["target"]]
+        except KeyError as exc:
+            raise MappingSpecError(f"mappings/{path.name}: unknown format {exc}") from None
+        spec = Spec(path, data, Schema(repo_root / "schemas" / sf.schema_file), Schema(repo_root / "schemas" / tf.schema_file), sf, tf)
+        Checker(spec).run()
+        specs.append(spec)
+    return specs
+
+
+def _froms(rule: dict[str, Any]) -> list[str]:
+    f = rule.get("from")
+    if f is None:
+        return []
+    return [f] if isinstance(f, str) else list(f)
+
+
+class Checker:
+    """Every source field, enum value and variant is read or declared; every target field is set."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        self.carried = spec.pair.get("carried", "")
+        self.domains: dict[tuple[str, str], tuple[Any, ...]] = {}
+
+    def run(self) -> None:
+        maps = self.spec.maps
+        entry = self.spec.pair["entry"]
+        if entry not in maps:
+            raise self.spec.fail("[pair]", f"entry mapping {entry!r} is not defined")
+        for name, m in maps.items():
+            if "variants" in m:
+                self._select(name, m)
+        for name, m in maps.items():
+            where = f"[maps.{name}]"
+            for key in m:
+                if key not in {"source", "target", "rules", "variants", "source_variants", "unmapped", "select", "emit", "collect"}:
+                    raise self.spec.fail(where, f"unknown key {key!r}")
+            src = self._source_type(name, m)
+            if src.kind == "union":
+                self._union_source(name, m, src)
+            elif "variants" not in m:
+                self._object_source(name, m, src)
+            for rule in self._all_rules(m):
+                self._refs(where, rule)
+
+    # -- helpers
+    def _source_type(self, name: str, m: dict[str, Any]) -> Type:
+        if not self.spec.source.has(m.get("source", "")):
+            raise self.spec.fail(f"[maps.{name}]", f"source {m.get('source')!r} is not a definition of {self.spec.source.file}")
+        return self.spec.source.definition(m["source"])
+
+    def _all_rules(self, m: dict[str, Any]) -> list[dict[str, Any]]:
+        rules = list(m.get("rules", {}).values())
+        for r in list(rules):
+            rules.extend(r.get("parts", []))
+        for v in m.get("source_variants", {}).values():
+            rules.append(v)
+            rules.extend(v.get("rules", {}).values())
+        rules.extend(m.get("variants", {}).values())
+        return rules
+
+    def _refs(self, where: str, rule: dict[str, Any]) -> None:
+        maps = self.spec.maps
+        for key in ("each", "map", "collect"):
+            if isinstance(rule.get(key), str) and rule[key] not in maps:
+                raise self.spec.fail(where, f"{key} names undefined mapping {rule[key]!r}")
+        if isinstance(rule.get("emit"), str) and rule["emit"] not in maps:
+            raise self.spec.fail(where, f"emit names undefined mapping {rule['emit']!r}")
+        for key, kind in (("via", "via"), ("check", "check"), ("then", "then")):
+            name = rule.get(key)
+            if name is not None and TRANSFORMS.get(name, ("",))[0] != kind:
+                raise self.spec.fail(where, f"{key} = {name!r} is not a {kind} transform of the vocabulary")
+        if "status" in rule and rule["status"] not in STATUSES:
+            raise self.spec.fail(where, f"status {rule['status']!r} is not one of {STATUSES}")
+        if "status" in rule and "reason" not in rule:
+            raise self.spec.fail(where, "a status needs a reason")
+
+    def _select(self, name: str, m: dict[str, Any]) -> None:
+        where = f"[maps.{name}]"
+        src = self._source_type(name, m)
+        sel = m.get("select")
+        props = self.spec.source.props(src)
+        if sel not in props or props[sel][0].kind != "enum":
+            raise self.spec.fail(where, f"select = {sel!r} is not an enum field of {m['source']}")
+        domain = props[sel][0].values
+        tgt = self.spec.target.definition(m["target"])
+        if tgt.kind != "union":
+            raise self.spec.fail(where, f"variants need a union target; {m['target']} is not one")
+        seen: list[Any] = []
+        for tag in tgt.variants:
+            if tag not in m["variants"]:
+                raise self.spec.fail(where, f"target variant {m['target']}.{tag} has no rule in [maps.{name}.variants]")
+        for tag, rule in m["variants"].items():
+            if tag not in tgt.variants:
+                raise self.spec.fail(where, f"{m['target']} has no variant {tag!r}")
+            if "absent" in rule:
+                continue
+            for key in rule:
+                if key not in {"when", "map"}:
+                    raise self.spec.fail(where, f"variant {tag}: unknown key {key!r}")
+            seen.extend(rule["when"])
+            self.domains[(rule["map"], sel)] = tuple(rule["when"])
+        missing = [v for v in domain if v not in seen]
+        if missing:
+            raise self.spec.fail(where, f"{m['source']}.{sel} values {missing} select no variant")
+
+    def _object_source(self, name: str, m: dict[str, Any], src: Type) -> None:
+        where = f"[maps.{name}]"
+        rules: dict[str, Any] = m.get("rules", {})
+        used: set[str] = set()
+        for tpath, rule in rules.items():
+            for key in rule:
+                if key not in RULE_KEYS:
+                    raise self.spec.fail(where, f"rule {tpath}: unknown key {key!r}")
+            for part in rule.get("parts", []):
+                for key in part:
+                    if key not in PART_KEYS:
+                        raise self.spec.fail(where, f"rule {tpath}: unknown part key {key!r}")
+                used.update(_froms(part))
+            used.update(_froms(rule))
+            for key in ("merge", "otherwise"):
+                if key in rule:
+                    used.add(rule[key])
+            if "carried" in rule and self.carried:
+                used.add(f"{self.carried}.{rule['carried']}")
+            if "values" in rule:
+                self._values(where, tpath, m, rule, src)
+        declared = self._declared(where, m)
+        self._cover(where, src, "", used, declared, m["source"])
+        self._target(name, m)
+
+    def _declared(self, where: str, m: dict[str, Any]) -> set[str]:
+        declared = set()
+        for path, decl in m.get("unmapped", {}).items():
+            for key in decl:
+                if key not in UNMAPPED_KEYS:
+                    raise self.spec.fail(where, f"unmapped {path}: unknown key {key!r}")
+            kinds = [k for k in ("status", "implied", "never") if k in decl]
+            if len(kinds) != 1:
+                raise self.spec.fail(where, f"unmapped {path}: give exactly one of status (+ reason), implied, never")
+            if "status" in decl and (decl["status"] not in STATUSES or not decl.get("reason")):
+                raise self.spec.fail(where, f"unmapped {path}: a lossy declaration needs a status of {STATUSES} and a reason")
+            declared.add(path)
+        return declared
+
+    def _cover(self, where: str, t: Type, prefix: str, used: set[str], declared: set[str], owner: str) -> None:
+        for prop, (ptype, _req) in self.spec.source.props(t).items():
+            full = prefix + prop
+            if full in used or full in declared:
+                continue
+            deeper = any(u.startswith(full + ".") for u in used | declared)
+            if deeper and ptype.kind == "struct":
+                self._cover(where, ptype, full + ".", used, declared, owner)
+                continue
+            if deeper and ptype.kind in ("dict", "any"):
+                raise self.spec.fail(where, f"source field {owner}.{full} is read in part; declare the rest in [unmapped] with a status and a reason")
+            raise self.spec.fail(where, f"source field {owner}.{full} is neither mapped nor declared lossy (add a rule reading it, or an [unmapped] entry with status + reason)")
+
+    def _values(self, where: str, tpath: str, m: dict[str, Any], rule: dict[str, Any], src: Type) -> None:
+        sfield = rule["from"]
+        stype = self.spec.source.props(src)[sfield][0]
+        domain = self.domains.get((self._name_of(m), sfield), stype.values)
+        missing = [v for v in domain if v not in rule["values"]]
+        if missing:
+            raise self.spec.fail(where, f"rule {tpath}: source values {missing} of {m['source']}.{sfield} are not mapped")
+        for k, status in rule.get("lossy_values", {}).items():
+            if status not in STATUSES or "reason" not in rule:
+                raise self.spec.fail(where, f"rule {tpath}: lossy value {k} needs a status and a reason")
+
+    def _name_of(self, m: dict[str, Any]) -> str:
+        for n, mm in self.spec.maps.items():
+            if mm is m:
+                return n
+        return ""
+
+    def _target(self, name: str, m: dict[str, Any]) -> None:
+        where = f"[maps.{name}]"
+        if m["target"] in ("object", "json", "MessageParts"):
+            return
+        if not self.spec.target.has(m["target"]):
+            raise self.spec.fail(where, f"target {m['target']!r} is not a definition of {self.spec.target.file}")
+        tgt = self.spec.target.definition(m["target"])
+        rules = m.get("rules", {})
+        self._target_cover(where, tgt, "", rules, m["target"])
+        for tpath in rules:
+            if not self._target_path_exists(tgt, tpath.split(".")):
+                raise self.spec.fail(where, f"rule {tpath}: {m['target']} has no field {tpath}")
+
+    def _target_cover(self, where: str, t: Type, prefix: str, rules: dict[str, Any], owner: str) -> None:
+        for prop, (ptype, req) in self.spec.target.props(t).items():
+            full = prefix + prop
+            if full in rules:
+                if req and "absent" in rules[full]:
+                    raise self.spec.fail(where, f"target field {owner}.{full} is required; it cannot be absent")
+                continue
+            if any(r.startswith(full + ".") for r in rules):
+                if ptype.kind == "struct":
+                    self._target_cover(where, ptype, full + ".", rules, owner)
+                continue
+            raise self.spec.fail(where, f"target field {owner}.{full} has no rule (map it, or give absent = reason)")
+
+    def _target_path_exists(self, t: Type, segs: list[str]) -> bool:
+        if t.kind == "dict":
+            return True
+        if t.kind != "struct":
+            return not segs
+        if not segs:
+            return True
+        props = self.spec.target.props(t)
+        return segs[0] in props and self._target_path_exists(props[segs[0]][0], segs[1:])
+
+    def _union_source(self, name: str, m: dict[str, Any], src: Type) -> None:
+        where = f"[maps.{name}]"
+        sv: dict[str, Any] = m.get("source_variants", {})
+        for tag in src.variants:
+            if tag not in sv:
+                raise self.spec.fail(where, f"source variant {m['source']}.{tag} is neither mapped nor declared lossy in [maps.{name}.source_variants]")
+        declared = self._declared(where, m)
+        for tag, rule in sv.items():
+            if tag not in src.variants:
+                raise self.spec.fail(where, f"{m['source']} has no variant {tag!r}")
+            for key in rule:
+                if key not in VARIANT_RULE_KEYS:
+                    raise self.spec.fail(where, f"variant {tag}: unknown key {key!r}")
+            v = src.variants[tag]
+            if "status" in rule and not any(k in rule for k in ("from", "rules", "const")):
+                continue  # the whole variant is lossy
+            if v.kind != "object":
+                continue
+            used = set(_froms(rule))
+            for r in rule.get("rules", {}).values():
+                used.update(_froms(r))
+            for prop in self.spec.source.variant_props(v):
+                if prop not in used and f"{tag}.{prop}" not in declared:
+                    raise self.spec.fail(where, f"source field {v.cls}.{prop} (variant {tag}) is neither mapped nor declared lossy")
+
+
+# --------------------------------------------------------------------------------------- lowering
+
+
+@dataclass
+class Fn:
+    """One generated function, in the shape the templates render."""
+
+    name: str
+    kind: str  # object | select | union
+    src_type: str
+    ret: str
+    doc: str
+    mode: str = "return"  # return | emit | collect
+    body: list[dict[str, Any]] = field(default_factory=list)
+    result: Any = ""
+    branches: list[dict[str, Any]] = field(default_factory=list)
+    emit_helper: str = ""
+
+
+class Lowering:
+    """Turns one checked spec into the template context of its module."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        self.src_names: set[str] = set()
+        self.tgt_names: set[str] = set()
+        self.constants: list[dict[str, str]] = []
+        self.uses: set[str] = set()
+        self.carried = spec.pair.get("carried", "")
+        self.carried_in_source = bool(self.carried) and self._source_has_carried()
+
+    def _source_has_carried(self) -> bool:
+        entry = self.spec.maps[self.spec.pair["entry"]]
+        root = self.spec.source.definition(entry["source"])
+        return self.carried.split(".")[0] in self.spec.source.props(root)
+
+    # -- names and types
+    def sname(self, name: str) -> str:
+        if name and name[0].isupper() and not name.startswith(("Literal", "Any")):
+            self.src_names.add(name)
+        return name
+
+    def tname(self, name: str) -> str:
+        if name and name[0].isupper() and not name.startswith(("Literal", "Any")):
+            self.tgt_names.add(name)
+        return name
+
+    def tpy(self, t: Type) -> str:
+        """The target type, importing the names it uses."""
+        if t.kind == "list" and t.item is not None:
+            return f"list[{self.tpy(t.item)}]"
+        if t.kind in ("struct", "union") or (t.kind == "enum" and not t.py.startswith("Literal")):
+            return self.tname(t.py)
+        if "Literal" in t.py:
+            self.uses.add("Literal")
+        if "Any" in t.py:
+            self.uses.add("Any")
+        return t.py
+
+    def map_ret(self, m: dict[str, Any]) -> str:
+        target = m["target"]
+        if target == "object":
+            self.uses.add("Any")
+            return "dict[str, Any]"
+        if target == "json":
+            self.uses.add("Any")
+            return "Any"
+        return self.tpy(self.spec.target.definition(target))
+
+    def src_expr(self, base: str, src: Type, path: str, props_of: Any = None) -> tuple[str, Type, bool]:
+        """`src.a.b`, the type at that path and whether it may be UNSET."""
+        expr, t, optional = base, src, False
+        for seg in path.split("."):
+            props = self.spec.source.props(t) if props_of is None or t is not src else props_of
+            if seg not in props:
+                raise self.spec.fail("lowering", f"{src.cls} has no field {path}")
+            if optional:
+                raise self.spec.fail("lowering", f"{path}: reading through an optional object is not supported")
+            t, req = props[seg]
+            expr = f"{expr}.{seg}"
+            optional = optional or not req
+        return expr, t, optional
+
+    # -- the module
+    def module(self) -> dict[str, Any]:
+        fns = [self.function(name, m) for name, m in self.spec.maps.items()]
+        entry = self.spec.maps[self.spec.pair["entry"]]
+        entry_src = self.sname(entry["source"])
+        entry_ret = self.map_ret(entry)
+        self.uses.add("Any")
+        carried_key = self.carried.split(".", 1)[1] if "." in self.carried else ""
+        return {
+            "spec_file": f"mappings/{self.spec.path.name}",
+            "pair": self.spec.pair,
+            "source_format": self.spec.source_format,
+            "target_format": self.spec.target_format,
+            "source_module": self.spec.source_format.module,
+            "target_module": self.spec.target_format.module,
+            "source_imports": sorted(self.src_names - self.tgt_names) if self.spec.source_format.module != self.spec.target_format.module else [],
+            "target_imports": sorted(self.tgt_names),
+            "entry_source": entry_src,
+            "entry_target": entry_ret,
+            "entry": self.spec.pair["entry"],
+            "carried_load": (
+                {"attr": self.carried.split(".")[0], "key": carried_key, "path": f"$.{self.carried}"}
+                if self.carried_in_source else None
+            ),
+            "functions": fns,
+            "constants": self.constants,
+            "uses": sorted(self.uses),
+            "needs_parts": any(f.mode == "collect" or any(s["kind"] == "collect" for s in f.body) for f in fns),
+        }
+
+    def function(self, name: str, m: dict[str, Any]) -> Fn:
+        src = self.spec.source.definition(m["source"])
+        src_py = self.sname(src.cls) if src.kind != "enum" else src.py
+        ret = "None" if m["target"] == "MessageParts" else self.map_ret(m)
+        mode = "collect" if m.get("collect") else ("emit" if m.get("emit") else "return")
+        doc = f"[maps.{name}]: {m['source']} -> {m['target']}."
+        fn = Fn(name=f"_{name}", kind="object", src_type=src_py, ret=ret, doc=doc, mode=mode)
+        if "variants" in m:
+            fn.kind = "select"
+            self._select(fn, m, src)
+        elif src.kind == "union":
+            fn.kind = "union"
+            self._union(fn, name, m, src)
+        else:
+            self._object(fn, name, m, src)
+        return fn
+
+    # -- target variants picked by a source enum
+    def _select(self, fn: Fn, m: dict[str, Any], src: Type) -> None:
+        tgt = self.spec.target.definition(m["target"])
+        sel = m["select"]
+        for tag, rule in m["variants"].items():
+            if "absent" in rule:
+                continue
+            v = tgt.variants[tag]
+            payload = next(iter(self.spec.target.variant_props(v)))
+            fn.branches.append({
+                "cond": " or ".join(f"src.{sel} == {_lit(w)}" for w in rule["when"]),
+                "when": rule["when"],
+                "expr": f"{self.tname(v.cls)}({payload}=_{rule['map']}(src, path, cx))",
+            })
+
+    # -- union sources
+    def _union(self, fn: Fn, name: str, m: dict[str, Any], src: Type) -> None:
+        unmapped = m.get("unmapped", {})
+        objects = [(t, r) for t, r in m["source_variants"].items() if src.variants[t].kind == "object"]
+        literals = [(t, r) for t, r in m["source_variants"].items() if src.variants[t].kind == "literal"]
+        for tag, rule in objects + literals:
+            v = src.variants[tag]
+            b: dict[str, Any] = {"tag": tag, "body": [], "expr": None, "append": None}
+            if v.kind == "object":
+                b["cond"] = f"isinstance(src, {self.sname(v.cls)})"
+                vprops = self.spec.source.variant_props(v)
+            else:
+                b["cond"] = f"src == {_lit(tag)}"
+                vprops = {}
+            vpath = "path"
+            if "status" in rule and not any(k in rule for k in ("from", "rules", "const")):
+                b["body"].append({"kind": "report_if", "cond": "True", "field": vpath, "status": rule["status"], "detail": rule["reason"], "comment": f"{tag}: {rule['status']}"})
+            elif "const" in rule:
+                b["expr"] = _lit(rule["const"])
+            elif "rules" in rule:
+                b["expr"] = self._build_target(m, rule["rules"], b["body"], v.cls, vprops, prefix="")
+            else:
+                sfield = rule["from"]
+                sexpr = f"src.{sfield}"
+                spath = f'f"{{path}}.{sfield}"'
+                value: str | None
+                if "map" in rule:
+                    value = f"_{rule['map']}({sexpr}, {spath}, cx)"
+                elif "emit" in rule:
+                    b["body"].append({"kind": "expr", "code": f"_{rule['emit']}({sexpr}, {spath}, out, cx)", "comment": f"{tag}: emit {rule['emit']}"})
+                    value = None
+                else:
+                    value = sexpr
+                if value is not None:
+                    if "via" in rule:
+                        b["body"].append({"kind": "expr", "code": f"_s.{rule['via']}(out, {value}, path, cx)", "comment": f"{tag}: via {rule['via']}"})
+                    elif "into" in rule:
+                        if rule["into"] not in PARTS_FIELDS:
+                            raise self.spec.fail(f"[maps.{name}]", f"into must be one of {PARTS_FIELDS}")
+                        b["body"].append({"kind": "expr", "code": f"parts.{rule['into']}.append(({value}, path))", "comment": f"{tag} -> parts.{rule['into']}"})
+                    elif fn.mode == "emit":
+                        b["body"].append({"kind": "expr", "code": f"out.append({value})", "comment": f"{tag}"})
+                    else:
+                        b["expr"] = value
+            for upath, decl in unmapped.items():
+                if upath.startswith(tag + "."):
+                    self._unmapped(b["body"], "src", upath[len(tag) + 1:], decl, vprops, v.cls)
+            if fn.mode == "emit" and b["expr"] is not None:
+                b["append"] = b["expr"]
+                b["expr"] = None
+            fn.branches.append(b)
+
+    # -- object sources
+    def _object(self, fn: Fn, name: str, m: dict[str, Any], src: Type) -> None:
+        body = fn.body
+        sprops = self.spec.source.props(src)
+        if m.get("emit") and isinstance(m["emit"], str):
+            fn.emit_helper = m["emit"]
+        # hoisted collections
+        collected: set[str] = set()
+        for tpath, rule in m.get("rules", {}).items():
+            if "collect" in rule and rule["collect"] not in collected:
+                collected.add(rule["collect"])
+                sexpr, _t, _o = self.src_expr("src", src, rule["from"])
+                tm = self.spec.maps[rule["collect"]]
+                body.append({
+                    "kind": "collect", "list": sexpr, "path": rule["from"], "fn": f"_{rule['collect']}",
+                    "comment": f"{rule['from']}: each item sorted into parts by {rule['collect']} ({tm['source']})",
+                })
+        if m["target"] in ("object", "json"):
+            value = self._build_target(m, m.get("rules", {}), body, m["source"], sprops, prefix="", free=True)
+        else:
+            value = self._build_target(m, m.get("rules", {}), body, m["source"], sprops, prefix="")
+        for upath, decl in m.get("unmapped", {}).items():
+            self._unmapped(body, "src", upath, decl, sprops, m["source"], src=src)
+        fn.result = value
+
+    def _build_target(self, m: dict[str, Any], rules: dict[str, Any], body: list[dict[str, Any]], owner: str,
+                      sprops: dict[str, tuple[Type, bool]], prefix: str, free: bool = False) -> dict[str, Any]:
+        """Statements for each rule, and the expression that builds the target value."""
+        target = m["target"]
+        tgt = None if free or target in ("object", "json") else self.spec.target.definition(target)
+        values: dict[str, Any] = {}
+        for tpath, rule in rules.items():
+            if "absent" in rule:
+                continue
+            ttype, treq = self._target_field(tgt, tpath)
+            values[tpath] = self._rule(m, tpath, rule, body, sprops, owner, ttype, treq)
+        return self._assemble(tgt, values, "")
+
+    def _target_field(self, tgt: Type | None, tpath: str) -> tuple[Type | None, bool]:
+        if tgt is None:
+            return None, False
+        t: Type = tgt
+        req = True
+        for seg in tpath.split("."):
+            if t.kind != "struct":
+                return None, False
+            props = self.spec.target.props(t)
+            t, r = props[seg]
+            req = req and r
+        return t, req
+
+    def _assemble(self, t: Type | None, values: dict[str, Any], prefix: str) -> dict[str, Any]:
+        """The build tree of the target value: struct / dict nodes whose leaves are expressions."""
+        groups: dict[str, dict[str, Any]] = {}
+        for tpath, expr in values.items():
+            head, _, rest = tpath.partition(".")
+            groups.setdefault(head, {})[rest] = expr
+        args: list[tuple[str, Any]] = []
+        props = self.spec.target.props(t) if t is not None and t.kind == "struct" else {}
+        for head, sub in groups.items():
+            if "" in sub:
+                args.append((head, sub[""]))
+                continue
+            ptype, req = props.get(head, (None, False))
+            if ptype is not None and ptype.kind == "struct":
+                args.append((head, self._assemble(ptype, sub, prefix + head + ".")))
+            else:
+                inner = self._assemble(None, sub, prefix + head + ".")
+                # an optional object of the target that ends up empty is left out (UNSET)
+                inner["helper"] = "_s.compact" if t is not None and not req else "_s.obj"
+                args.append((head, inner))
+        if t is not None and t.kind == "struct":
+            # A class whose schema has conditional rules checks them in __post_init__; a lossy
+            # result may break them (reported), so it is built unchecked and checked whole later.
+            conditional = any(k in t.node for k in ("allOf", "anyOf", "oneOf", "if", "not"))
+            return {"kind": "struct", "cls": self.tname(t.cls), "args": args, "unchecked": conditional}
+        return {"kind": "dict", "helper": "_s.obj", "args": args}
+
+    def _rule(self, m: dict[str, Any], tpath: str, rule: dict[str, Any], body: list[dict[str, Any]],
+              sprops: dict[str, tuple[Type, bool]], owner: str, ttype: Type | None, treq: bool) -> Any:
+        local = _ident(tpath)
+        comment = self._describe(tpath, rule)
+        src_t = Type("struct", owner, cls=owner)
+
+        def read(path: str) -> tuple[str, Type, bool]:
+            return self.src_expr("src", src_t, path, props_of=sprops) if "." not in path else self._deep(sprops, path)
+
+        def spath(path: str) -> str:
+            return f'f"{{path}}.{path}"'
+
+        if "const" in rule:
+            return _lit(rule["const"])
+        if "context" in rule:
+            return self._context(tpath, rule, body, read, ttype, treq, comment)
+        if "parts" in rule:
+            return self._parts(tpath, rule, body, read, ttype, comment, m)
+        if "collect" in rule:
+            withs = "".join(f", {_ident(w)}" for w in rule.get("with", []))
+            carried = f", carried={_lit(rule['carried'])}" if "carried" in rule else ""
+            ann = self.tpy(ttype) if ttype is not None else "Any"
+            body.append({"kind": "assign", "name": local, "ann": f"{ann} | UnsetType" if ttype is not None and not treq else ann,
+                         "expr": _call(f"_s.{rule['via']}", ["parts", *[_ident(w) for w in rule.get("with", [])], "path", "cx", *([f"carried={_lit(rule['carried'])}"] if "carried" in rule else [])]), "comment": comment})
+            self.uses.add("UnsetType")
+            return local
+        froms = _froms(rule)
+        reads = [read(f) for f in froms]
+        if "via" in rule:
+            args = ", ".join(e for e, _t, _o in reads)
+            paths = spath(froms[0])
+            lossy = f", {_lit(rule['status'])}, {_lit(rule['reason'])}" if "status" in rule else ""
+            carried = f", carried={_lit(rule['carried'])}" if "carried" in rule else ""
+            call_args = [e for e, _t, _o in reads] + [paths, "cx"]
+            if "status" in rule:
+                call_args += [_lit(rule["status"]), _lit(rule["reason"])]
+            if "carried" in rule:
+                call_args.append(f"carried={_lit(rule['carried'])}")
+            body.append({"kind": "assign", "name": local, "ann": "", "expr": _call(f"_s.{rule['via']}", call_args), "comment": comment})
+            return local
+        expr, stype, optional = reads[0]
+        fpath = spath(froms[0])
+        if "each" in rule:
+            if optional:
+                self.uses.add("UNSET")
+            body.append({"kind": "each", "name": local, "list": expr, "optional": optional, "path": froms[0],
+                         "fn": f"_{rule['each']}", "comment": comment})
+            if "merge" in rule:
+                key = self._carried_key(rule["merge"])
+                body.append({"kind": "assign", "name": local, "ann": "", "expr": f"cx.merge_carried_list({local}, {_lit(key)}, {_lit('$.' + rule['merge'])})", "comment": f"{tpath}: merge {rule['merge']}"})
+            return local
+        if "map" in rule:
+            ann = self.tpy(ttype) if ttype is not None else "Any"
+            self.uses.update({"UNSET", "UnsetType"} if optional else set())
+            otherwise = None
+            if "otherwise" in rule:
+                key = self._carried_key(rule["otherwise"])
+                otherwise = f"cx.from_carried({_lit(key)}, {_lit(self._expect(ttype))})"
+            body.append({"kind": "map", "name": local, "ann": ann + (" | UnsetType" if optional and ann != "Any" else ""), "value": expr,
+                         "optional": optional, "call": f"_{rule['map']}({expr}, {fpath}, cx)", "otherwise": otherwise, "comment": comment})
+            return local
+        # plain copy
+        if "check" in rule:
+            body.append({"kind": "check", "value": expr, "optional": optional,
+                         "code": _call(f"_s.{rule['check']}", [expr, fpath, "cx", _lit(rule["status"]), _lit(rule["reason"])]), "comment": comment})
+        if "values" in rule:
+            return self._values(m, tpath, rule, body, expr, fpath, ttype, comment)
+        if rule.get("null_is_absent"):
+            return f"_s.null_as_absent({expr})"
+        if optional and treq:
+            return f"_s.need({expr}, {fpath}, cx)"
+        return expr
+
+    def _deep(self, sprops: dict[str, tuple[Type, bool]], path: str) -> tuple[str, Type, bool]:
+        head, _, rest = path.partition(".")
+        t, req = sprops[head]
+        if t.kind != "struct":
+            raise self.spec.fail("lowering", f"{path}: {head} is not an object")
+        expr, tt, opt = self.src_expr(f"src.{head}", t, rest)
+        return expr, tt, opt or not req
+
+    def _carried_key(self, path: str) -> str:
+        if not self.carried or not path.startswith(self.carried + "."):
+            raise self.spec.fail("lowering", f"{path} is not under carried = {self.carried!r}")
+        return path[len(self.carried) + 1:]
+
+    @staticmethod
+    def _expect(t: Type | None) -> Any:
+        if t is None:
+            return "any"
+        if t.kind == "enum":
+            return t.values
+        if t.kind == "dict":
+            return "object"
+        return {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}.get(t.py, "any")
+
+    def _context(self, tpath: str, rule: dict[str, Any], body: list[dict[str, Any]], read: Any,
+                 ttype: Type | None, treq: bool, comment: str) -> str:
+        local = _ident(tpath)
+        ann = self.tpy(ttype) if ttype is not None else "Any"
+        self.uses.update({"UNSET", "UnsetType"})
+        expect = self._expect(ttype)
+        treq_check = treq
+        fallback = None
+        src = rule.get("from")
+        if src and self.carried and src.startswith(self.carried + "."):
+            fallback = f"cx.from_carried({_lit(self._carried_key(src))}, {_lit(expect)})"
+        elif src:
+            expr, _t, fallback_optional = read(src)
+            fallback = expr
+            if not fallback_optional:
+                treq_check = False
+        only = rule.get("only_when")
+        cond = None
+        if only:
+            (fld, val), = only.items()
+            cond = {"field": _ident(fld), "value": _lit(val), "text": f"{fld} is {val}"}
+        body.append({
+            "kind": "context", "name": local, "ann": f"{ann} | UnsetType", "key": rule["context"],
+            "expect": _lit(expect), "fallback": fallback, "required": treq_check, "only_when": cond,
+            "target": f"$.{tpath}", "comment": comment,
+        })
+        if treq:
+            return f"_s.present({local})"
+        return local
+
+    def _parts(self, tpath: str, rule: dict[str, Any], body: list[dict[str, Any]], read: Any,
+               ttype: Type | None, comment: str, m: dict[str, Any]) -> str:
+        local = _ident(tpath)
+        item_t = ttype.item if ttype is not None and ttype.kind == "list" else None
+        ann = self.tpy(ttype) if ttype is not None else "list[Any]"
+        steps = []
+        for part in rule["parts"]:
+            expr, stype, optional = read(part["from"])
+            nullable = stype.nullable
+            wrap = "{}"
+            if "variant" in part:
+                if item_t is None or item_t.kind != "union":
+                    raise self.spec.fail("lowering", f"{tpath}: variant needs a list of a union")
+                v = item_t.variants[part["variant"]]
+                vprops = self.spec.target.variant_props(v)
+                payload = part.get("field") or next(p for p, (_t, r) in vprops.items() if r)
+                wrap = f"{self.tname(v.cls)}({payload}={{}})"
+            conds = ([f"{expr} is not UNSET"] if optional else []) + ([f"{expr} is not None"] if nullable else [])
+            step: dict[str, Any] = {"value": expr, "optional": optional, "nullable": nullable, "path": part["from"],
+                                    "status": part.get("status"), "reason": part.get("reason"), "guard": " and ".join(conds)}
+            if "each" in part:
+                step["kind"] = "each"
+                step["var"] = _ident(part["each"])
+                step["item"] = wrap.format(f"_{part['each']}({step['var']}, f\"{{path}}.{part['from']}[{{i}}]\", cx)")
+            elif "emit" in part:
+                step["kind"] = "emit"
+                step["var"] = _ident(part["emit"])
+                step["call"] = f"_{part['emit']}({step['var']}, f\"{{path}}.{part['from']}[{{i}}]\", {local}, cx)"
+            elif "map" in part:
+                step["kind"] = "one"
+                step["item"] = wrap.format(f"_{part['map']}({expr}, f\"{{path}}.{part['from']}\", cx)")
+            else:
+                step["kind"] = "one"
+                step["item"] = wrap.format(expr)
+            steps.append(step)
+        if optional or any(s["optional"] for s in steps):
+            self.uses.add("UNSET")
+        body.append({"kind": "parts", "name": local, "ann": ann, "steps": steps, "then": rule.get("then"), "comment": comment})
+        return local
+
+    def _values(self, m: dict[str, Any], tpath: str, rule: dict[str, Any], body: list[dict[str, Any]], expr: str,
+                fpath: str, ttype: Type | None, comment: str) -> str:
+        if all(k == v for k, v in rule["values"].items()) and not rule.get("lossy_values"):
+            return expr
+        const = "_" + "".join(c if c.isalnum() else "_" for c in (self._map_name(m) + "_" + tpath)).upper()
+        ann = self.tpy(ttype) if ttype is not None else "str"
+        self.constants.append({"name": const, "ann": f"dict[str, {ann}]", "value": "{\n" + "".join(f"    {_lit(k)}: {_lit(v)},\n" for k, v in rule["values"].items()) + "}"})
+        local = _ident(tpath)
+        body.append({"kind": "assign", "name": local, "ann": "", "expr": f"{const}[{expr}]", "comment": comment})
+        for value, status in rule.get("lossy_values", {}).items():
+            body.append({"kind": "report_if", "cond": f"{expr} == {_lit(value)}", "field": fpath, "status": status,
+                         "detail": f"{rule['reason']}: {value} -> {rule['values'][value]}", "comment": ""})
+        return local
+
+    def _map_name(self, m: dict[str, Any]) -> str:
+        for n, mm in self.spec.maps.items():
+            if mm is m:
+                return n
+        return "map"
+
+    def _unmapped(self, body: list[dict[str, Any]], base: str, upath: str, decl: dict[str, Any],
+                  sprops: dict[str, tuple[Type, bool]], owner: str, src: Type | None = None) -> None:
+        if "implied" in decl:
+            body.append({"kind": "comment", "text": f"{upath}: implied ({decl['implied']})"})
+            return
+        status = decl.get("status", "Invalid")
+        detail = decl.get("reason") or decl.get("never")
+        field_path = f'f"{{path}}.{upath}"'
+        if self.carried_in_source and upath == self.carried:
+            read = self._carried_keys_read()
+            body.append({"kind": "expr", "code": _call("cx.report_unread", ["cx.carried", field_path, _lit(tuple(sorted(read))), _lit(status), _lit(detail)]),
+                         "comment": f"{upath}: keys no rule reads ({status})"})
+            return
+        head, _, rest = upath.partition(".")
+        t, req = sprops[head]
+        if rest:
+            expr, t, opt = self._deep(sprops, upath)
+        else:
+            expr, opt = f"{base}.{head}", not req
+        if t.kind == "dict" and self.carried_in_source and self.carried.startswith(upath + "."):
+            keep = self.carried[len(upath) + 1:].split(".")[0]
+            body.append({"kind": "expr", "code": _call("cx.report_unread", [expr, field_path, _lit((keep,)), _lit(status), _lit(detail)]),
+                         "comment": f"{upath}: keys other than {keep} ({status})"})
+            return
+        if "when" in decl:
+            cond = f"{expr} is {_lit(decl['when'])}" if isinstance(decl["when"], bool) else f"{expr} == {_lit(decl['when'])}"
+        elif opt:
+            self.uses.add("UNSET")
+            cond = f"{expr} is not UNSET"
+        else:
+            cond = "True"
+        label = "never" if "never" in decl else status
+        body.append({"kind": "report_if", "cond": cond, "field": field_path, "status": status, "detail": detail,
+                     "comment": f"{upath}: {label}"})
+
+    def _carried_keys_read(self) -> set[str]:
+        keys = set()
+        prefix = self.carried + "."
+        for m in self.spec.maps.values():
+            for rule in m.get("rules", {}).values():
+                for v in _froms(rule) + [rule.get("merge", ""), rule.get("otherwise", "")]:
+                    if v.startswith(prefix):
+                        keys.add(v[len(prefix):].split(".")[0])
+                if "carried" in rule:
+                    keys.add(rule["carried"])
+            for v in m.get("source_variants", {}).values():
+                for r in v.get("rules", {}).values():
+                    if "carried" in r:
+                        keys.add(r["carried"])
+            for upath, decl in m.get("unmapped", {}).items():
+                if upath.startswith(prefix) and "implied" in decl:
+                    keys.add(upath[len(prefix):])
+        return keys
+
+    @staticmethod
+    def _describe(tpath: str, rule: dict[str, Any]) -> str:
+        return f"{tpath} <- " + _rule_text(rule)
+
+
+def _call(fn: str, args: list[str], width: int = 76) -> str:
+    """`fn(a, b)` on one line when short, else one argument per line."""
+    one = f"{fn}({', '.join(args)})"
+    if len(one) <= width:
+        return one
+    return f"{fn}(\n" + "".join(f"    {a},\n" for a in args) + ")"
+
+
+def _rule_text(rule: dict[str, Any]) -> str:
+    """A short description of a rule, used in comments and the docs table."""
+    if "absent" in rule:
+        return "not written"
+    if "const" in rule:
+        return f"const {json.dumps(rule['const'])}"
+    if "parts" in rule:
+        text = ", then ".join(_rule_text(p) for p in rule["parts"])
+        return text + (f"; then {rule['then']}" if "then" in rule else "")
+    bits = []
+    if "context" in rule:
+        bits.append(f"context {rule['context']}")
+    froms = _froms(rule)
+    if froms:
+        bits.append(("else " if "context" in rule else "") + ", ".join(froms))
+    for key in ("each", "map", "emit", "collect", "via", "check", "variant"):
+        if key in rule and isinstance(rule[key], str):
+            bits.append(f"{key} {rule[key]}")
+    if "values" in rule and any(k != v for k, v in rule["values"].items()):
+        bits.append("values " + ", ".join(f"{k}→{v}" for k, v in rule["values"].items() if k != v))
+    if "merge" in rule:
+        bits.append(f"merge {rule['merge']}")
+    if "otherwise" in rule:
+        bits.append(f"otherwise {rule['otherwise']}")
+    if "only_when" in rule:
+        bits.append("only when " + ", ".join(f"{k} = {v}" for k, v in rule["only_when"].items()))
+    return " ".join(bits) if bits else "copy"
+
+
+# -------------------------------------------------------------------------------------- rendering
+
+
+def _environment(repo_root: pathlib.Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(repo_root / "codegen" / "templates")),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+    )
+    env.filters["pyrepr"] = repr
+    env.filters["lit"] = _lit
+    env.filters["call"] = lambda fn, args, width=76: _call(fn, list(args), width)
+    return env
+
+
+def render_all(repo_root: pathlib.Path) -> dict[str, str]:
+    """Render every converter module, the support module and the docs.
+
+    Parameters
+    ----------
+    repo_root : pathlib.Path
+        The repository root (holds ``mappings/``, ``schemas/`` and ``codegen/templates/``).
+
+    Returns
+    -------
+    dict[str, str]
+        Output file names relative to ``generated/`` (``convert_sparktide_lux.py``,
+        ``convert_support.py``; ``docs/mappings.md``, which has a slash, is relative to the
+        repository root) mapped to their text.
+
+    Raises
+    ------
+    MappingSpecError
+        A spec leaves a source field, enum value or union variant unmapped and undeclared, or is
+        malformed.
+    """
+    specs = load_specs(repo_root)
+    env = _environment(repo_root)
+    out: dict[str, str] = {}
+    module = env.get_template("converter_module.py.jinja")
+    for spec in specs:
+        ctx = Lowering(spec).module()
+        out[spec.pair["output"]] = module.render(**ctx)
+    out["convert_support.py"] = env.get_template("converter_support.py.jinja").render(
+        specs=[f"mappings/{s.path.name}" for s in specs]
+    )
+    out["docs/mappings.md"] = render_docs(repo_root, specs)
+    return out
+
+
+def render_docs(repo_root: pathlib.Path, specs: list[Spec] | None = None) -> str:
+    """docs/mappings.md: one table per pair, one row per rule and per declared source field."""
+    specs = load_specs(repo_root) if specs is None else specs
+    pairs = []
+    for spec in specs:
+        rows = []
+        for name, m in spec.maps.items():
+            tgt = m["target"]
+            for tpath, rule in m.get("rules", {}).items():
+                status = _rule_status(rule)
+                notes = [rule.get("reason") or rule.get("absent") or ""] + [p["reason"] for p in rule.get("parts", []) if "reason" in p]
+                rows.append({
+                    "map": name, "source": _doc_sources(m["source"], rule), "target": f"{tgt}.{tpath}",
+                    "rule": _rule_text(rule), "status": status, "note": "; ".join(n for n in notes if n),
+                })
+            for tag, rule in m.get("variants", {}).items():
+                rows.append({
+                    "map": name, "source": f"{m['source']} ({m['select']} = {', '.join(rule['when'])})" if "when" in rule else "—",
+                    "target": f"{tgt} variant {tag}", "rule": f"map {rule['map']}" if "map" in rule else "not written",
+                    "status": "Exact" if "map" in rule else "—", "note": rule.get("absent", ""),
+                })
+            for tag, rule in m.get("source_variants", {}).items():
+                lossy = "status" in rule and not any(k in rule for k in ("from", "rules", "const"))
+                if lossy:
+                    text, status = "dropped", rule["status"]
+                elif "const" in rule:
+                    text, status = f"const {json.dumps(rule['const'])}", "Exact"
+                elif "rules" in rule:
+                    text = "; ".join(f"{k} ← {_rule_text(r)}" for k, r in rule["rules"].items())
+                    status = "Exact"
+                else:
+                    text = _rule_text(rule) + (f" into {rule['into']}" if "into" in rule else "")
+                    status = "Exact"
+                rows.append({"map": name, "source": f"{m['source']} variant {tag}", "target": tgt if not lossy else "—",
+                             "rule": text, "status": status, "note": rule.get("reason", "")})
+            for upath, decl in m.get("unmapped", {}).items():
+                if "implied" in decl:
+                    status, note = "Exact (implied)", decl["implied"]
+                elif "never" in decl:
+                    status, note = "Invalid if present", decl["never"]
+                elif "when" in decl:
+                    status, note = f"{decl['status']} when {json.dumps(decl['when'])}", decl["reason"]
+                elif any(u.startswith(upath + ".") for u in m.get("unmapped", {})) or any(
+                    f.startswith(upath + ".") for r in m.get("rules", {}).values() for f in _froms(r) + [r.get("merge", ""), r.get("otherwise", "")]
+                ):
+                    status, note = f"{decl['status']} for each key no rule reads", decl["reason"]
+                else:
+                    status, note = f"{decl['status']} when present", decl["reason"]
+                rows.append({"map": name, "source": f"{m['source']}.{upath}", "target": "—", "rule": "not carried" if "implied" not in decl else "implied",
+                             "status": status, "note": note})
+        pairs.append({"spec": spec, "pair": spec.pair, "file": f"mappings/{spec.path.name}", "rows": rows})
+    return _environment(repo_root).get_template("converter_docs.md.jinja").render(pairs=pairs, transforms=TRANSFORMS)
+
+
+def _rule_status(rule: dict[str, Any]) -> str:
+    if "absent" in rule:
+        return "—"
+    statuses = []
+    if "check" in rule:
+        statuses.append(f"Exact ({rule['status']} when the check fails)")
+    elif "status" in rule:
+        statuses.append(f"{rule['status']} when present")
+    if "context" in rule:
+        statuses.append("Invalid when missing" if "only_when" not in rule else "Invalid when missing or misplaced")
+    if "lossy_values" in rule:
+        statuses.append("; ".join(f"{s} for {v}" for v, s in rule["lossy_values"].items()))
+    for part in rule.get("parts", []):
+        if "status" in part:
+            statuses.append(f"{part['status']} for {part['from']}")
+    return "Exact" + (", " + ", ".join(statuses) if statuses else "") if not (statuses and statuses[0].startswith(("Degraded", "Invalid", "Unsupported"))) else ", ".join(statuses)
+
+
+def _doc_sources(owner: str, rule: dict[str, Any]) -> str:
+    froms = _froms(rule)
+    for part in rule.get("parts", []):
+        froms.extend(_froms(part))
+    if "context" in rule:
+        froms.insert(0, f"context.{rule['context']}")
+    if not froms:
+        return "—"
+    return ", ".join(f if f.startswith("context.") else f"{owner}.{f}" for f in froms)
