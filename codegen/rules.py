@@ -183,8 +183,13 @@ def struct_checks(compiler: BindingCompiler, struct: StructDef) -> list[str]:
         attr = f"self.{field.attr}"
         path = _path_part(field.json_name)
         if field.annotation.split(" | ")[0].startswith("JsonInt"):
+            bounds = "".join(
+                f", {name}={raw[keyword]!r}"
+                for name, keyword in (("ge", "minimum"), ("le", "maximum"), ("gt", "exclusiveMinimum"), ("lt", "exclusiveMaximum"))
+                if isinstance(raw.get(keyword), int) and not isinstance(raw.get(keyword), bool)
+            )
             lines.append(f"if type({attr}) is float:")
-            lines.append(f"    {attr} = as_integer({attr}, {path!r})")
+            lines.append(f"    {attr} = as_integer({attr}, {path!r}{bounds})")
             fmt = raw.get("format")
             if fmt is not None:
                 from codegen.bindings import INTEGER_FORMATS
@@ -192,6 +197,9 @@ def struct_checks(compiler: BindingCompiler, struct: StructDef) -> list[str]:
                 low, high = INTEGER_FORMATS[fmt]
                 lines.append(f"if isinstance({attr}, int) and not {low} <= {attr} <= {high}:")
                 lines.append(f"    raise RuleViolation('format', 'must be a {fmt} ({low}..{high})', {path!r})")
+        elif _strip_annotated(field.annotation.split(" | ")[0]) == "float":
+            lines.append(f"if type({attr}) is float:")
+            lines.append(f"    check_finite({attr}, {path!r})")
         elif "JsonInt" in field.annotation:
             raise SchemaError(f"{struct.pointer}/{field.json_name}: integers inside containers are not supported")
         if "allOf" in raw:

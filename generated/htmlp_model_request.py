@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer
+from ._support import RuleViolation, as_integer, check_finite
 
 __all__ = [
     'ContentBlock',
@@ -167,7 +167,7 @@ class PromptFragment(Struct, kw_only=True):
 
     def __post_init__(self) -> None:
         if type(self.byte_count) is float:
-            self.byte_count = as_integer(self.byte_count, '.byte_count')
+            self.byte_count = as_integer(self.byte_count, '.byte_count', ge=0)
         if isinstance(self.byte_count, int) and not 0 <= self.byte_count <= 18446744073709551615:
             raise RuleViolation('format', 'must be a uint (0..18446744073709551615)', '.byte_count')
 
@@ -196,7 +196,7 @@ class ModelRequest(Struct, kw_only=True):
 
     def __post_init__(self) -> None:
         if type(self.max_output_tokens) is float:
-            self.max_output_tokens = as_integer(self.max_output_tokens, '.max_output_tokens')
+            self.max_output_tokens = as_integer(self.max_output_tokens, '.max_output_tokens', ge=0)
         if isinstance(self.max_output_tokens, int) and not 0 <= self.max_output_tokens <= 4294967295:
             raise RuleViolation('format', 'must be a uint32 (0..4294967295)', '.max_output_tokens')
 

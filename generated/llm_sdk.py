@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer
+from ._support import RuleViolation, as_integer, check_finite
 
 __all__ = [
     'AssistantMessage',
@@ -393,6 +393,10 @@ class ModelResponse(Struct, kw_only=True, forbid_unknown_fields=True):
     usage: ModelUsage | UnsetType = UNSET
     cost: float | UnsetType = UNSET
 
+    def __post_init__(self) -> None:
+        if type(self.cost) is float:
+            check_finite(self.cost, '.cost')
+
 
 class PartialModelResponse(Struct, kw_only=True, forbid_unknown_fields=True):
     """Schema #/definitions/PartialModelResponse."""
@@ -489,6 +493,16 @@ class LanguageModelInput(Struct, kw_only=True, forbid_unknown_fields=True):
     def __post_init__(self) -> None:
         if type(self.maxTokens) is float:
             self.maxTokens = as_integer(self.maxTokens, '.maxTokens')
+        if type(self.temperature) is float:
+            check_finite(self.temperature, '.temperature')
+        if type(self.topP) is float:
+            check_finite(self.topP, '.topP')
+        if type(self.topK) is float:
+            check_finite(self.topK, '.topK')
+        if type(self.presencePenalty) is float:
+            check_finite(self.presencePenalty, '.presencePenalty')
+        if type(self.frequencyPenalty) is float:
+            check_finite(self.frequencyPenalty, '.frequencyPenalty')
         if type(self.seed) is float:
             self.seed = as_integer(self.seed, '.seed')
 
@@ -528,6 +542,26 @@ class LanguageModelPricing(Struct, kw_only=True, forbid_unknown_fields=True):
     inputCostPerImageToken: float | UnsetType = UNSET
     inputCostPerCachedImageToken: float | UnsetType = UNSET
     outputCostPerImageToken: float | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        if type(self.inputCostPerTextToken) is float:
+            check_finite(self.inputCostPerTextToken, '.inputCostPerTextToken')
+        if type(self.inputCostPerCachedTextToken) is float:
+            check_finite(self.inputCostPerCachedTextToken, '.inputCostPerCachedTextToken')
+        if type(self.outputCostPerTextToken) is float:
+            check_finite(self.outputCostPerTextToken, '.outputCostPerTextToken')
+        if type(self.inputCostPerAudioToken) is float:
+            check_finite(self.inputCostPerAudioToken, '.inputCostPerAudioToken')
+        if type(self.inputCostPerCachedAudioToken) is float:
+            check_finite(self.inputCostPerCachedAudioToken, '.inputCostPerCachedAudioToken')
+        if type(self.outputCostPerAudioToken) is float:
+            check_finite(self.outputCostPerAudioToken, '.outputCostPerAudioToken')
+        if type(self.inputCostPerImageToken) is float:
+            check_finite(self.inputCostPerImageToken, '.inputCostPerImageToken')
+        if type(self.inputCostPerCachedImageToken) is float:
+            check_finite(self.inputCostPerCachedImageToken, '.inputCostPerCachedImageToken')
+        if type(self.outputCostPerImageToken) is float:
+            check_finite(self.outputCostPerImageToken, '.outputCostPerImageToken')
 
 
 class _MissingRoleTag(Struct, kw_only=True, tag_field='role', tag='\x00lucent:no-tag'):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer
+from ._support import RuleViolation, as_integer, check_finite
 
 __all__ = [
     'ConversionDiagnostic',

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer
+from ._support import RuleViolation, as_integer, check_finite
 
 __all__ = [
     'ConversationSnapshot',
@@ -313,6 +313,10 @@ class LucentOptions(Struct, kw_only=True):
     previous_response_id: str | UnsetType = UNSET
 
     def __post_init__(self) -> None:
+        if type(self.temperature) is float:
+            check_finite(self.temperature, '.temperature')
+        if type(self.top_p) is float:
+            check_finite(self.top_p, '.top_p')
         if type(self.top_k) is float:
             self.top_k = as_integer(self.top_k, '.top_k')
         if type(self.max_output_tokens) is float:

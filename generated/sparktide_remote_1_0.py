@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer, check_json_object_text
+from ._support import RuleViolation, as_integer, check_finite, check_json_object_text
 
 __all__ = [
     'DECODE_TYPES',
@@ -64,11 +64,11 @@ class RemoteModelUsage(Struct, kw_only=True, forbid_unknown_fields=True):
 
     def __post_init__(self) -> None:
         if type(self.prompt_tokens) is float:
-            self.prompt_tokens = as_integer(self.prompt_tokens, '.prompt_tokens')
+            self.prompt_tokens = as_integer(self.prompt_tokens, '.prompt_tokens', ge=0, le=1000000000)
         if type(self.completion_tokens) is float:
-            self.completion_tokens = as_integer(self.completion_tokens, '.completion_tokens')
+            self.completion_tokens = as_integer(self.completion_tokens, '.completion_tokens', ge=0, le=1000000000)
         if type(self.total_tokens) is float:
-            self.total_tokens = as_integer(self.total_tokens, '.total_tokens')
+            self.total_tokens = as_integer(self.total_tokens, '.total_tokens', ge=0, le=1000000000)
 
 
 class RemoteModelToolCall(Struct, kw_only=True, forbid_unknown_fields=True):
@@ -150,11 +150,15 @@ class RemoteModelRequest(Struct, kw_only=True, forbid_unknown_fields=True):
 
     def __post_init__(self) -> None:
         if type(self.deadline) is float:
-            self.deadline = as_integer(self.deadline, '.deadline')
+            self.deadline = as_integer(self.deadline, '.deadline', ge=1, le=9223372036854775807)
         if type(self.max_completion_tokens) is float:
-            self.max_completion_tokens = as_integer(self.max_completion_tokens, '.max_completion_tokens')
+            self.max_completion_tokens = as_integer(self.max_completion_tokens, '.max_completion_tokens', ge=1, le=10000000)
+        if type(self.temperature) is float:
+            check_finite(self.temperature, '.temperature')
+        if type(self.top_p) is float:
+            check_finite(self.top_p, '.top_p')
         if type(self.seed) is float:
-            self.seed = as_integer(self.seed, '.seed')
+            self.seed = as_integer(self.seed, '.seed', ge=0, le=9223372036854775807)
         if self.purpose == 'BUSINESS':
             if not (self.subjectId is not UNSET):
                 raise RuleViolation('required', "'subjectId' is a required property", '')
@@ -195,7 +199,7 @@ class RemoteModelToolDelta(Struct, kw_only=True, forbid_unknown_fields=True, tag
 
     def __post_init__(self) -> None:
         if type(self.index) is float:
-            self.index = as_integer(self.index, '.index')
+            self.index = as_integer(self.index, '.index', ge=0, le=15)
         if not ((self.id is not UNSET or self.name is not UNSET or self.arguments is not UNSET)):
             raise RuleViolation('anyOf', 'must match any of [{"required": ["id"]}, {"required": ["name"]}, {"required": ["arguments"]}]', '')
 

@@ -1,17 +1,21 @@
 """Pick the error that JSON Schema's reference validator would name first.
 
 msgspec stops at the first fault in document order. ``jsonschema.exceptions.best_match``
-names the *shallowest* fault (the shortest path), and among equally deep faults prefers one that
-is not a weak ``anyOf``/``oneOf`` failure. This module runs only after a failure: it walks the
-ancestors of the first fault, checks each ancestor object's own keys (``required``,
-``additionalProperties``) and every sibling item of each ancestor array, and returns the best
-fault found, so that a document's reported path does not depend on which fault came first.
+names the *shallowest* fault (the shortest path); among equally deep faults the greatest path
+(best_match takes the maximum), and then one that is not a weak ``anyOf``/``oneOf`` failure.
+This module runs only after a failure: it walks the ancestors of the first fault, checks each
+ancestor's own constraints (``required``, ``additionalProperties``, ``minItems``/``maxItems``)
+and the siblings of each ancestor, and returns the best fault found, so that the reported path
+does not depend on which fault came first in the document. Work is bounded by the best depth
+found so far: nothing deeper than it is examined.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import types
 import typing
 from typing import Any, Callable
 
@@ -19,37 +23,67 @@ import msgspec
 
 from lucent.errors import ValidationError
 
-_SEGMENT = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
+Translate = Callable[[msgspec.ValidationError, str], ValidationError]
+
+_SEGMENT = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\[(\.\.\.)\]')
 _WEAK = {"anyOf", "oneOf"}
+ANY_KEY = "[...]"  # msgspec's placeholder for a key of a dict
 
 
 def segments(path: str) -> list[str | int]:
-    """``$.a[0]["b c"]`` -> ``["a", 0, "b c"]``."""
+    """``$.a[0]["b c"]`` -> ``["a", 0, "b c"]``; msgspec's ``[...]`` stays ``"[...]"``."""
     found: list[str | int] = []
-    for name, index, quoted in _SEGMENT.findall(path[1:]):
-        found.append(name if name else int(index) if index else json.loads(quoted))
+    for name, index, quoted, anykey in _SEGMENT.findall(path[1:]):
+        if anykey:
+            found.append(ANY_KEY)
+        else:
+            found.append(name if name else int(index) if index else json.loads(quoted))
     return found
 
 
-def _depth(error: ValidationError) -> int:
-    return len(segments(error.path))
+class _Ranker:
+    """jsonschema's relevance key, cached per error."""
+
+    def __init__(self) -> None:
+        self._keys: dict[int, tuple[Any, ...]] = {}
+
+    def key(self, error: ValidationError) -> tuple[Any, ...]:
+        cached = self._keys.get(id(error))
+        if cached is None:
+            path = [(isinstance(s, str), s) for s in segments(error.path)]
+            cached = (-len(path), path, error.code not in _WEAK)
+            self._keys[id(error)] = cached
+        return cached
+
+    def depth(self, error: ValidationError) -> int:
+        return -int(self.key(error)[0])
+
+    def better(self, candidate: ValidationError, best: ValidationError) -> bool:
+        return self.key(candidate) > self.key(best)
 
 
-def _relevance(error: ValidationError) -> tuple[Any, ...]:
-    # jsonschema.exceptions.relevance: shallower first, then the greater path among siblings
-    # (best_match takes the max), then a keyword that is not a weak anyOf/oneOf.
-    path = [(isinstance(s, str), s) for s in segments(error.path)]
-    return (-len(path), path, error.code not in _WEAK)
+@functools.lru_cache(maxsize=None)
+def _fields(struct: type[msgspec.Struct]) -> tuple[msgspec.structs.FieldInfo, ...]:
+    return msgspec.structs.fields(struct)
 
 
-def _better(candidate: ValidationError, best: ValidationError) -> bool:
-    return _relevance(candidate) > _relevance(best)
+def _unwrap(tp: Any) -> tuple[Any, list[msgspec.Meta]]:
+    metas: list[msgspec.Meta] = []
+    while typing.get_origin(tp) is typing.Annotated:
+        args = typing.get_args(tp)
+        tp = args[0]
+        metas += [m for m in args[1:] if isinstance(m, msgspec.Meta)]
+    return tp, metas
+
+
+@functools.lru_cache(maxsize=None)
+def _structs(tp: Any) -> tuple[type[msgspec.Struct], ...]:
+    return tuple(m for m in _members(tp) if isinstance(m, type) and issubclass(m, msgspec.Struct))
 
 
 def _members(tp: Any) -> list[Any]:
-    while typing.get_origin(tp) is typing.Annotated:
-        tp = typing.get_args(tp)[0]
-    if typing.get_origin(tp) in (typing.Union, getattr(__import__("types"), "UnionType")):
+    tp, _ = _unwrap(tp)
+    if typing.get_origin(tp) in (typing.Union, types.UnionType):
         result: list[Any] = []
         for arg in typing.get_args(tp):
             result += _members(arg)
@@ -60,32 +94,31 @@ def _members(tp: Any) -> list[Any]:
 def _struct_for(tp: Any, node: Any) -> type[msgspec.Struct] | None:
     if not isinstance(node, dict):
         return None
-    structs = [m for m in _members(tp) if isinstance(m, type) and issubclass(m, msgspec.Struct)]
-    for struct in structs:
+    for struct in _structs(tp):
         config = struct.__struct_config__
         if config.tag_field is None or node.get(config.tag_field) == config.tag:
             return struct
     return None
 
 
-def _item_type(tp: Any) -> Any:
-    for member in _members(tp):
-        if typing.get_origin(member) is list:
-            return typing.get_args(member)[0]
-    return None
+def _container(tp: Any, node: Any) -> tuple[Any, list[msgspec.Meta]] | None:
+    """For a list node: (item type, Meta of the list); for a dict node: (value type, Meta)."""
+    if not isinstance(node, (list, dict)):
+        return None
+    return _container_of(tp, isinstance(node, list))
 
 
-def _own_keys_error(node: dict[str, Any], struct: type[msgspec.Struct], path: str) -> ValidationError | None:
-    fields = msgspec.structs.fields(struct)
-    names = {f.encode_name for f in fields}
-    config = struct.__struct_config__
-    if config.tag_field:
-        names.add(config.tag_field)
-    missing = [f.encode_name for f in fields if f.required and f.encode_name not in node]
-    if missing:
-        return ValidationError(f"Object missing required field `{missing[0]}`", code="required", path=path)
-    if config.forbid_unknown_fields and set(node) - names:
-        return ValidationError("Object contains unknown field", code="additionalProperties", path=path)
+@functools.lru_cache(maxsize=None)
+def _container_of(tp: Any, is_list: bool) -> tuple[Any, list[msgspec.Meta]] | None:
+    outer, outer_metas = _unwrap(tp)
+    alternatives = typing.get_args(outer) if typing.get_origin(outer) in (typing.Union, types.UnionType) else (outer,)
+    for alternative in alternatives:
+        inner, metas = _unwrap(alternative)
+        origin = typing.get_origin(inner)
+        if is_list and origin is list:
+            return typing.get_args(inner)[0], outer_metas + metas
+        if not is_list and origin is dict:
+            return typing.get_args(inner)[1], outer_metas + metas
     return None
 
 
@@ -95,59 +128,103 @@ def _child_path(path: str, key: str | int) -> str:
     return f"{path}.{key}" if key.isidentifier() else f"{path}[{json.dumps(key)}]"
 
 
-def _check_child(
-    value: Any,
-    tp: Any,
-    path: str,
-    best: ValidationError,
-    translate: Callable[[msgspec.ValidationError, str], ValidationError],
-) -> ValidationError:
-    try:
-        msgspec.convert(value, tp)
-    except msgspec.ValidationError as exc:
-        found = shallowest(value, tp, translate(exc, path), translate, path)
-        if _better(found, best):
-            return found
-    return best
+class _Search:
+    def __init__(self, translate: Translate) -> None:
+        self.translate = translate
+        self.rank = _Ranker()
 
+    def first_error(self, value: Any, tp: Any, path: str) -> ValidationError | None:
+        try:
+            msgspec.convert(value, tp)
+        except msgspec.ValidationError as exc:
+            return self.translate(exc, path)
+        return None
 
-def shallowest(
-    value: Any,
-    tp: Any,
-    first: ValidationError,
-    translate: Callable[[msgspec.ValidationError, str], ValidationError],
-    base: str = "$",
-) -> ValidationError:
-    """The best error for ``value`` (a plain JSON tree) against ``tp``, given the first one found."""
-    best = first
-    node, node_tp, path = value, tp, base
-    relative = "$" + first.path[len(base):] if first.path.startswith(base) else first.path
-    for key in segments(relative):
-        struct = _struct_for(node_tp, node)
+    def child(self, value: Any, tp: Any, path: str, depth: int, best: ValidationError) -> ValidationError:
+        """``best``, or a better fault inside ``value`` (which sits at ``depth``)."""
+        if depth > self.rank.depth(best):
+            return best  # nothing in here can be shallower
+        first = self.first_error(value, tp, path)
+        if first is None:
+            return best
+        found = self.walk(value, tp, first, path, min(self.rank.depth(best), self.rank.depth(first)))
+        return found if self.rank.better(found, best) else best
+
+    def own(self, node: Any, tp: Any, path: str) -> ValidationError | None:
+        """A fault of the node itself: required/unknown properties, or its item count."""
+        struct = _struct_for(tp, node)
         if struct is not None:
-            own = _own_keys_error(node, struct, path)
-            if own is not None and _better(own, best):
-                best = own
-            for field in msgspec.structs.fields(struct):
-                if field.encode_name != key and field.encode_name in node:
-                    best = _check_child(node[field.encode_name], field.type, _child_path(path, field.encode_name), best, translate)
-        item_tp = _item_type(node_tp) if isinstance(node, list) else None
-        if item_tp is not None:
-            for index, item in enumerate(node):
-                if index == key:
-                    continue
-                best = _check_child(item, item_tp, _child_path(path, index), best, translate)
-        # descend one level along the first error's path
-        if isinstance(node, list) and isinstance(key, int) and key < len(node):
-            node, node_tp = node[key], item_tp
-        elif isinstance(node, dict) and isinstance(key, str) and key in node and struct is not None:
-            on_path = next((f for f in msgspec.structs.fields(struct) if f.encode_name == key), None)
-            if on_path is None:
+            fields = _fields(struct)
+            config = struct.__struct_config__
+            names = {f.encode_name for f in fields} | ({config.tag_field} if config.tag_field else set())
+            if any(f.required and f.encode_name not in node for f in fields):
+                return ValidationError("Object missing a required field", code="required", path=path)
+            if config.forbid_unknown_fields and not set(node) <= names:
+                return ValidationError("Object contains an unknown field", code="additionalProperties", path=path)
+        container = _container(tp, node)
+        if container is not None and isinstance(node, list):
+            for meta in container[1]:
+                if meta.min_length is not None and len(node) < meta.min_length:
+                    return ValidationError(f"Expected `array` of length >= {meta.min_length}", code="minItems", path=path)
+                if meta.max_length is not None and len(node) > meta.max_length:
+                    return ValidationError(f"Expected `array` of length <= {meta.max_length}", code="maxItems", path=path)
+        return None
+
+    def settled(self, best: ValidationError, list_path: str, depth: int, index: int) -> bool:
+        """No item of the list before ``index`` can beat ``best`` (the items are checked last first)."""
+        best_depth = self.rank.depth(best)
+        if best_depth < depth + 1:
+            return True
+        if best_depth > depth + 1 or not best.path.startswith(list_path + "["):
+            return False
+        at = segments(best.path)[depth]
+        return isinstance(at, int) and at >= index
+
+    def walk(self, value: Any, tp: Any, first: ValidationError, base: str, limit: int) -> ValidationError:
+        best = first
+        node, node_tp, path, depth = value, tp, base, len(segments(base))
+        relative = "$" + first.path[len(base):] if first.path.startswith(base) else first.path
+        for key in segments(relative):
+            if depth >= self.rank.depth(best) or depth > limit:
                 break
-            node, node_tp = node[key], on_path.type
-        else:
-            break
-        if node_tp is None:
-            break
-        path = _child_path(path, key)
-    return best
+            own = self.own(node, node_tp, path)
+            if own is not None and self.rank.better(own, best):
+                best = own
+            struct = _struct_for(node_tp, node)
+            container = _container(node_tp, node)
+            if struct is not None:
+                for field in _fields(struct):
+                    if field.encode_name != key and field.encode_name in node:
+                        best = self.child(node[field.encode_name], field.type, _child_path(path, field.encode_name), depth + 1, best)
+            elif container is not None and isinstance(node, list):
+                for index in range(len(node) - 1, -1, -1):  # the greatest path first
+                    if index != key:
+                        best = self.child(node[index], container[0], _child_path(path, index), depth + 1, best)
+                    if self.settled(best, path, depth, index):
+                        break
+            elif container is not None and isinstance(node, dict) and key == ANY_KEY:
+                # msgspec names no key inside a dict: find the faulty values by their real keys.
+                found = [self.first_error(node[k], container[0], _child_path(path, k)) for k in node]
+                named = [self.walk(node[k], container[0], e, _child_path(path, k), limit) for k, e in zip(node, found) if e is not None]
+                return max(named, key=self.rank.key) if named else best
+            # descend one level along the first error's path
+            if isinstance(node, list) and isinstance(key, int) and key < len(node) and container is not None:
+                node, node_tp = node[key], container[0]
+            elif isinstance(node, dict) and isinstance(key, str) and key in node and struct is not None:
+                on_path = next((f for f in _fields(struct) if f.encode_name == key), None)
+                if on_path is None:
+                    break
+                node, node_tp = node[key], on_path.type
+            elif isinstance(node, dict) and isinstance(key, str) and key in node and container is not None:
+                node, node_tp = node[key], container[0]
+            else:
+                break
+            path = _child_path(path, key)
+            depth += 1
+        return best
+
+
+def shallowest(value: Any, tp: Any, first: ValidationError, translate: Translate, base: str = "$") -> ValidationError:
+    """The best error for ``value`` (a plain JSON tree) against ``tp``, given the first one found."""
+    search = _Search(translate)
+    return search.walk(value, tp, first, base, search.rank.depth(first))

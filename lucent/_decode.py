@@ -86,17 +86,30 @@ def decode(
         A JSON Schema keyword (``.code`` is the keyword) or a protocol rule (``max_body_bytes``,
         ``duplicate_key``, ``tool_arguments``) failed at ``.path``.
     UsageError
-        ``unknown_schema`` or ``unknown_definition``.
+        ``unknown_schema``, ``unknown_definition``, ``invalid_rules``, ``invalid_input_type``.
     """
+    if not isinstance(schema, str) or not (definition is None or isinstance(definition, str)):
+        raise UsageError("schema and definition are names (str)", code="invalid_input_type")
+    if rules not in ("all", "schema"):
+        raise UsageError(f"rules is 'all' or 'schema', not {rules!r}", code="invalid_rules")
     module = schema_module(schema)
     buf = _as_bytes(data)
     protocol: dict[str, Any] = module.PROTOCOL if rules == "all" else {}
     limit = protocol.get("max_body_bytes")
     if limit is not None and len(buf) > limit:
         raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
-    if definition is None and module.ROOT is None:
-        return _decode_one_of(buf, schema, module.ROOT_ONE_OF, protocol)
-    return _decode_as(buf, schema, definition, protocol)
+    if not buf.isascii():
+        # msgspec skips the values of unknown fields without checking their UTF-8.
+        try:
+            buf.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
+    try:
+        if definition is None and module.ROOT is None:
+            return _decode_one_of(buf, schema, module.ROOT_ONE_OF, protocol)
+        return _decode_as(buf, schema, definition, protocol)
+    except RecursionError:
+        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
 
 
 def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any]) -> Any:
@@ -104,9 +117,16 @@ def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[s
     try:
         value = _guarded(decoder.decode, buf)
     except msgspec.ValidationError as exc:
+        first = _validation_error(exc)
+        if first.code == "number_out_of_range":
+            raise first from None
         # A fault that comes after the first schema fault still makes the text not JSON.
         tree = _guarded(_ANY.decode, buf)
-        raise shallowest(tree, decoder.type, _validation_error(exc), _validation_error) from None
+        try:
+            # JSON Schema sees the last of duplicate properties; msgspec checks each of them.
+            value = msgspec.convert(tree, decoder.type)
+        except msgspec.ValidationError:
+            raise shallowest(tree, decoder.type, first, _validation_error) from None
     if protocol.get("reject_duplicate_keys"):
         _reject_duplicate_keys(buf)
     if protocol and definition is not None:
@@ -123,10 +143,17 @@ _ANY: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
 
 
 def _guarded(parse: Any, buf: bytes) -> Any:
-    """Run a msgspec parse, turning every failure but a schema fault into a DecodeError."""
+    """Run a msgspec parse, turning every failure but a schema fault into a DecodeError.
+
+    The untyped parse (``_ANY.decode``) fails validation only on a number out of range, which
+    becomes a ValidationError with code ``number_out_of_range``.
+    """
     try:
         return parse(buf)
-    except msgspec.ValidationError:
+    except msgspec.ValidationError as exc:
+        if getattr(parse, "__self__", None) is _ANY:
+            error = _validation_error(exc)
+            raise ValidationError(error.message, code=error.code, path=error.path) from None
         raise
     except msgspec.DecodeError as exc:
         raise _decode_error(buf, str(exc)) from None
@@ -146,7 +173,7 @@ def _decode_one_of(buf: bytes, schema: str, names: tuple[str, ...], protocol: di
         except ValidationError as exc:
             failures.append(exc)
     # None accepted the document: report the variant that got furthest (the deepest path).
-    best = max(failures, key=lambda e: e.path.count(".") + e.path.count("["))
+    best = max(failures, key=lambda e: ("[...]" not in e.path, e.path.count(".") + e.path.count("[")))
     raise best
 
 
@@ -176,7 +203,7 @@ _MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^Expected `(int|float)` > "), "exclusiveMinimum"),
     (re.compile(r"^Expected `(int|float)` < "), "exclusiveMaximum"),
     (re.compile(r"^Expected `"), "type"),
-    (re.compile(r"^Number out of range"), "type"),
+    (re.compile(r"^(Number|Integer value) out of range"), "number_out_of_range"),
     (re.compile(r"^Invalid enum value"), "enum"),
     (re.compile(r"^Invalid value"), "const"),
 ]
@@ -205,6 +232,8 @@ def _decode_error(buf: bytes, message: str) -> DecodeError:
         return DecodeError(f"lone UTF-16 surrogate escape at byte {surrogate}", code="lone_surrogate", offset=surrogate)
     found = _BYTE.search(message)
     offset = int(found.group(1)) if found else len(buf)
+    if "trailing characters" in message:
+        offset -= 1  # msgspec names the byte after the first trailing one
     if not buf.strip():
         return DecodeError("no JSON value: the input is empty or only whitespace", code="malformed_json", offset=offset)
     if "truncated" in message:

@@ -296,3 +296,81 @@ def test_unknown_schema_and_definition_are_usage_errors() -> None:
     with pytest.raises(UsageError) as info:
         lucent.decode(b"{}", "llm-sdk", "NoSuch")
     assert info.value.code == "unknown_definition"
+
+
+# ---------------------------------------------------------------- found by the hostile-input pass
+
+
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "1" * 4301], ids=["huge-float", "huge-negative", "4301-digits"])
+def test_a_number_beyond_float_or_int_parsing_range_is_a_typed_error(number: str) -> None:
+    for body, schema, definition in [(number, "llm-sdk", None), ('{"messages":[],"temperature":' + number + "}", "llm-sdk", "LanguageModelInput")]:
+        with pytest.raises(ValidationError) as info:
+            lucent.decode(body, schema, definition)
+        assert info.value.code == "number_out_of_range"
+
+
+def test_an_int64_maximum_is_exact_for_an_integer_written_as_a_float() -> None:
+    doc = sparktide_request(deadline=9.223372036854776e18)  # 2**63 as a float: one above the maximum
+    with pytest.raises(ValidationError) as info:
+        lucent.decode(json.dumps(doc), SPARKTIDE)
+    assert (info.value.code, info.value.path) == ("maximum", "$.deadline")
+    assert lucent.decode(json.dumps(sparktide_request(deadline=9.2e18)), SPARKTIDE).deadline == 9_200_000_000_000_000_000
+
+
+@pytest.mark.parametrize(
+    ("body", "text"),
+    [('{"type":"text","text":1,"text":"y"}', "y"), ('{"type":"image","type":"text","text":"y"}', "y")],
+    ids=["earlier-value-invalid", "earlier-tag-other"],
+)
+def test_duplicate_properties_mean_the_last_one_where_the_protocol_allows_them(body: str, text: str) -> None:
+    assert lucent.decode(body, "llm-sdk", "TextPart").text == text
+
+
+def test_invalid_utf8_inside_an_ignored_unknown_field_is_still_invalid_utf8() -> None:
+    body = b'{"prompt_tokens":1,"completion_tokens":1,"total_tokens":1,"x":"\xff\xfe"}'
+    with pytest.raises(DecodeError) as info:
+        lucent.decode(body, "lux-ir-v1", "LucentUsage")
+    assert (info.value.code, info.value.offset) == ("invalid_utf8", body.index(b"\xff"))
+
+
+@pytest.mark.parametrize(("body", "offset"), [(b"{} x", 3), (b"1 2", 2), (b'{"type":"text","text":"abc\xff"}', 26)])
+def test_decode_error_offsets_are_document_byte_offsets(body: bytes, offset: int) -> None:
+    with pytest.raises(DecodeError) as info:
+        lucent.decode(body, "llm-sdk")
+    assert info.value.offset == offset
+
+
+def test_a_fault_inside_a_map_names_the_real_key() -> None:
+    doc = {"schema_version": "v1", "model": "m", "conversation": [], "options": {"stream": False}, "metadata": {"a": "x", "k": 1}}
+    with pytest.raises(ValidationError) as info:
+        lucent.decode(json.dumps(doc), "lux-ir-v1")
+    assert (info.value.code, info.value.path) == ("type", "$.metadata.k")
+
+
+def test_the_shallowest_fault_wins_over_an_earlier_deeper_one() -> None:
+    call = {"id": "a", "type": "function", "function": {"name": "f", "arguments": 1}}
+    doc = {"message": {"role": "assistant", "content": None, "tool_calls": [call] * 17}, "usage": {}}
+    with pytest.raises(ValidationError) as info:
+        lucent.decode(json.dumps(doc), SPARKTIDE)
+    assert (info.value.code, info.value.path) == ("maxItems", "$.message.tool_calls")
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [((b"{}", ["x"]), "invalid_input_type"), ((b"{}", "llm-sdk", ["x"]), "invalid_input_type"), ((3, "llm-sdk"), "invalid_input_type")],
+)
+def test_wrong_argument_types_are_usage_errors(args: tuple[Any, ...], code: str) -> None:
+    with pytest.raises(UsageError) as info:
+        lucent.decode(*args)
+    assert info.value.code == code
+
+
+def test_an_unknown_rules_value_is_a_usage_error_not_a_silent_schema_only_decode() -> None:
+    with pytest.raises(UsageError) as info:
+        lucent.decode(b"{}", SPARKTIDE, rules="strict")  # type: ignore[arg-type]
+    assert info.value.code == "invalid_rules"
+
+
+def test_a_struct_built_with_nan_is_refused() -> None:
+    with pytest.raises(ValueError, match="finite"):
+        llm_sdk.LanguageModelInput(messages=[], temperature=float("nan"))
