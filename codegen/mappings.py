@@ -1157,8 +1157,30 @@ def render_all(repo_root: pathlib.Path) -> dict[str, str]:
     out["convert_support.py"] = env.get_template("converter_support.py.jinja").render(
         specs=[f"mappings/{s.path.name}" for s in specs]
     )
+    out["convert_registry.py"] = render_registry(env, specs)
     out["docs/mappings.md"] = render_docs(repo_root, specs)
     return out
+
+
+def render_registry(env: jinja2.Environment, specs: list[Spec]) -> str:
+    """generated/convert_registry.py: every converter by (source, target, kind), and the
+    definition each (format, kind) decodes as."""
+    entries, documents = [], {}
+    for spec in sorted(specs, key=lambda s: (s.pair["source"], s.pair["target"], s.pair["kind"])):
+        pair = spec.pair
+        entry = spec.maps[pair["entry"]]
+        entries.append({
+            "source": pair["source"], "target": pair["target"], "kind": pair["kind"],
+            "module": pair["output"].removesuffix(".py"), "function": pair["function"],
+        })
+        for fmt, definition in ((pair["source"], entry["source"]), (pair["target"], entry["target"])):
+            stem = FORMATS[fmt].schema_file.removesuffix(".json")
+            known = documents.setdefault((fmt, pair["kind"]), (stem, definition))
+            if known != (stem, definition):
+                raise MappingSpecError(f"mappings/{spec.path.name}: {fmt} {pair['kind']} is {definition} here but {known[1]} elsewhere")
+    return env.get_template("converter_registry.py.jinja").render(
+        specs=[f"mappings/{s.path.name}" for s in specs], entries=entries, documents=sorted(documents.items())
+    )
 
 
 def render_docs(repo_root: pathlib.Path, specs: list[Spec] | None = None) -> str:

@@ -8,18 +8,17 @@ the result against the target schema and applies ``strict``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 
 from lucent._decode import decode, encode, schema_module
 from lucent.errors import ConversionError, LucentError, UsageError, ValidationError
-from lucent.generated.convert_lux_sparktide import lux_to_sparktide_request
-from lucent.generated.convert_sparktide_lux import sparktide_to_lux_request
+from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
-__all__ = ["FORMATS", "KINDS", "convert"]
+__all__ = ["FORMATS", "convert"]
 
 FORMATS: dict[str, str] = {
     "lux": "lux-ir-v1",
@@ -28,20 +27,6 @@ FORMATS: dict[str, str] = {
     "htmlp": "htmlp-model-request",
 }
 """Format name -> schema file stem (``schemas/<stem>.json``)."""
-
-KINDS: dict[tuple[str, str], str] = {
-    ("lux", "request"): "LucentRequest",
-    ("sparktide", "request"): "RemoteModelRequest",
-}
-"""(format, kind) -> the schema definition a document of that kind is decoded as."""
-
-Converter = Callable[[Any, Mapping[str, Any] | None], tuple[Any, list[ConversionDiagnostic]]]
-
-_CONVERTERS: dict[tuple[str, str, str], Converter] = {
-    ("sparktide", "lux", "request"): sparktide_to_lux_request,
-    ("lux", "sparktide", "request"): lux_to_sparktide_request,
-}
-"""(source, target, kind) -> generated converter (mappings/<source>_<target>_<kind>.toml)."""
 
 _LOSSY = ("Unsupported", "Invalid")
 
@@ -109,7 +94,7 @@ def convert(
     target_definition = _definition(target, kind)
     if context is not None and not isinstance(context, Mapping):
         raise UsageError(f"context must be a mapping, not {type(context).__name__}", code="invalid_context")
-    converter = _CONVERTERS.get((source, target, kind))
+    converter = CONVERTERS.get((source, target, kind))
     if converter is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
     document, diagnostics = _decode_source(data, FORMATS[source], source_definition)
@@ -137,7 +122,7 @@ def _definition(fmt: str, kind: str) -> str:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}", code="unknown_format")
     try:
-        return KINDS[(fmt, kind)]
+        return DOCUMENTS[(fmt, kind)][1]
     except KeyError:
         raise UsageError(f"converting {kind} documents of {fmt} is not implemented yet", code="unsupported_conversion") from None
 
