@@ -28,6 +28,15 @@ def generate(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def conformance(session: nox.Session) -> None:
+    """lucent.decode against jsonschema on the corpus, 2,000 generated documents and 2,000
+    mutations per schema and kind; tests/conformance/EXCEPTIONS.md lists the only allowed
+    differences. Prints the counts per schema; fails on any unlisted disagreement."""
+    session.install("-e", ".[tests]")
+    session.run("python", "-m", "tests.conformance", "--count", "2000", "--independent", "30", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict on the runtime and the generated bindings, as installed (lucent.generated)."""
     session.install(".[typecheck]")  # not editable: generated/ is laid out as lucent/generated

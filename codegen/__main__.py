@@ -12,7 +12,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from codegen import emit
+from codegen import emit, mappings, strategies
 from codegen.bindings import BindingCompiler
 from codegen.schema import load_all
 
@@ -27,19 +27,9 @@ def render_all() -> dict[str, str]:
     for document in load_all():
         model = BindingCompiler(document, protocols.get(document.stem)).compile()
         files[f"generated/{document.module}.py"] = emit.render_module(model)
-        try:
-            from codegen import strategies
-        except ImportError:
-            strategies = None  # type: ignore[assignment]
-        if strategies is not None:
-            files[f"generated/{document.module}_strategies.py"] = strategies.render(document.module, document.raw, document.stem)
-    try:
-        from codegen import mappings
-    except ImportError:
-        mappings = None  # type: ignore[assignment]
-    if mappings is not None:
-        for name, text in mappings.render_all(ROOT).items():
-            files[name if "/" in name else f"generated/{name}"] = text
+        files[f"generated/{document.module}_strategies.py"] = strategies.render(document.module, document.raw, document.stem)
+    for name, text in mappings.render_all(ROOT).items():
+        files[name if "/" in name else f"generated/{name}"] = text
     return files
 
 

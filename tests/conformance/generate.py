@@ -1,0 +1,119 @@
+"""Valid instances: drawn from the strategies codegen renders from each schema.
+
+The strategies module is rendered afresh from ``schemas/`` with
+``codegen.strategies.render`` and loaded in memory, so the harness always
+tests the schema as it is, whether or not ``generated/`` was regenerated.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import types
+from functools import lru_cache
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from codegen.strategies import render
+
+from .kinds import MODULES
+from .paths import SCHEMAS_DIR
+
+__all__ = ["close_tool_arguments", "draw", "independent_strategy", "strategies_module", "strategy"]
+
+
+@lru_cache(maxsize=None)
+def strategies_module(schema: str) -> types.ModuleType:
+    """The rendered strategies module of one schema, loaded in memory."""
+    document = json.loads((SCHEMAS_DIR / f"{schema}.json").read_text(encoding="utf-8"))
+    name = f"_conformance_{MODULES[schema]}_strategies"
+    source = render(MODULES[schema], document, schema)
+    module = types.ModuleType(name)
+    module.__file__ = f"<{name}>"
+    sys.modules[name] = module
+    exec(compile(source, module.__file__, "exec"), module.__dict__)  # noqa: S102 - our own rendering
+    return module
+
+
+def strategy(schema: str, definition: str | None) -> st.SearchStrategy[Any]:
+    """The strategy of a definition (``None``: the schema root)."""
+    module = strategies_module(schema)
+    found: st.SearchStrategy[Any] = module.root() if definition is None else module.STRATEGIES[definition]
+    return found
+
+
+def independent_strategy(schema: str, definition: str | None) -> st.SearchStrategy[Any] | None:
+    """hypothesis-jsonschema's strategy for a definition, or None where it fails.
+
+    An independent generator, to catch what ours might never draw. It cannot
+    resolve recursive references (most Lux kinds) and does not know the uint
+    formats, so the runner skips the values the oracle refuses.
+    """
+    import warnings
+
+    from hypothesis_jsonschema import from_schema
+
+    document = json.loads((SCHEMAS_DIR / f"{schema}.json").read_text(encoding="utf-8"))
+    node: Any = document
+    for section in ("$defs", "definitions"):
+        if definition in document.get(section, {}):
+            node = document[section][definition]
+    sections = {k: document[k] for k in ("$defs", "definitions") if k in document}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found: st.SearchStrategy[Any] = from_schema({**sections, **node})
+        try:
+            found.validate()
+            found.example()  # it raises on recursive references only when drawing
+        except Exception:  # noqa: BLE001 - hypothesis-jsonschema refuses the schema
+            return None
+    return found
+
+
+def draw(strat: st.SearchStrategy[Any], count: int, seed_value: int = 0) -> list[Any]:
+    """Draw up to *count* values with hypothesis, reproducibly for a seed.
+
+    Fewer come back when the strategy has fewer distinct values.
+    """
+    out: list[Any] = []
+
+    @seed(seed_value)
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strat)
+    def collect(value: Any) -> None:
+        out.append(value)
+
+    collect()
+    return out[:count]
+
+
+def close_tool_arguments(value: Any, rng: random.Random, share: float = 0.75) -> Any:
+    """Make most SparkTide tool-call ``arguments`` closed JSON objects.
+
+    The schema types ``RemoteModelToolCall.function.arguments`` as any string;
+    the protocol (``codegen/protocols.toml``) requires one closed JSON object.
+    A *share* of the calls get such an object, the rest keep the drawn string,
+    which lucent refuses under the listed protocol departure.
+    """
+    if isinstance(value, list):
+        return [close_tool_arguments(v, rng, share) for v in value]
+    if not isinstance(value, dict):
+        return value
+    out = {k: close_tool_arguments(v, rng, share) for k, v in value.items()}
+    function = out.get("function")
+    if out.get("type") == "function" and isinstance(function, dict) and "arguments" in function:
+        if rng.random() < share:
+            keys = rng.sample(["query", "city", "n", "ids", "opts", "å"], rng.randint(0, 3))
+            values: list[Any] = ["x", 1, 2.5, None, [1, "a"], {"k": True}]
+            obj = {k: rng.choice(values) for k in keys}
+            out["function"] = {**function, "arguments": json.dumps(obj, ensure_ascii=rng.random() < 0.5)}
+    return out
