@@ -8,42 +8,58 @@ into ``docs/mappings.md``. Nothing reads a spec at run time.
 Spec format
 -----------
 ``[pair]``
-    ``title``, ``source`` / ``target`` (format names: ``lux``, ``sparktide``), ``kind``
-    (``request``), ``entry`` (the first mapping), ``function`` (the public function of the
+    ``title``, ``source`` / ``target`` (format names: :data:`FORMATS`), ``kind`` (``request``,
+    ``response``, ...), ``entry`` (the first mapping), ``function`` (the public function of the
     generated module), ``output`` (its file name in ``generated/``) and ``carried`` (the path,
     in the Lux document, of the object that keeps the values only the other format has, for
     example ``extra.sparktide``).
 
 ``[maps.NAME]``
     One mapping: ``source`` is a definition of the source schema, ``target`` a definition of the
-    target schema, ``object`` (a free JSON object), ``json`` (any JSON value) or ``MessageParts``
-    (the collector of the support module). A mapping compiles to one function ``_NAME``.
+    target schema, ``object`` (a free JSON object), ``json`` (any JSON value) or a collector of
+    the support module (``MessageParts``, ``LlmSdkParts``: :data:`COLLECTORS`). A type may also be
+    named by a path from a definition: ``Def.prop`` (a property's type, such as an inline union),
+    ``Def.prop[]`` (its items) or ``Union.tag`` (one variant of a union). A mapping compiles to one
+    function ``_NAME``; the value it builds is recorded with the source path it came from and the
+    source member each of its fields copies (``Cx.built``: provenance, used by ``lucent.convert``
+    to name a second hop's findings by source paths).
 
     ``[maps.NAME.rules]``: one rule per target field, keyed by its dotted target path
     (``options.max_output_tokens``, ``extra.sparktide.deadline``). A rule is one inline table:
 
     - ``const = V``: the constant ``V``;
     - ``from = "a.b"``: the source value at that path, copied (``from`` may be a list when a
-      transform reads several fields); ``null_is_absent = true`` drops a JSON null;
+      transform reads several fields; ``"."`` is the source object itself; a path under
+      ``carried`` reads the Lux side-car); ``null_is_absent = true`` drops a JSON null; with
+      ``status`` + ``reason`` the copy is reported when present (carried, with a loss a reader
+      of the target sees);
     - ``via = "T"``: the transform ``T`` of the support module (vocabulary: :data:`TRANSFORMS`)
       turns the ``from`` value(s) into the target value; ``with = [fields]`` also passes target
-      fields computed before; ``carried = "key"`` names the carried key the transform reads;
+      fields computed before (without ``from``, the transform gets only those and the path of
+      the source object); ``carried = "key"`` names the carried key the transform reads;
     - ``each = "M"`` / ``map = "M"``: mapping ``M`` applied to every item / to the value;
+      ``first = "M"`` with ``status`` + ``reason``: mapping ``M`` applied to the first item of a
+      source list, every other item reported; ``empty = "T"`` gives the value (and reports) when
+      the list has none, else that is reported Invalid as ``target:$.field``;
       ``emit = "M"``: mapping ``M`` appends zero or more items to the target list;
     - ``collect = "M"``: the union mapping ``M`` sorts the items of a source list into a
       ``MessageParts`` that the ``via`` transform reads;
     - ``parts = [{...}, ...]``: a target list built from several sources in order; a part may
       name a target union ``variant`` to wrap the value in, and a ``status`` + ``reason`` it is
-      reported with when present;
+      reported with when present; a part with ``via`` adds the items its transform returns;
     - ``values = {source = target}``: an enum mapped value by value (every source value must be
       listed); ``lossy_values = {value = status}`` with ``reason`` reports the lossy ones;
-    - ``context = "key"``: the caller's context value (wins), else the ``from`` value; a target
-      field that is still missing is reported Invalid as ``target:$.field``;
+    - ``context = "key"``: the caller's context value (wins; a different ``from`` value is
+      reported Degraded), else the ``from`` value; a target field that is still missing is
+      reported Invalid as ``target:$.field``;
       ``only_when = {field = value}``: required when that holds, dropped otherwise;
     - ``check = "C"`` with ``status`` + ``reason``: a rule the value must keep; a value that
       breaks it is still carried and reported;
     - ``merge = "carried.path"`` / ``otherwise = "carried.path"``: put carried list items back at
-      their index / use the carried value when the source has none;
+      their index / use the carried value when the source has none (``map`` or a plain copy);
+    - ``kept = "space"`` (Lux source): the member of the same name (or ``as``) that the other
+      direction kept for the Lux object at this path (see ``keep``); with ``from`` (+ ``via``),
+      what the source gives when nothing was kept;
     - ``then = "T"``: a transform run over the finished list;
     - ``absent = "reason"``: the target field is never written.
 
@@ -52,15 +68,30 @@ Spec format
 
     ``[maps.NAME.source_variants]`` (source is a union): one rule per source variant: ``const``,
     ``rules`` (a nested rules table), ``from`` with ``map`` / ``emit`` / ``via`` / ``into`` (a
-    ``MessageParts`` list), or ``status`` + ``reason`` (reported at the variant's path, never a
-    silent drop). ``emit = true`` on the mapping makes it append to a list; ``collect = true``
-    makes it fill a ``MessageParts``.
+    collector list) / ``each`` (every item, appended), ``map`` alone (the variant itself), or
+    ``status`` + ``reason`` (reported at the variant's path, never a silent drop; with a mapping,
+    reported and mapped). ``variant = "tag"`` builds or wraps the value as that variant of a
+    union target. ``emit = true`` on the mapping makes it append to a list; ``collect = true``
+    (``MessageParts``) or ``collect = "Class"`` makes it fill a collector. A mapping whose
+    ``emit = "T"`` transform writes a union target itself has rules that only ``collect``.
 
     ``[maps.NAME.unmapped]``: every source field no rule reads, keyed by its dotted path
     (``options.top_k``, ``text.annotations`` for a variant's field): ``{status, reason}``
     (reported when present, or only when equal to ``when``), ``{implied = "reason"}`` (nothing is
-    lost) or ``{never = "reason"}`` (the schema forbids it here; reported Invalid if present). A
-    declaration on a free object (``extra``) covers the keys no rule reads.
+    lost), ``{never = "reason"}`` (the schema forbids it here; reported Invalid if present) or
+    ``{keep = "space"}`` (Lux target: kept in the Lux side-car ``space`` -- ``media`` or
+    ``<carried key>.members`` under the side-car object, ``extra`` or ``provider_payload`` --
+    under the Lux path of the deepest object built from this source object, as ``as`` or its own
+    name; ``when = V`` keeps only that value). ``unless = "T"`` (a transform of kind ``unless``)
+    skips the report or the keep when the rest of the source implies the value. A declaration on
+    a free object (``extra``) covers the keys no rule reads. ``degraded_when = "T"`` (a
+    transform of kind ``degraded_when``, given the value and the source object) reports the field
+    Degraded instead of ``status`` when the rest of the source implies it (the target derives it
+    back).
+
+A schema whose root is an object (htmlp) names it by its ``title`` (``ModelRequest``); a property
+that is a definition narrowed by ``allOf`` (SparkTide's response message) has that definition's
+type.
 
 Checks (codegen fails with a message naming the spec, mapping and field): every source field,
 enum value and union variant is read or declared; every target field has a rule; required target
@@ -96,6 +127,8 @@ class Format:
 FORMATS: dict[str, Format] = {
     "lux": Format("lux", "lux-ir-v1.json", "lux_ir_v1", "Lux IR v1"),
     "sparktide": Format("sparktide", "sparktide-remote-1.0.json", "sparktide_remote_1_0", "SparkTide REMOTE 1.0"),
+    "htmlp": Format("htmlp", "htmlp-model-request.json", "htmlp_model_request", "htmlp"),
+    "llm-sdk": Format("llm-sdk", "llm-sdk.json", "llm_sdk", "llm-sdk"),
 }
 
 # The closed vocabulary of transforms: name -> (where it may be used, what it does). Each one is a
@@ -118,18 +151,93 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
     "closed_json_object": ("check", "a complete, closed JSON object: no duplicate properties, no trailing JSON, not null"),
     "settle_assistant_content": ("then", "an assistant turn left with neither text nor tool calls gets content \"\""),
     "emit_message": ("emit", "tool results first, then the message unless it only carried tool results"),
+    # SparkTide responses and failures <-> Lux (codegen/templates/converter_support_responses.jinja)
+    "absent_flag": ("via", "true when the source field is absent (a distinction only the source format makes)"),
+    "empty_list_flag": ("via", "true when the source list is present and empty"),
+    "derived_finish_reason": ("via", "tool_calls when the message has a tool call, else stop"),
+    "usage_to_lux": ("via", "a full usage receipt (prompt, completion and total tokens) as LucentUsage; {} or a partial one: no usage"),
+    "partial_usage": ("via", "a usage receipt with some but not all three counts, verbatim"),
+    "response_content": ("via", "text (and refusal) blocks joined with a newline; without text null, or no key when carried; without text or tool calls \"\""),
+    "response_tool_calls": ("via", "the tool calls SparkTide accepts (id and name of 1-128 characters, not only white space; at most 16); [] when carried"),
+    "usage_to_sparktide": ("via", "prompt / completion / total tokens in 0..10^9; without Lux usage the carried partial receipt, else {}"),
+    "is_zero": ("degraded_when", "the value is 0"),
+    "finish_reason_derivable": ("degraded_when", "the finish reason is the one derived from the message (tool_calls when it has a tool call, else stop)"),
+    "failure_message": ("via", "the fixed description of a SparkTide failure code"),
+    "failure_code": ("via", "provider_code when it is a SparkTide code, else the code of the kind (content_filter -> MODEL_REQUEST_REJECTED)"),
+    "standard_failure_message": ("degraded_when", "the message is the fixed description of the code written"),
+    "empty_assistant_message": ("empty", "an assistant message with content \"\", reported Invalid: the Lux response has no choice and SparkTide requires a message"),
+    # htmlp <-> Lux (codegen/templates/converter_support_htmlp.jinja)
+    "thinking_level_to_reasoning": ("via", "off -> {enabled: false}; low / medium / high -> {enabled: true, effort}; xhigh / max -> effort high, reported"),
+    "thinking_level_kept": ("via", "the thinking levels a Lux effort does not name (off, xhigh, max)"),
+    "null_kept": ("via", "a JSON null kept as null (it differs from an absent member)"),
+    "plain_json": ("via", "a generated Struct as its plain JSON value"),
+    "arguments_json_text": ("via", "any JSON value as its compact JSON text (separators \",\" and \":\", keys in order)"),
+    "htmlp_media": ("via", "the base64 text of every image block, as extra.media {Lux path of the image: {data}}"),
+    "reasoning_to_thinking_level": ("via", "the carried level when it agrees, else enabled false -> off, effort -> that level, enabled alone -> medium (reported), none -> off"),
+    "uint32_tokens": ("via", "a token limit in 0..2^32-1 (else reported and dropped); null when carried as null"),
+    "description_or_empty": ("via", "a tool description; \"\" (reported) when there is none"),
+    "json_arguments": ("via", "the JSON value of a JSON text; other text reported and kept as a JSON string"),
+    "tool_result_text": ("via", "the text blocks of a tool result joined with a newline; other blocks reported"),
+    "fragment_source": ("via", "the carried ContentSource of the conversation item, else tool_output (tool results of a named call) or system_prompt / user_message / assistant_history by role"),
+    "fragment_byte_count": ("via", "the carried byte_count of the conversation item, else the UTF-8 bytes of its text"),
+    "instruction_fragments": ("via", "the text blocks of the instructions as one system fragment (source system_prompt); other blocks reported"),
+    "tool_call_fragment": ("via", "a tool_call item as an assistant fragment with one tool_use block"),
+    "tool_result_fragment": ("via", "a tool_result item as a user fragment with one tool_result block"),
+    "reasoning_fragment": ("via", "a reasoning item as an assistant fragment with one reasoning block; a redacted one is reported and dropped"),
+    "reasoning_block": ("via", "a thinking block as a reasoning block; a redacted one is reported and dropped"),
+    "inline_image": ("via", "an inline image whose base64 text is in extra.media as an htmlp image; any other image is reported and dropped"),
+    # llm-sdk <-> Lux (codegen/templates/converter_support_llm_sdk.jinja)
+    "whole_number": ("via", "a number that is a whole number (|n| <= 2**53) as an integer"),
+    "fraction": ("via", "a number whole_number does not take, reported"),
+    "response_format_to_lux": ("via", "llm-sdk responseFormat: text -> text, json with a schema -> json_schema, json alone -> json_object"),
+    "tool_message_starts": ("via", "Lux indexes where an llm-sdk tool message that follows another one begins"),
+    "empty_tool_messages": ("via", "Lux indexes where an llm-sdk tool message with no parts stood"),
+    "insert_empty_tool_messages": ("then", "the empty llm-sdk tool messages put back where extra.llm_sdk.empty_tool_messages says"),
+    "audio_media_type": ("via", "audio/<container>, else the encoding's media type, else application/octet-stream"),
+    "audio_container_implied": ("unless", "the audio container is given back by the Lux media type"),
+    "audio_encoding_implied": ("unless", "the audio encoding is given back by the Lux media type"),
+    "tool_call_name": ("via", "the tool name, remembered for the results that answer the call id"),
+    "tool_name_implied": ("unless", "a tool result's toolName is the name of the latest tool call with its id"),
+    "json_text": ("via", "a JSON value (tool call args) as its compact JSON text"),
+    "json_text_block": ("via", "a JSON value (a tool result) as one text block of its compact JSON text"),
+    "false_when_absent": ("via", "a flag llm-sdk may leave out: absent is false"),
+    "system_prompt": ("via", "instructions' text blocks, then the leading system / developer messages', joined with a newline (Degraded when more than one, or folded)"),
+    "emit_llm_sdk_message": ("emit", "a Lux message as llm-sdk messages: its tool results (a tool message), then the message by role; parts the role cannot hold are Unsupported"),
+    "append_tool_call_part": ("via", "a tool_call item as a tool-call part of the assistant message before it, or of a new one (reported)"),
+    "append_tool_result_part": ("via", "consecutive tool_result items as one llm-sdk tool message, unless extra.llm_sdk.tool_message_starts splits them"),
+    "tool_name_for": ("via", "the name of the latest tool call with the id (Invalid, \"\", when there is none)"),
+    "json_args": ("via", "arguments as llm-sdk args: the JSON object (\"null\" is null); re-serialized text Degraded, not an object reported and null"),
+    "json_result": ("via", "a tool result's content: the one text block's JSON object or array, else text parts inside result (reported)"),
+    "true_or_absent": ("via", "is_error true is isError true; false leaves it out"),
+    "text_or_empty": ("via", "a text llm-sdk requires: absent is \"\" (reported)"),
+    "object_or_null": ("via", "a JSON object, or null; anything else reported and null"),
+    "object_or_absent": ("via", "a JSON object; anything else reported and left out"),
+    "inline_media_data": ("via", "the base64 text of inline media from extra.media[<Lux path>].data; url / file_uri reported, missing bytes Invalid"),
+    "audio_container": ("via", "the llm-sdk audio container a media type names (audio/wav -> wav)"),
+    "audio_encoding": ("via", "the llm-sdk audio encoding a media type names (audio/mpeg -> mp3); a media type that names neither is reported"),
+    "inferred_finish_reason": ("via", "tool_calls when the llm-sdk content has a tool call, else stop"),
+    "sum_tokens": ("via", "the sum of two token counts (total = input + output)"),
+    "cached_text_tokens": ("via", "inputTokensDetail.cachedTextTokens"),
+    "input_detail_rest": ("via", "inputTokensDetail without cachedTextTokens, each member reported"),
+    "output_detail": ("via", "outputTokensDetail, each member reported"),
+    "tokens_detail": ("via", "a kept ModelTokensDetail object (Invalid when it is not one)"),
+    "input_tokens_detail": ("via", "inputTokensDetail: the kept per-modality counts and cachedTextTokens from cached_tokens"),
+    "total_is_sum": ("unless", "total_tokens is prompt_tokens + completion_tokens"),
+    "emit_response_content": ("emit", "the first choice's parts as the llm-sdk response content; other choices, the finish reason (Degraded when the content gives it back), an index other than 0 and a role other than assistant are reported"),
 }
 
 RULE_KEYS = {
     "const", "from", "via", "with", "carried", "each", "map", "emit", "collect", "parts", "values",
     "lossy_values", "reason", "status", "context", "only_when", "check", "merge", "otherwise",
-    "then", "absent", "null_is_absent",
+    "then", "absent", "null_is_absent", "first", "empty", "kept", "as",
 }
-PART_KEYS = {"from", "each", "emit", "map", "variant", "status", "reason"}
-VARIANT_RULE_KEYS = {"const", "rules", "from", "map", "emit", "via", "into", "status", "reason"}
-UNMAPPED_KEYS = {"status", "reason", "implied", "never", "when"}
+PART_KEYS = {"from", "each", "emit", "map", "via", "variant", "status", "reason"}
+VARIANT_RULE_KEYS = {"const", "rules", "from", "map", "emit", "via", "into", "status", "reason", "variant", "each"}
+UNMAPPED_KEYS = {"status", "reason", "implied", "never", "when", "degraded_when", "keep", "as", "unless"}
 STATUSES = ("Exact", "Degraded", "Unsupported", "Invalid")
 PARTS_FIELDS = ("texts", "tool_calls", "tool_messages")
+# The collectors a `collect` mapping may fill (classes of generated/convert_support.py) -> fields.
+COLLECTORS: dict[str, tuple[str, ...]] = {"MessageParts": PARTS_FIELDS, "LlmSdkParts": ("parts", "results")}
 
 
 def _pascal(name: str) -> str:
@@ -187,6 +295,31 @@ class Schema:
         self.file = path.name
         self.doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         self.defs: dict[str, Any] = self.doc.get("$defs") or self.doc.get("definitions") or {}
+        # A root that is itself an object (htmlp's ModelRequest) is named by its title.
+        title = self.doc.get("title")
+        self.root = title if "properties" in self.doc and isinstance(title, str) and title.isidentifier() and title not in self.defs else None
+        self.tags = self._tagged_definitions()
+
+    def _tagged_definitions(self) -> dict[str, str]:
+        """Definitions a discriminated union names by $ref -> their tag field, which the bindings
+        make the msgspec tag rather than a Struct field (as codegen.bindings does)."""
+        tags: dict[str, str] = {}
+
+        def walk(raw: Any) -> None:
+            if isinstance(raw, list):
+                for item in raw:
+                    walk(item)
+            elif isinstance(raw, dict):
+                refs = [v["$ref"].rsplit("/", 1)[1] for v in raw.get("oneOf", []) if isinstance(v, dict) and set(v) == {"$ref"}]
+                consts = [{p for p, n in self.defs.get(r, {}).get("properties", {}).items() if "const" in n} for r in refs]
+                common = set.intersection(*consts) if len(consts) > 1 else set()
+                for ref in refs if len(common) == 1 else []:
+                    tags[ref] = next(iter(common))
+                for value in raw.values():
+                    walk(value)
+
+        walk(self.doc)
+        return tags
 
     def deref(self, node: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
         name = None
@@ -196,30 +329,63 @@ class Schema:
         return name, node
 
     def has(self, name: str) -> bool:
-        return name in self.defs
+        return name in self.defs or name == self.root or self.member(name) is not None
+
+    def member(self, name: str) -> Type | None:
+        """A type named by a path from a definition: ``Def.prop`` (a property's type), ``Def.prop[]``
+        (the items of an array property) or ``Union.tag`` (one variant of a union, without its tag
+        field); None when ``name`` is not such a path."""
+        base, dot, rest = name.partition(".")
+        if not dot or not (base in self.defs or base == self.root):
+            return None
+        items = rest.endswith("[]")
+        rest = rest.removesuffix("[]")
+        t = self.definition(base)
+        if t.kind == "union" and rest in t.variants and not items:
+            return _variant_type(t.variants[rest])
+        props = self.props(t) if t.kind == "struct" else {}
+        if rest not in props:
+            return None
+        t = props[rest][0]
+        if items:
+            return t.item if t.kind == "list" else None
+        return t
 
     def type_of(self, node: dict[str, Any], hint: str) -> Type:
+        if not isinstance(node, dict):  # a boolean schema (htmlp's `"arguments": true`): any JSON
+            return Type("any", "Any", {})
         name, node = self.deref(node)
+        refs = [b for b in node.get("allOf", []) if "$ref" in b]
+        if len(refs) == 1 and not {"type", "properties", "oneOf"} & set(node):
+            return self.type_of(refs[0], hint)  # a definition narrowed by allOf: its own type
         cls = name or hint
         if "oneOf" in node:
-            branches = [self.deref(b)[1] for b in node["oneOf"]]
+            named = [self.deref(b) for b in node["oneOf"]]
+            branches = [b for _n, b in named]
             if all(self._literals(b) for b in branches):
                 values = tuple(v for b in branches for v in self._literals(b))
                 return Type("enum", name or self._literal_py(values), node, cls, values=values)
             variants: dict[str, Variant] = {}
-            for b in branches:
+            for ref, b in named:
                 lits = self._literals(b)
                 if lits:
                     for v in lits:
                         variants[v] = Variant(v, "literal")
                     continue
                 for prop, pnode in b.get("properties", {}).items():
-                    if "const" in pnode:
+                    if isinstance(pnode, dict) and "const" in pnode:
                         tag = pnode["const"]
-                        variants[tag] = Variant(tag, "object", f"{cls}{_pascal(tag)}", b, prop)
+                        # a branch that is a definition of its own keeps its class name (llm-sdk's
+                        # Message is UserMessage | AssistantMessage | ToolMessage)
+                        variants[tag] = Variant(tag, "object", ref or f"{cls}{_pascal(tag)}", b, prop)
                         break
                 else:
-                    raise MappingSpecError(f"{self.file}: {cls}: a oneOf branch has no const tag")
+                    # an untagged oneOf (llm-sdk's `object | null`) is an opaque JSON value
+                    return Type("any", "Any", node)
+            if name is None and all(ref for ref, _b in named):
+                # an inline union of definitions (a property's oneOf) has no name of its own
+                py = " | ".join(dict.fromkeys(v.cls for v in variants.values()))
+                return Type("union", py, node, py, variants=variants)
             return Type("union", cls, node, cls, variants=variants)
         lits = self._literals(node)
         if lits:
@@ -257,16 +423,23 @@ class Schema:
         return "Literal[" + ", ".join(json.dumps(v) for v in values) + "]"
 
     def definition(self, name: str) -> Type:
+        if name == self.root:
+            return self.type_of({k: v for k, v in self.doc.items() if k not in ("$defs", "definitions")}, name)
         if name not in self.defs:
-            raise MappingSpecError(f"{self.file}: no definition {name}")
+            member = self.member(name)
+            if member is None:
+                raise MappingSpecError(f"{self.file}: no definition {name}")
+            return member
         return self.type_of({"$ref": f"#/$defs/{name}"} if "$defs" in self.doc else {"$ref": f"#/definitions/{name}"}, name)
 
     def props(self, t: Type) -> dict[str, tuple[Type, bool]]:
-        """Properties of a struct type: name -> (type, required)."""
+        """Properties of a struct type: name -> (type, required); a tagged definition's tag is not one."""
         required = set(t.node.get("required", []))
+        tag = self.tags.get(t.cls)
         return {
             p: (self.type_of(pnode, f"{t.cls}{_pascal(p)}"), p in required)
             for p, pnode in t.node.get("properties", {}).items()
+            if p != tag
         }
 
     def variant_props(self, v: Variant) -> dict[str, tuple[Type, bool]]:
@@ -377,7 +550,7 @@ class Checker:
 
     def _refs(self, where: str, rule: dict[str, Any]) -> None:
         maps = self.spec.maps
-        for key in ("each", "map", "collect"):
+        for key in ("each", "map", "collect", "first"):
             if isinstance(rule.get(key), str) and rule[key] not in maps:
                 raise self.spec.fail(where, f"{key} names undefined mapping {rule[key]!r}")
         if isinstance(rule.get("emit"), str) and rule["emit"] not in maps:
@@ -390,6 +563,10 @@ class Checker:
             raise self.spec.fail(where, f"status {rule['status']!r} is not one of {STATUSES}")
         if "status" in rule and "reason" not in rule:
             raise self.spec.fail(where, "a status needs a reason")
+        if "first" in rule and "status" not in rule:
+            raise self.spec.fail(where, "first needs the status + reason its other items are reported with")
+        if "empty" in rule and ("first" not in rule or TRANSFORMS.get(rule["empty"], ("",))[0] != "empty"):
+            raise self.spec.fail(where, "empty names an empty transform of the vocabulary, for a first rule")
 
     def _select(self, name: str, m: dict[str, Any]) -> None:
         where = f"[maps.{name}]"
@@ -451,11 +628,17 @@ class Checker:
             for key in decl:
                 if key not in UNMAPPED_KEYS:
                     raise self.spec.fail(where, f"unmapped {path}: unknown key {key!r}")
-            kinds = [k for k in ("status", "implied", "never") if k in decl]
+            kinds = [k for k in ("status", "implied", "never", "keep") if k in decl]
             if len(kinds) != 1:
-                raise self.spec.fail(where, f"unmapped {path}: give exactly one of status (+ reason), implied, never")
+                raise self.spec.fail(where, f"unmapped {path}: give exactly one of status (+ reason), implied, never, keep")
+            if "keep" in decl and (self.spec.target_format.name != "lux" or decl["keep"].split(".")[0] not in ("media", self.carried.split(".")[-1])):
+                raise self.spec.fail(where, f"unmapped {path}: keep names a side-car of the Lux target: media or {self.carried.split('.')[-1]}.<key>")
+            if "unless" in decl and TRANSFORMS.get(decl["unless"], ("",))[0] != "unless":
+                raise self.spec.fail(where, f"unmapped {path}: unless = {decl['unless']!r} is not an unless transform of the vocabulary")
             if "status" in decl and (decl["status"] not in STATUSES or not decl.get("reason")):
                 raise self.spec.fail(where, f"unmapped {path}: a lossy declaration needs a status of {STATUSES} and a reason")
+            if "degraded_when" in decl and ("status" not in decl or TRANSFORMS.get(decl["degraded_when"], ("",))[0] != "degraded_when"):
+                raise self.spec.fail(where, f"unmapped {path}: degraded_when = {decl['degraded_when']!r} needs a status and a degraded_when transform of the vocabulary")
             declared.add(path)
         return declared
 
@@ -474,7 +657,9 @@ class Checker:
 
     def _values(self, where: str, tpath: str, m: dict[str, Any], rule: dict[str, Any], src: Type) -> None:
         sfield = rule["from"]
-        stype = self.spec.source.props(src)[sfield][0]
+        stype = src
+        for seg in sfield.split("."):
+            stype = self.spec.source.props(stype)[seg][0]
         domain = self.domains.get((self._name_of(m), sfield), stype.values)
         missing = [v for v in domain if v not in rule["values"]]
         if missing:
@@ -491,12 +676,18 @@ class Checker:
 
     def _target(self, name: str, m: dict[str, Any]) -> None:
         where = f"[maps.{name}]"
-        if m["target"] in ("object", "json", "MessageParts"):
+        if m["target"] in ("object", "json", *COLLECTORS):
             return
         if not self.spec.target.has(m["target"]):
             raise self.spec.fail(where, f"target {m['target']!r} is not a definition of {self.spec.target.file}")
         tgt = self.spec.target.definition(m["target"])
         rules = m.get("rules", {})
+        if tgt.kind == "union" and isinstance(m.get("emit"), str):
+            # the emit transform writes the union's items; the rules only collect the source
+            for tpath, rule in rules.items():
+                if "collect" not in rule or "via" in rule:
+                    raise self.spec.fail(where, f"rule {tpath}: a mapping whose emit transform writes {m['target']} only collects (collect, no via)")
+            return
         self._target_cover(where, tgt, "", rules, m["target"])
         for tpath in rules:
             if not self._target_path_exists(tgt, tpath.split(".")):
@@ -516,7 +707,7 @@ class Checker:
             raise self.spec.fail(where, f"target field {owner}.{full} has no rule (map it, or give absent = reason)")
 
     def _target_path_exists(self, t: Type, segs: list[str]) -> bool:
-        if t.kind == "dict":
+        if t.kind in ("dict", "any"):
             return True
         if t.kind != "struct":
             return not segs
@@ -539,16 +730,41 @@ class Checker:
                 if key not in VARIANT_RULE_KEYS:
                     raise self.spec.fail(where, f"variant {tag}: unknown key {key!r}")
             v = src.variants[tag]
-            if "status" in rule and not any(k in rule for k in ("from", "rules", "const")):
+            if "status" in rule and not any(k in rule for k in ("from", "rules", "const", "map")):
                 continue  # the whole variant is lossy
-            if v.kind != "object":
-                continue
+            if "variant" in rule:
+                self._variant_target(where, tag, m, rule)
+            if v.kind != "object" or ("map" in rule and "from" not in rule):
+                continue  # a literal, or a variant mapped whole (its mapping covers its fields)
             used = set(_froms(rule))
             for r in rule.get("rules", {}).values():
                 used.update(_froms(r))
-            for prop in self.spec.source.variant_props(v):
-                if prop not in used and f"{tag}.{prop}" not in declared:
-                    raise self.spec.fail(where, f"source field {v.cls}.{prop} (variant {tag}) is neither mapped nor declared lossy")
+                for part in r.get("parts", []):
+                    used.update(_froms(part))
+            mine = {d[len(tag) + 1:] for d in declared if d.startswith(tag + ".")}
+            self._cover(where, _variant_type(v), "", used, mine, f"{v.cls} (variant {tag})")
+
+    def _variant_target(self, where: str, tag: str, m: dict[str, Any], rule: dict[str, Any]) -> None:
+        """A source variant built into the target union variant ``variant``: its fields are set."""
+        tgt = self.spec.target.definition(m["target"]) if self.spec.target.has(m["target"]) else None
+        if tgt is None or tgt.kind != "union" or rule["variant"] not in tgt.variants:
+            raise self.spec.fail(where, f"variant {tag}: {m['target']} has no union variant {rule['variant']!r}")
+        target = tgt.variants[rule["variant"]]
+        if "rules" in rule:
+            self._target_cover(where, _variant_type(target), "", rule["rules"], target.cls)
+            for tpath in rule["rules"]:
+                if not self._target_path_exists(_variant_type(target), tpath.split(".")):
+                    raise self.spec.fail(where, f"variant {tag}: {target.cls} has no field {tpath}")
+        elif not any(r for _t, r in self.spec.target.variant_props(target).values()):
+            raise self.spec.fail(where, f"variant {tag}: {target.cls} has no required field to put the value in")
+
+
+def _variant_type(v: Variant) -> Type:
+    """A union variant as a struct type without its tag field."""
+    node = dict(v.node)
+    node["properties"] = {p: n for p, n in v.node.get("properties", {}).items() if p != v.tag_field}
+    node["required"] = [p for p in v.node.get("required", []) if p != v.tag_field]
+    return Type("struct", v.cls, node, v.cls)
 
 
 # --------------------------------------------------------------------------------------- lowering
@@ -568,6 +784,7 @@ class Fn:
     result: Any = ""
     branches: list[dict[str, Any]] = field(default_factory=list)
     emit_helper: str = ""
+    collector: str = "MessageParts"  # the class a collect-mode function fills
 
 
 class Lowering:
@@ -583,19 +800,23 @@ class Lowering:
         self.carried_in_source = bool(self.carried) and self._source_has_carried()
 
     def _source_has_carried(self) -> bool:
+        if self.spec.source_format.name != "lux":  # carried names a place in the Lux document
+            return False
         entry = self.spec.maps[self.spec.pair["entry"]]
         root = self.spec.source.definition(entry["source"])
         return self.carried.split(".")[0] in self.spec.source.props(root)
 
     # -- names and types
     def sname(self, name: str) -> str:
-        if name and name[0].isupper() and not name.startswith(("Literal", "Any")):
-            self.src_names.add(name)
+        for one in name.split(" | "):  # an inline union of definitions names each of them
+            if one and one[0].isupper() and not one.startswith(("Literal", "Any")):
+                self.src_names.add(one)
         return name
 
     def tname(self, name: str) -> str:
-        if name and name[0].isupper() and not name.startswith(("Literal", "Any")):
-            self.tgt_names.add(name)
+        for one in name.split(" | "):
+            if one and one[0].isupper() and not one.startswith(("Literal", "Any")):
+                self.tgt_names.add(one)
         return name
 
     def tpy(self, t: Type) -> str:
@@ -659,18 +880,41 @@ class Lowering:
                 if self.carried_in_source else None
             ),
             "functions": fns,
+            "finish_args": self._finish_args(),
             "constants": self.constants,
             "uses": sorted(self.uses),
             "needs_parts": any(f.mode == "collect" or any(s["kind"] == "collect" for s in f.body) for f in fns),
+            "collectors": sorted({f.collector for f in fns if f.mode == "collect"} | {s["collector"] for f in fns for s in f.body if s["kind"] == "collect"}),
         }
+
+    def _finish_args(self) -> list[str]:
+        """Cx.finish: a Lux target gets its side-car member; a Lux source names the spaces read."""
+        root = self.carried.split(".")[0]
+        if self.spec.target_format.name == "lux" and root:
+            return [f"sidecar={_lit(root)}"]
+        if not self.carried_in_source:
+            return []
+        spaces = {r["kept"] for m in self.spec.maps.values() for r in self._rules_of(m) if "kept" in r}
+        spaces |= {u[len(root) + 1:] for u, d in self._all_unmapped()
+                   if u.startswith(root + ".") and "." not in u[len(root) + 1:] and "implied" in d}
+        return [f"spaces={_lit(tuple(sorted(spaces)))}"] if spaces else []
+
+    @staticmethod
+    def _rules_of(m: dict[str, Any]) -> list[dict[str, Any]]:
+        rules = list(m.get("rules", {}).values())
+        for v in m.get("source_variants", {}).values():
+            rules.extend(v.get("rules", {}).values())
+        return rules
 
     def function(self, name: str, m: dict[str, Any]) -> Fn:
         src = self.spec.source.definition(m["source"])
         src_py = self.sname(src.cls) if src.kind != "enum" else src.py
-        ret = "None" if m["target"] == "MessageParts" else self.map_ret(m)
+        ret = "None" if m["target"] in COLLECTORS else self.map_ret(m)
         mode = "collect" if m.get("collect") else ("emit" if m.get("emit") else "return")
         doc = f"[maps.{name}]: {m['source']} -> {m['target']}."
         fn = Fn(name=f"_{name}", kind="object", src_type=src_py, ret=ret, doc=doc, mode=mode)
+        if isinstance(m.get("collect"), str):
+            fn.collector = m["collect"]
         if "variants" in m:
             fn.kind = "select"
             self._select(fn, m, src)
@@ -711,30 +955,52 @@ class Lowering:
                 b["cond"] = f"src == {_lit(tag)}"
                 vprops = {}
             vpath = "path"
-            if "status" in rule and not any(k in rule for k in ("from", "rules", "const")):
+            mapped = any(k in rule for k in ("from", "rules", "const", "map"))
+            if "status" in rule and (not mapped or "via" not in rule):
+                # a variant that is dropped, or mapped with a loss: reported at its path either way
                 b["body"].append({"kind": "report_if", "cond": "True", "field": vpath, "status": rule["status"], "detail": rule["reason"], "comment": f"{tag}: {rule['status']}"})
+            into = self._target_variant(m, rule)
+            if not mapped:
+                pass
             elif "const" in rule:
                 b["expr"] = _lit(rule["const"])
             elif "rules" in rule:
-                b["expr"] = self._build_target(m, rule["rules"], b["body"], v.cls, vprops, prefix="")
+                b["expr"] = self._build_target(m, rule["rules"], b["body"], v.cls, vprops, prefix="", into=into)
+                self._record(b["expr"], f"{name}_{tag}", rule["rules"])
             else:
-                sfield = rule["from"]
-                sexpr = f"src.{sfield}"
-                spath = f'f"{{path}}.{sfield}"'
+                sfield = rule.get("from")  # none: the variant itself
+                sexpr = f"src.{sfield}" if sfield else "src"
+                spath = f'f"{{path}}.{sfield}"' if sfield else "path"
                 value: str | None
-                if "map" in rule:
+                if "each" in rule:
+                    # every item of the source list, mapped (and wrapped in the target variant)
+                    if fn.mode != "emit" or not sfield:
+                        raise self.spec.fail(f"[maps.{name}]", f"variant {tag}: each needs from and an emit mapping")
+                    item = f"_{rule['each']}(item, f\"{{path}}.{sfield}[{{i}}]\", cx)"
+                    if into is not None:
+                        payload = next(p for p, (_t, r) in self.spec.target.variant_props(into[1]).items() if r)
+                        item = f"cx.built(f\"{{path}}.{sfield}[{{i}}]\", {self.tname(into[1].cls)}({payload}={item}))"
+                    b["body"].append({"kind": "expr", "code": f"for i, item in enumerate({sexpr}):\n    out.append({item})", "comment": f"{tag}: each {rule['each']}"})
+                    value = None
+                elif "map" in rule:
                     value = f"_{rule['map']}({sexpr}, {spath}, cx)"
                 elif "emit" in rule:
                     b["body"].append({"kind": "expr", "code": f"_{rule['emit']}({sexpr}, {spath}, out, cx)", "comment": f"{tag}: emit {rule['emit']}"})
                     value = None
                 else:
                     value = sexpr
+                if value is not None and into is not None:
+                    payload = next(p for p, (_t, r) in self.spec.target.variant_props(into[1]).items() if r)
+                    value = f"cx.built({spath}, {self.tname(into[1].cls)}({payload}={value}))"
                 if value is not None:
                     if "via" in rule:
-                        b["body"].append({"kind": "expr", "code": f"_s.{rule['via']}(out, {value}, path, cx)", "comment": f"{tag}: via {rule['via']}"})
+                        code = f"_s.{rule['via']}(out, {value}, path, cx)"
+                        if "status" in rule:  # the transform decides when the loss happens
+                            code = _call(f"_s.{rule['via']}", ["out", value, "path", "cx", _lit(rule["status"]), _lit(rule["reason"])])
+                        b["body"].append({"kind": "expr", "code": code, "comment": f"{tag}: via {rule['via']}"})
                     elif "into" in rule:
-                        if rule["into"] not in PARTS_FIELDS:
-                            raise self.spec.fail(f"[maps.{name}]", f"into must be one of {PARTS_FIELDS}")
+                        if rule["into"] not in COLLECTORS[fn.collector]:
+                            raise self.spec.fail(f"[maps.{name}]", f"into must be one of {COLLECTORS[fn.collector]}")
                         b["body"].append({"kind": "expr", "code": f"parts.{rule['into']}.append(({value}, path))", "comment": f"{tag} -> parts.{rule['into']}"})
                     elif fn.mode == "emit":
                         b["body"].append({"kind": "expr", "code": f"out.append({value})", "comment": f"{tag}"})
@@ -763,21 +1029,55 @@ class Lowering:
                 tm = self.spec.maps[rule["collect"]]
                 body.append({
                     "kind": "collect", "list": sexpr, "path": rule["from"], "fn": f"_{rule['collect']}",
+                    "collector": tm["collect"] if isinstance(tm.get("collect"), str) else "MessageParts",
                     "comment": f"{rule['from']}: each item sorted into parts by {rule['collect']} ({tm['source']})",
                 })
+        if fn.emit_helper and self.spec.target.definition(m["target"]).kind == "union":
+            # the emit transform writes the target items itself, from the source and its parts
+            for upath, decl in m.get("unmapped", {}).items():
+                self._unmapped(body, "src", upath, decl, sprops, m["source"], src=src)
+            fn.result = "src"
+            return
         if m["target"] in ("object", "json"):
             value = self._build_target(m, m.get("rules", {}), body, m["source"], sprops, prefix="", free=True)
         else:
             value = self._build_target(m, m.get("rules", {}), body, m["source"], sprops, prefix="")
         for upath, decl in m.get("unmapped", {}).items():
             self._unmapped(body, "src", upath, decl, sprops, m["source"], src=src)
+        self._record(value, name, m.get("rules", {}))
         fn.result = value
 
+    def _record(self, node: dict[str, Any], name: str, rules: dict[str, Any]) -> None:
+        """Provenance: the built value is recorded (Cx.built) with the source path it came from and
+        the source member each of its members copies (a rule with one source field)."""
+        fields = {}
+        for tpath, rule in rules.items():
+            if any(k in rule for k in ("absent", "const", "context", "kept")):
+                continue
+            froms = [f for p in rule["parts"] for f in _froms(p)] if "parts" in rule else _froms(rule)
+            if len(set(froms)) == 1 and froms[0] != ".":
+                fields[tpath] = froms[0]
+        node["record"] = "None"
+        if fields:
+            node["record"] = "_FROM_" + "".join(c if c.isalnum() else "_" for c in name).upper()
+            self.constants.append({"name": node["record"], "ann": "dict[str, str]",
+                                   "value": "{\n" + "".join(f"    {_lit(k)}: {_lit(v)},\n" for k, v in fields.items()) + "}"})
+
+    def _target_variant(self, m: dict[str, Any], rule: dict[str, Any]) -> tuple[Type, Variant] | None:
+        """The struct type of the target union variant a source variant rule names (``variant``)."""
+        if "variant" not in rule:
+            return None
+        v = self.spec.target.definition(m["target"]).variants[rule["variant"]]
+        return Type("struct", v.cls, v.node, v.cls), v
+
     def _build_target(self, m: dict[str, Any], rules: dict[str, Any], body: list[dict[str, Any]], owner: str,
-                      sprops: dict[str, tuple[Type, bool]], prefix: str, free: bool = False) -> dict[str, Any]:
+                      sprops: dict[str, tuple[Type, bool]], prefix: str, free: bool = False,
+                      into: tuple[Type, Variant] | None = None) -> dict[str, Any]:
         """Statements for each rule, and the expression that builds the target value."""
         target = m["target"]
         tgt = None if free or target in ("object", "json") else self.spec.target.definition(target)
+        if into is not None:
+            tgt = into[0]
         values: dict[str, Any] = {}
         for tpath, rule in rules.items():
             if "absent" in rule:
@@ -799,8 +1099,12 @@ class Lowering:
             req = req and r
         return t, req
 
-    def _assemble(self, t: Type | None, values: dict[str, Any], prefix: str) -> dict[str, Any]:
-        """The build tree of the target value: struct / dict nodes whose leaves are expressions."""
+    def _assemble(self, t: Type | None, values: dict[str, Any], prefix: str, optional: bool = False) -> dict[str, Any]:
+        """The build tree of the target value: struct / dict nodes whose leaves are expressions.
+
+        ``optional``: the free object being built is inside an optional one, so it is left out
+        (UNSET) when it ends up empty, and so is the optional object when nothing else is in it.
+        """
         groups: dict[str, dict[str, Any]] = {}
         for tpath, expr in values.items():
             head, _, rest = tpath.partition(".")
@@ -815,14 +1119,18 @@ class Lowering:
             if ptype is not None and ptype.kind == "struct":
                 args.append((head, self._assemble(ptype, sub, prefix + head + ".")))
             else:
-                inner = self._assemble(None, sub, prefix + head + ".")
+                dropped = (t is not None and not req) or (t is None and optional)
+                inner = self._assemble(None, sub, prefix + head + ".", optional=dropped)
                 # an optional object of the target that ends up empty is left out (UNSET)
-                inner["helper"] = "_s.compact" if t is not None and not req else "_s.obj"
+                inner["helper"] = "_s.compact" if dropped else "_s.obj"
                 args.append((head, inner))
         if t is not None and t.kind == "struct":
             # A class whose schema has conditional rules checks them in __post_init__; a lossy
             # result may break them (reported), so it is built unchecked and checked whole later.
-            conditional = any(k in t.node for k in ("allOf", "anyOf", "oneOf", "if", "not"))
+            rules = ("allOf", "anyOf", "oneOf", "if", "not")
+            conditional = any(k in t.node for k in rules) or any(
+                k in p for p in t.node.get("properties", {}).values() if isinstance(p, dict) for k in rules if k != "oneOf"
+            )
             return {"kind": "struct", "cls": self.tname(t.cls), "args": args, "unchecked": conditional}
         return {"kind": "dict", "helper": "_s.obj", "args": args}
 
@@ -833,6 +1141,13 @@ class Lowering:
         src_t = Type("struct", owner, cls=owner)
 
         def read(path: str) -> tuple[str, Type, bool]:
+            if self.carried_in_source and path.startswith(self.carried + "."):
+                # a value the other direction kept in the carried side-car of the Lux source
+                key = self._carried_key(path)
+                expect = self._expect(ttype) if "via" not in rule else "any"
+                return f"cx.from_carried({_lit(key)}, {_lit(expect)})", Type("any", "Any"), True
+            if path == ".":  # the source object itself
+                return "src", self.spec.source.definition(owner) if self.spec.source.has(owner) else src_t, False
             return self.src_expr("src", src_t, path, props_of=sprops) if "." not in path else self._deep(sprops, path)
 
         def spath(path: str) -> str:
@@ -843,7 +1158,11 @@ class Lowering:
         if "context" in rule:
             return self._context(tpath, rule, body, read, ttype, treq, comment)
         if "parts" in rule:
-            return self._parts(tpath, rule, body, read, ttype, comment, m)
+            built = self._parts(tpath, rule, body, read, ttype, comment, m)
+            if treq or ttype is None:
+                return built
+            self.uses.add("UNSET")
+            return f"{built} or UNSET"  # an optional target list left empty is left out
         if "collect" in rule:
             withs = "".join(f", {_ident(w)}" for w in rule.get("with", []))
             carried = f", carried={_lit(rule['carried'])}" if "carried" in rule else ""
@@ -852,14 +1171,30 @@ class Lowering:
                          "expr": _call(f"_s.{rule['via']}", ["parts", *[_ident(w) for w in rule.get("with", [])], "path", "cx", *([f"carried={_lit(rule['carried'])}"] if "carried" in rule else [])]), "comment": comment})
             self.uses.add("UnsetType")
             return local
+        if "kept" in rule:
+            # a member the other direction kept for the Lux object at this path (Cx.keep)
+            key = rule.get("as", tpath.rsplit(".", 1)[-1])
+            kept = _call("cx.kept", [_lit(rule["kept"]), "path", _lit(key), _lit(self._expect(ttype))], 60)
+            if "from" not in rule:
+                return kept
+            # else what the source gives (via the transform)
+            body.append({"kind": "assign", "name": local, "ann": "", "expr": kept, "comment": comment})
+            inner: list[dict[str, Any]] = []
+            fallback = self._rule(m, tpath, {k: v for k, v in rule.items() if k not in ("kept", "as")}, inner, sprops, owner, ttype, treq)
+            self.uses.add("UNSET")
+            code = "\n".join(f"    {line}" for st in inner for line in (f"{st['name']} = {st['expr']}" if st["kind"] == "assign" else st["code"]).splitlines())
+            if fallback != local:
+                code = f"    {local} = {fallback}"
+            body.append({"kind": "expr", "code": f"if {local} is UNSET:\n{code}", "comment": f"{tpath}: else from {rule['from']}"})
+            return local
         froms = _froms(rule)
         reads = [read(f) for f in froms]
         if "via" in rule:
             args = ", ".join(e for e, _t, _o in reads)
-            paths = spath(froms[0])
-            lossy = f", {_lit(rule['status'])}, {_lit(rule['reason'])}" if "status" in rule else ""
-            carried = f", carried={_lit(rule['carried'])}" if "carried" in rule else ""
-            call_args = [e for e, _t, _o in reads] + [paths, "cx"]
+            # the path of the first source field read, or of the source object when none is
+            paths = spath(froms[0]) if froms else "path"
+            withs = [_ident(w) for w in rule.get("with", [])]  # target fields computed before
+            call_args = [e for e, _t, _o in reads] + withs + [paths, "cx"]
             if "status" in rule:
                 call_args += [_lit(rule["status"]), _lit(rule["reason"])]
             if "carried" in rule:
@@ -868,6 +1203,14 @@ class Lowering:
             return local
         expr, stype, optional = reads[0]
         fpath = spath(froms[0])
+        if "first" in rule:
+            # the first item of a required source list; the others are reported (status + reason)
+            ann = self.tpy(ttype) if ttype is not None else "Any"
+            self.uses.update({"UNSET", "UnsetType"})
+            body.append({"kind": "first", "name": local, "ann": f"{ann} | UnsetType", "list": expr, "path": froms[0],
+                         "fn": f"_{rule['first']}", "status": rule.get("status"), "reason": rule.get("reason"),
+                         "required": treq, "target": f"$.{tpath}", "empty": rule.get("empty"), "comment": comment})
+            return f"_s.present({local})" if treq else local
         if "each" in rule:
             if optional:
                 self.uses.add("UNSET")
@@ -893,6 +1236,18 @@ class Lowering:
                          "code": _call(f"_s.{rule['check']}", [expr, fpath, "cx", _lit(rule["status"]), _lit(rule["reason"])]), "comment": comment})
         if "values" in rule:
             return self._values(m, tpath, rule, body, expr, fpath, ttype, comment)
+        if "status" in rule and "check" not in rule:
+            # carried, but with a loss a reader of the target sees: reported when present
+            cond = f"{expr} is not UNSET" if optional else "True"
+            if optional:
+                self.uses.add("UNSET")
+            body.append({"kind": "report_if", "cond": cond, "field": fpath, "status": rule["status"], "detail": rule["reason"], "comment": comment})
+        if "otherwise" in rule:
+            key = self._carried_key(rule["otherwise"])
+            self.uses.add("UNSET")
+            body.append({"kind": "assign", "name": local, "ann": "", "comment": comment,
+                         "expr": f"{expr} if {expr} is not UNSET else cx.from_carried({_lit(key)}, {_lit(self._expect(ttype))})"})
+            return local
         if rule.get("null_is_absent"):
             return f"_s.null_as_absent({expr})"
         if optional and treq:
@@ -920,6 +1275,8 @@ class Lowering:
             return t.values
         if t.kind == "dict":
             return "object"
+        if t.kind == "list":
+            return "array"
         return {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}.get(t.py, "any")
 
     def _context(self, tpath: str, rule: dict[str, Any], body: list[dict[str, Any]], read: Any,
@@ -934,10 +1291,10 @@ class Lowering:
         if src and self.carried and src.startswith(self.carried + "."):
             fallback = f"cx.from_carried({_lit(self._carried_key(src))}, {_lit(expect)})"
         elif src:
-            expr, _t, fallback_optional = read(src)
+            # a source field the schema requires is still checked: a Lux document built by a first
+            # hop (lucent.convert through Lux) may lack it, and the target must not go without
+            expr, _t, _fallback_optional = read(src)
             fallback = expr
-            if not fallback_optional:
-                treq_check = False
         only = rule.get("only_when")
         cond = None
         if only:
@@ -946,7 +1303,7 @@ class Lowering:
         body.append({
             "kind": "context", "name": local, "ann": f"{ann} | UnsetType", "key": rule["context"],
             "expect": _lit(expect), "fallback": fallback, "required": treq_check, "only_when": cond,
-            "target": f"$.{tpath}", "comment": comment,
+            "target": f"$.{tpath}", "comment": comment, "source_path": f'f"{{path}}.{src}"' if src else "",
         })
         if treq:
             return f"_s.present({local})"
@@ -982,10 +1339,17 @@ class Lowering:
                 step["call"] = f"_{part['emit']}({step['var']}, f\"{{path}}.{part['from']}[{{i}}]\", {local}, cx)"
             elif "map" in part:
                 step["kind"] = "one"
-                step["item"] = wrap.format(f"_{part['map']}({expr}, f\"{{path}}.{part['from']}\", cx)")
+                sub = "path" if part["from"] == "." else f"f\"{{path}}.{part['from']}\""
+                step["item"] = wrap.format(f"_{part['map']}({expr}, {sub}, cx)")
+            elif "via" in part:
+                # the transform returns the items (zero or more) the source value gives
+                step["kind"] = "extend"
+                step["item"] = f"_s.{part['via']}({expr}, f\"{{path}}.{part['from']}\", cx)"
             else:
                 step["kind"] = "one"
                 step["item"] = wrap.format(expr)
+                if "variant" in part:  # provenance: the block holds the source value itself
+                    step["item"] = f"cx.built(f\"{{path}}.{part['from']}\", {step['item']}, {{{_lit(payload)}: \"\"}})"
             steps.append(step)
         if optional or any(s["optional"] for s in steps):
             self.uses.add("UNSET")
@@ -1017,6 +1381,9 @@ class Lowering:
         if "implied" in decl:
             body.append({"kind": "comment", "text": f"{upath}: implied ({decl['implied']})"})
             return
+        if "keep" in decl:
+            self._keep(body, base, upath, decl, sprops)
+            return
         status = decl.get("status", "Invalid")
         detail = decl.get("reason") or decl.get("never")
         field_path = f'f"{{path}}.{upath}"'
@@ -1031,11 +1398,18 @@ class Lowering:
             expr, t, opt = self._deep(sprops, upath)
         else:
             expr, opt = f"{base}.{head}", not req
-        if t.kind == "dict" and self.carried_in_source and self.carried.startswith(upath + "."):
+        if t.kind in ("dict", "any") and self.carried_in_source and self.carried.startswith(upath + "."):
             keep = self.carried[len(upath) + 1:].split(".")[0]
-            body.append({"kind": "expr", "code": _call("cx.report_unread", [expr, field_path, _lit((keep,)), _lit(status), _lit(detail)]),
-                         "comment": f"{upath}: keys other than {keep} ({status})"})
+            # the side-car keys other specs' values travel in, read here by a transform
+            also = sorted(u[len(upath) + 1:] for u, d in self._all_unmapped() if u.startswith(upath + ".") and "." not in u[len(upath) + 1:] and "implied" in d)
+            keys = (keep, *also)
+            body.append({"kind": "expr", "code": _call("cx.report_unread", [expr, field_path, _lit(keys), _lit(status), _lit(detail)]),
+                         "comment": f"{upath}: keys other than {', '.join(keys)} ({status})"})
             return
+        # a field inside an optional object is only read when that object is present
+        outer = f"{base}.{head} is not UNSET and " if rest and not req else ""
+        if outer:
+            self.uses.add("UNSET")
         if "when" in decl:
             cond = f"{expr} is {_lit(decl['when'])}" if isinstance(decl["when"], bool) else f"{expr} == {_lit(decl['when'])}"
         elif opt:
@@ -1043,14 +1417,52 @@ class Lowering:
             cond = f"{expr} is not UNSET"
         else:
             cond = "True"
+        cond = outer + cond if cond != "True" else (outer[:-5] if outer else cond)
+        if "unless" in decl:  # reported unless the transform says the rest of the source implies it
+            cond = f"not _s.{decl['unless']}({base}, path, cx)" if cond == "True" else f"{cond} and not _s.{decl['unless']}({base}, path, cx)"
         label = "never" if "never" in decl else status
+        # degraded_when: the transform says the value is implied by the rest of the source
+        status_code = f"\"Degraded\" if _s.{decl['degraded_when']}({expr}, {base}) else {_lit(status)}" if "degraded_when" in decl else ""
+        if status_code:
+            label += f", Degraded when {decl['degraded_when']}"
         body.append({"kind": "report_if", "cond": cond, "field": field_path, "status": status, "detail": detail,
-                     "comment": f"{upath}: {label}"})
+                     "status_code": status_code, "comment": f"{upath}: {label}"})
+
+    def _keep(self, body: list[dict[str, Any]], base: str, upath: str, decl: dict[str, Any],
+              sprops: dict[str, tuple[Type, bool]]) -> None:
+        """keep: the value goes to a side-car of the Lux target, keyed by the Lux path of the object
+        built from this source object (Cx.keep; placed when the conversion finishes)."""
+        head, _, rest = upath.partition(".")
+        t, req = sprops[head]
+        expr, opt = (self._deep(sprops, upath)[0], True) if rest else (f"{base}.{head}", not req)
+        conds = []
+        if opt:
+            self.uses.add("UNSET")
+            conds.append(f"{expr} is not UNSET")
+        if "when" in decl:
+            conds.append(f"{expr} is {_lit(decl['when'])}" if isinstance(decl["when"], bool) else f"{expr} == {_lit(decl['when'])}")
+        if "unless" in decl:
+            conds.append(f"not _s.{decl['unless']}({base}, path, cx)")
+        key = decl.get("as", upath.rsplit(".", 1)[-1])
+        call = _call("cx.keep", [_lit(decl["keep"]), "path", _lit(key), expr, f'f"{{path}}.{upath}"'], 72)
+        code = f"if {' and '.join(conds)}:\n" + "\n".join("    " + line for line in call.splitlines()) if conds else call
+        label = f"kept in {decl['keep']}[<Lux path>].{key}" + (f" unless {decl['unless']}" if "unless" in decl else "")
+        body.append({"kind": "expr", "code": code, "comment": f"{upath}: {label}"})
+
+    def _all_unmapped(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(u, d) for m in self.spec.maps.values() for u, d in m.get("unmapped", {}).items()]
 
     def _carried_keys_read(self) -> set[str]:
         keys = set()
         prefix = self.carried + "."
+        own = self.carried.split(".")[-1] + "."
         for m in self.spec.maps.values():
+            rules = list(m.get("rules", {}).values())
+            for v in m.get("source_variants", {}).values():
+                rules.extend(v.get("rules", {}).values())
+            for rule in rules:
+                if rule.get("kept", "").startswith(own):  # kept = "llm_sdk.members" reads members
+                    keys.add(rule["kept"][len(own):].split(".")[0])
             for rule in m.get("rules", {}).values():
                 for v in _froms(rule) + [rule.get("merge", ""), rule.get("otherwise", "")]:
                     if v.startswith(prefix):
@@ -1091,14 +1503,18 @@ def _rule_text(rule: dict[str, Any]) -> str:
     bits = []
     if "context" in rule:
         bits.append(f"context {rule['context']}")
+    if "kept" in rule:
+        bits.append(f"kept {rule['kept']}")
     froms = _froms(rule)
     if froms:
-        bits.append(("else " if "context" in rule else "") + ", ".join(froms))
-    for key in ("each", "map", "emit", "collect", "via", "check", "variant"):
+        bits.append(("else " if "context" in rule or "kept" in rule else "") + ", ".join(froms))
+    for key in ("each", "first", "map", "emit", "collect", "via", "check", "variant"):
         if key in rule and isinstance(rule[key], str):
             bits.append(f"{key} {rule[key]}")
     if "values" in rule and any(k != v for k, v in rule["values"].items()):
         bits.append("values " + ", ".join(f"{k}→{v}" for k, v in rule["values"].items() if k != v))
+    if "with" in rule:
+        bits.append("with " + ", ".join(rule["with"]))
     if "merge" in rule:
         bits.append(f"merge {rule['merge']}")
     if "otherwise" in rule:
@@ -1205,26 +1621,39 @@ def render_docs(repo_root: pathlib.Path, specs: list[Spec] | None = None) -> str
                     "status": "Exact" if "map" in rule else "—", "note": rule.get("absent", ""),
                 })
             for tag, rule in m.get("source_variants", {}).items():
-                lossy = "status" in rule and not any(k in rule for k in ("from", "rules", "const"))
+                lossy = "status" in rule and not any(k in rule for k in ("from", "rules", "const", "map"))
                 if lossy:
                     text, status = "dropped", rule["status"]
                 elif "const" in rule:
                     text, status = f"const {json.dumps(rule['const'])}", "Exact"
                 elif "rules" in rule:
                     text = "; ".join(f"{k} ← {_rule_text(r)}" for k, r in rule["rules"].items())
+                    text = (f"variant {rule['variant']}: " if "variant" in rule else "") + text
                     status = "Exact"
                 else:
                     text = _rule_text(rule) + (f" into {rule['into']}" if "into" in rule else "")
                     status = "Exact"
+                if "status" in rule and not lossy:
+                    # mapped with a loss: always reported, or when the transform finds one
+                    status = f"Exact ({rule['status']} when {rule['via']} finds a loss)" if "via" in rule else rule["status"]
                 rows.append({"map": name, "source": f"{m['source']} variant {tag}", "target": tgt if not lossy else "—",
                              "rule": text, "status": status, "note": rule.get("reason", "")})
             for upath, decl in m.get("unmapped", {}).items():
+                if "keep" in decl:
+                    key = decl.get("as", upath.rsplit(".", 1)[-1])
+                    where = f"{spec.pair.get('carried', '').split('.')[0]}.{decl['keep']}[<Lux path>].{key}"
+                    rows.append({"map": name, "source": f"{m['source']}.{upath}", "target": where,
+                                 "rule": "kept" + (f" when {json.dumps(decl['when'])}" if "when" in decl else "") + (f" unless {decl['unless']}" if "unless" in decl else ""),
+                                 "status": "Exact", "note": "kept for the Lux object built from its object, keyed by that object's Lux path"})
+                    continue
                 if "implied" in decl:
                     status, note = "Exact (implied)", decl["implied"]
                 elif "never" in decl:
                     status, note = "Invalid if present", decl["never"]
                 elif "when" in decl:
                     status, note = f"{decl['status']} when {json.dumps(decl['when'])}", decl["reason"]
+                elif "degraded_when" in decl:
+                    status, note = f"{decl['status']} when present; Degraded when {decl['degraded_when']}", decl["reason"]
                 elif any(u.startswith(upath + ".") for u in m.get("unmapped", {})) or any(
                     f.startswith(upath + ".") for r in m.get("rules", {}).values() for f in _froms(r) + [r.get("merge", ""), r.get("otherwise", "")]
                 ):
@@ -1241,12 +1670,19 @@ def _rule_status(rule: dict[str, Any]) -> str:
     if "absent" in rule:
         return "—"
     statuses = []
+    if "first" in rule:
+        none = f"{rule['empty']} when there is none" if "empty" in rule else "Invalid when there is none"
+        return f"Exact for the first item, {rule['status']} for the others, {none}"
     if "check" in rule:
         statuses.append(f"Exact ({rule['status']} when the check fails)")
+    elif "status" in rule and "via" in rule:
+        statuses.append(f"{rule['status']} when {rule['via']} finds a loss")
     elif "status" in rule:
         statuses.append(f"{rule['status']} when present")
     if "context" in rule:
         statuses.append("Invalid when missing" if "only_when" not in rule else "Invalid when missing or misplaced")
+        if "from" in rule:
+            statuses.append("Degraded when the context replaces a different source value")
     if "lossy_values" in rule:
         statuses.append("; ".join(f"{s} for {v}" for v, s in rule["lossy_values"].items()))
     for part in rule.get("parts", []):
@@ -1261,6 +1697,8 @@ def _doc_sources(owner: str, rule: dict[str, Any]) -> str:
         froms.extend(_froms(part))
     if "context" in rule:
         froms.insert(0, f"context.{rule['context']}")
+    if "kept" in rule:
+        froms.insert(0, f"kept {rule['kept']}")
     if not froms:
         return "—"
-    return ", ".join(f if f.startswith("context.") else f"{owner}.{f}" for f in froms)
+    return ", ".join(f if f.startswith(("context.", "kept ")) else owner if f == "." else f"{owner}.{f}" for f in froms)

@@ -50,6 +50,19 @@ from .sparktide_remote_1_0 import (
 
 __all__ = ["lux_to_sparktide_request"]
 
+_FROM_REQUEST: dict[str, str] = {
+    "tools": "tools",
+    "response_format": "options.structured_output",
+    "tool_choice": "tool_choice",
+    "temperature": "options.temperature",
+    "top_p": "options.top_p",
+    "seed": "options.seed",
+}
+
+_FROM_INSTRUCTION_TEXT: dict[str, str] = {
+    "content": "text",
+}
+
 _MESSAGE_ROLE: dict[str, Literal["system", "user", "assistant", "tool"]] = {
     "system": "system",
     "user": "user",
@@ -59,33 +72,79 @@ _MESSAGE_ROLE: dict[str, Literal["system", "user", "assistant", "tool"]] = {
     "developer": "system",
 }
 
+_FROM_MESSAGE: dict[str, str] = {
+    "role": "role",
+    "content": "content",
+    "tool_calls": "content",
+}
+
+_FROM_TOOL_CALL: dict[str, str] = {
+    "id": "id",
+    "function.name": "name",
+    "function.arguments": "arguments",
+}
+
+_FROM_TOOL_MESSAGE: dict[str, str] = {
+    "content": "content",
+    "tool_call_id": "tool_use_id",
+}
+
+_FROM_TOOL: dict[str, str] = {
+    "function.name": "name",
+    "function.description": "description",
+    "function.parameters": "parameters",
+    "function.strict": "strict",
+}
+
+_FROM_TOOL_CHOICE_SPECIFIC_TOOL: dict[str, str] = {
+    "function.name": "name",
+}
+
+_FROM_STRUCTURED_OUTPUT_JSON_SCHEMA: dict[str, str] = {
+    "json_schema": "schema",
+}
+
 
 def lux_to_sparktide_request(
-    src: LucentRequest, context: Mapping[str, Any] | None = None
+    src: LucentRequest,
+    context: Mapping[str, Any] | None = None,
+    origins: dict[str, str] | None = None,
 ) -> tuple[RemoteModelRequest, list[ConversionDiagnostic]]:
     """Convert a Lux IR v1 LucentRequest into a SparkTide REMOTE 1.0 RemoteModelRequest.
 
     Returns the converted value and the diagnostics, in source order. `context` supplies values
     the target requires and the source cannot (it wins over the source); a required value found
-    nowhere is reported Invalid as ``target:$.<field>`` and left absent.
+    nowhere is reported Invalid as ``target:$.<field>`` and left absent. `origins`, when given, is
+    filled with the JSON path of every target value the conversion recorded, mapped to the path of
+    the source value it came from (lucent.convert uses it to name a second hop's findings).
     """
     cx = Cx(context)
     cx.carried = cx.load_carried(src.extra, "sparktide", "$.extra.sparktide")
-    return _request(src, "$", cx), cx.diagnostics
+    value = _request(src, "$", cx)
+    cx.finish(value, origins)
+    return value, cx.diagnostics
 
 
 def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     """[maps.request]: LucentRequest -> RemoteModelRequest."""
     # invocationId <- context invocationId else extra.sparktide.invocationId
     invocationId: str | UnsetType = cx.from_context("invocationId", "string", "$.invocationId")
-    if invocationId is UNSET:
-        invocationId = cx.from_carried("invocationId", "string")
+    invocationId = cx.prefer(
+        invocationId,
+        cx.from_carried("invocationId", "string"),
+        f"{path}.extra.sparktide.invocationId",
+        "invocationId",
+    )
     if invocationId is UNSET:
         cx.missing("$.invocationId", "invocationId")
     # deadline <- context deadline else extra.sparktide.deadline
     deadline: int | UnsetType = cx.from_context("deadline", "integer", "$.deadline")
-    if deadline is UNSET:
-        deadline = cx.from_carried("deadline", "integer")
+    deadline = cx.prefer(
+        deadline,
+        cx.from_carried("deadline", "integer"),
+        f"{path}.extra.sparktide.deadline",
+        "deadline",
+    )
     if deadline is UNSET:
         cx.missing("$.deadline", "deadline")
     # purpose <- context purpose else extra.sparktide.purpose
@@ -94,20 +153,32 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         ("BUSINESS", "SYNTHETIC_PROBE"),
         "$.purpose",
     )
-    if purpose is UNSET:
-        purpose = cx.from_carried("purpose", ("BUSINESS", "SYNTHETIC_PROBE"))
+    purpose = cx.prefer(
+        purpose,
+        cx.from_carried("purpose", ("BUSINESS", "SYNTHETIC_PROBE")),
+        f"{path}.extra.sparktide.purpose",
+        "purpose",
+    )
     if purpose is UNSET:
         cx.missing("$.purpose", "purpose")
     # appId <- context appId else extra.sparktide.appId
     appId: str | UnsetType = cx.from_context("appId", "string", "$.appId")
-    if appId is UNSET:
-        appId = cx.from_carried("appId", "string")
+    appId = cx.prefer(
+        appId,
+        cx.from_carried("appId", "string"),
+        f"{path}.extra.sparktide.appId",
+        "appId",
+    )
     if appId is UNSET:
         cx.missing("$.appId", "appId")
     # subjectId <- context subjectId else extra.sparktide.subjectId only when purpose = BUSINESS
     subjectId: str | UnsetType = cx.from_context("subjectId", "string", "$.subjectId")
-    if subjectId is UNSET:
-        subjectId = cx.from_carried("subjectId", "string")
+    subjectId = cx.prefer(
+        subjectId,
+        cx.from_carried("subjectId", "string"),
+        f"{path}.extra.sparktide.subjectId",
+        "subjectId",
+    )
     if purpose == "BUSINESS":
         if subjectId is UNSET:
             cx.missing("$.subjectId", "subjectId", "required when purpose is BUSINESS")
@@ -116,8 +187,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         subjectId = UNSET
     # tenantId <- context tenantId else extra.sparktide.tenantId only when purpose = BUSINESS
     tenantId: str | UnsetType = cx.from_context("tenantId", "string", "$.tenantId")
-    if tenantId is UNSET:
-        tenantId = cx.from_carried("tenantId", "string")
+    tenantId = cx.prefer(
+        tenantId,
+        cx.from_carried("tenantId", "string"),
+        f"{path}.extra.sparktide.tenantId",
+        "tenantId",
+    )
     if purpose == "BUSINESS":
         if tenantId is UNSET:
             cx.missing("$.tenantId", "tenantId", "required when purpose is BUSINESS")
@@ -126,8 +201,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         tenantId = UNSET
     # runId <- context runId else extra.sparktide.runId only when purpose = BUSINESS
     runId: str | UnsetType = cx.from_context("runId", "string", "$.runId")
-    if runId is UNSET:
-        runId = cx.from_carried("runId", "string")
+    runId = cx.prefer(
+        runId,
+        cx.from_carried("runId", "string"),
+        f"{path}.extra.sparktide.runId",
+        "runId",
+    )
     if purpose == "BUSINESS":
         if runId is UNSET:
             cx.missing("$.runId", "runId", "required when purpose is BUSINESS")
@@ -136,8 +215,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         runId = UNSET
     # traceId <- context traceId else extra.sparktide.traceId only when purpose = BUSINESS
     traceId: str | UnsetType = cx.from_context("traceId", "string", "$.traceId")
-    if traceId is UNSET:
-        traceId = cx.from_carried("traceId", "string")
+    traceId = cx.prefer(
+        traceId,
+        cx.from_carried("traceId", "string"),
+        f"{path}.extra.sparktide.traceId",
+        "traceId",
+    )
     if purpose == "BUSINESS":
         if traceId is UNSET:
             cx.missing("$.traceId", "traceId", "required when purpose is BUSINESS")
@@ -146,9 +229,9 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         traceId = UNSET
     # model <- context model else model
     model: str | UnsetType = cx.from_context("model", "string", "$.model")
+    model = cx.prefer(model, src.model, f"{path}.model", "model")
     if model is UNSET:
-        model = src.model
-
+        cx.missing("$.model", "model")
     # messages <- instructions emit instruction, then conversation emit conversation_item; then settle_assistant_content
     messages: list[RemoteModelMessage] = []
     if src.instructions is not UNSET:
@@ -177,15 +260,24 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         "integer",
         "$.max_completion_tokens",
     )
-    if max_completion_tokens is UNSET:
-        max_completion_tokens = src.options.max_output_tokens
+    max_completion_tokens = cx.prefer(
+        max_completion_tokens,
+        src.options.max_output_tokens,
+        f"{path}.options.max_output_tokens",
+        "max_completion_tokens",
+    )
     if max_completion_tokens is UNSET:
         cx.missing("$.max_completion_tokens", "max_completion_tokens")
     # stream <- context stream else options.stream
     stream: bool | UnsetType = cx.from_context("stream", "boolean", "$.stream")
+    stream = cx.prefer(
+        stream,
+        src.options.stream,
+        f"{path}.options.stream",
+        "stream",
+    )
     if stream is UNSET:
-        stream = src.options.stream
-
+        cx.missing("$.stream", "stream")
     # response_format <- options.structured_output map structured_output otherwise extra.sparktide.response_format
     response_format: dict[str, Any] | UnsetType = UNSET
     if src.options.structured_output is not UNSET:
@@ -264,7 +356,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     # extra.sparktide.content_absent: implied (read by message_content (decision 3))
     # extra.sparktide.empty_tool_calls: implied (read by message_tool_calls (decision 3))
     # extra.sparktide.json_schema: implied (read by json_schema_object (decision 6))
-    return _s.unchecked(RemoteModelRequest)(
+    return cx.built(path, _s.unchecked(RemoteModelRequest)(
         protocolVersion="1.0",
         invocationId=_s.present(invocationId),
         deadline=_s.present(deadline),
@@ -284,7 +376,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         temperature=src.options.temperature,
         top_p=src.options.top_p,
         seed=src.options.seed,
-    )
+    ), _FROM_REQUEST)
 
 
 def _instruction(src: LucentContent, path: str, out: list[RemoteModelMessage], cx: Cx) -> None:
@@ -297,10 +389,10 @@ def _instruction(src: LucentContent, path: str, out: list[RemoteModelMessage], c
                 "Unsupported",
                 "SparkTide text has no annotations",
             )
-        out.append(_s.unchecked(RemoteModelMessage)(
+        out.append(cx.built(path, _s.unchecked(RemoteModelMessage)(
             role="system",
             content=src.text,
-        ))
+        ), _FROM_INSTRUCTION_TEXT))
     elif isinstance(src, LucentContentToolUse):
         # tool_use: Unsupported
         cx.report(path, "Unsupported", "a tool call cannot be an instruction")
@@ -363,17 +455,17 @@ def _message(src: LucentMessage, path: str, out: list[RemoteModelMessage], cx: C
             "Degraded",
             "SparkTide has no such role; written as the nearest one: developer -> system",
         )
-    # content <- content collect message_block via message_content
+    # content <- content collect message_block via message_content with role
     content: str | None | UnsetType = _s.message_content(parts, role, path, cx, carried="content_absent")
-    # tool_calls <- content collect message_block via message_tool_calls
+    # tool_calls <- content collect message_block via message_tool_calls with role
     tool_calls: list[RemoteModelToolCall] | UnsetType = _s.message_tool_calls(parts, role, path, cx, carried="empty_tool_calls")
     _s.emit_message(
         out,
-        _s.unchecked(RemoteModelMessage)(
+        cx.built(path, _s.unchecked(RemoteModelMessage)(
             role=role,
             content=content,
             tool_calls=tool_calls,
-        ),
+        ), _FROM_MESSAGE),
         parts,
         path,
         cx,
@@ -425,14 +517,14 @@ def _tool_call(src: LucentToolUse, path: str, cx: Cx) -> RemoteModelToolCall:
         "Invalid",
         "SparkTide tool arguments must be a complete, closed JSON object (no duplicate properties, no trailing JSON, not null); carried verbatim",
     )
-    return RemoteModelToolCall(
+    return cx.built(path, RemoteModelToolCall(
         id=src.id,
         type="function",
         function=RemoteModelToolCallFunction(
             name=src.name,
             arguments=src.arguments,
         ),
-    )
+    ), _FROM_TOOL_CALL)
 
 
 def _tool_message(src: LucentToolResult, path: str, cx: Cx) -> RemoteModelMessage:
@@ -450,11 +542,11 @@ def _tool_message(src: LucentToolResult, path: str, cx: Cx) -> RemoteModelMessag
             "Degraded",
             "SparkTide tool messages have no error flag; the error text is sent as a normal result",
         )
-    return _s.unchecked(RemoteModelMessage)(
+    return cx.built(path, _s.unchecked(RemoteModelMessage)(
         role="tool",
         content=content,
         tool_call_id=src.tool_use_id,
-    )
+    ), _FROM_TOOL_MESSAGE)
 
 
 def _tool_result_block(src: LucentContent, path: str, parts: MessageParts, cx: Cx) -> None:
@@ -522,7 +614,7 @@ def _tool_result_block(src: LucentContent, path: str, parts: MessageParts, cx: C
 
 def _tool(src: LucentTool, path: str, cx: Cx) -> dict[str, Any]:
     """[maps.tool]: LucentTool -> object."""
-    return _s.obj({
+    return cx.built(path, _s.obj({
         "type": "function",
         "function": _s.obj({
             "name": src.name,
@@ -530,18 +622,18 @@ def _tool(src: LucentTool, path: str, cx: Cx) -> dict[str, Any]:
             "parameters": _s.null_as_absent(src.parameters),
             "strict": src.strict,
         }),
-    })
+    }), _FROM_TOOL)
 
 
 def _tool_choice(src: LucentToolChoice, path: str, cx: Cx) -> Any:
     """[maps.tool_choice]: LucentToolChoice -> json."""
     if isinstance(src, LucentToolChoiceSpecificTool):
-        return _s.obj({
+        return cx.built(path, _s.obj({
             "type": "function",
             "function": _s.obj({
                 "name": src.name,
             }),
-        })
+        }), _FROM_TOOL_CHOICE_SPECIFIC_TOOL)
     elif src == "auto":
         return "auto"
     elif src == "none":
@@ -560,16 +652,16 @@ def _structured_output(src: LucentStructuredOutput, path: str, cx: Cx) -> dict[s
             cx,
             carried="json_schema",
         )
-        return _s.obj({
+        return cx.built(path, _s.obj({
             "type": "json_schema",
             "json_schema": json_schema,
-        })
+        }), _FROM_STRUCTURED_OUTPUT_JSON_SCHEMA)
     elif src == "text":
-        return _s.obj({
+        return cx.built(path, _s.obj({
             "type": "text",
-        })
+        }), None)
     # src == "json_object"
-    return _s.obj({
+    return cx.built(path, _s.obj({
         "type": "json_object",
-    })
+    }), None)
 

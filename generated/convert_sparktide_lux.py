@@ -36,18 +36,67 @@ from .lux_ir_v1 import (
 
 __all__ = ["sparktide_to_lux_request"]
 
+_FROM_REQUEST: dict[str, str] = {
+    "model": "model",
+    "conversation": "messages",
+    "tools": "tools",
+    "tool_choice": "tool_choice",
+    "options.temperature": "temperature",
+    "options.top_p": "top_p",
+    "options.max_output_tokens": "max_completion_tokens",
+    "options.stream": "stream",
+    "options.seed": "seed",
+    "options.structured_output": "response_format",
+    "extra.sparktide.protocolVersion": "protocolVersion",
+    "extra.sparktide.invocationId": "invocationId",
+    "extra.sparktide.deadline": "deadline",
+    "extra.sparktide.purpose": "purpose",
+    "extra.sparktide.appId": "appId",
+    "extra.sparktide.subjectId": "subjectId",
+    "extra.sparktide.tenantId": "tenantId",
+    "extra.sparktide.runId": "runId",
+    "extra.sparktide.traceId": "traceId",
+    "extra.sparktide.tools": "tools",
+    "extra.sparktide.tool_choice": "tool_choice",
+    "extra.sparktide.response_format": "response_format",
+    "extra.sparktide.json_schema": "response_format",
+    "extra.sparktide.content_absent": "messages",
+    "extra.sparktide.empty_tool_calls": "messages",
+}
+
+_FROM_MESSAGE: dict[str, str] = {
+    "role": "role",
+}
+
+_FROM_TOOL_USE: dict[str, str] = {
+    "id": "id",
+    "name": "function.name",
+    "arguments": "function.arguments",
+}
+
+_FROM_TOOL_RESULT: dict[str, str] = {
+    "tool_use_id": "tool_call_id",
+    "content": "content",
+}
+
 
 def sparktide_to_lux_request(
-    src: RemoteModelRequest, context: Mapping[str, Any] | None = None
+    src: RemoteModelRequest,
+    context: Mapping[str, Any] | None = None,
+    origins: dict[str, str] | None = None,
 ) -> tuple[LucentRequest, list[ConversionDiagnostic]]:
     """Convert a SparkTide REMOTE 1.0 RemoteModelRequest into a Lux IR v1 LucentRequest.
 
     Returns the converted value and the diagnostics, in source order. `context` supplies values
     the target requires and the source cannot (it wins over the source); a required value found
-    nowhere is reported Invalid as ``target:$.<field>`` and left absent.
+    nowhere is reported Invalid as ``target:$.<field>`` and left absent. `origins`, when given, is
+    filled with the JSON path of every target value the conversion recorded, mapped to the path of
+    the source value it came from (lucent.convert uses it to name a second hop's findings).
     """
     cx = Cx(context)
-    return _request(src, "$", cx), cx.diagnostics
+    value = _request(src, "$", cx)
+    cx.finish(value, origins, sidecar="extra")
+    return value, cx.diagnostics
 
 
 def _request(src: RemoteModelRequest, path: str, cx: Cx) -> LucentRequest:
@@ -90,7 +139,7 @@ def _request(src: RemoteModelRequest, path: str, cx: Cx) -> LucentRequest:
     extra_sparktide_content_absent = _s.content_absent_indexes(src.messages, f"{path}.messages", cx)
     # extra.sparktide.empty_tool_calls <- messages via empty_tool_calls_indexes
     extra_sparktide_empty_tool_calls = _s.empty_tool_calls_indexes(src.messages, f"{path}.messages", cx)
-    return LucentRequest(
+    return cx.built(path, LucentRequest(
         schema_version="v1",
         model=src.model,
         conversation=conversation,
@@ -105,7 +154,7 @@ def _request(src: RemoteModelRequest, path: str, cx: Cx) -> LucentRequest:
             structured_output=options_structured_output,
         ),
         extra=_s.compact({
-            "sparktide": _s.obj({
+            "sparktide": _s.compact({
                 "protocolVersion": src.protocolVersion,
                 "invocationId": src.invocationId,
                 "deadline": src.deadline,
@@ -123,7 +172,7 @@ def _request(src: RemoteModelRequest, path: str, cx: Cx) -> LucentRequest:
                 "empty_tool_calls": extra_sparktide_empty_tool_calls,
             }),
         }),
-    )
+    ), _FROM_REQUEST)
 
 
 def _conversation_item(src: RemoteModelMessage, path: str, cx: Cx) -> LucentConversationItem:
@@ -138,7 +187,7 @@ def _message(src: RemoteModelMessage, path: str, cx: Cx) -> LucentMessage:
     # content <- content variant text, then tool_calls each tool_use variant tool_use
     content: list[LucentContent] = []
     if src.content is not UNSET and src.content is not None:
-        content.append(LucentContentText(text=src.content))
+        content.append(cx.built(f"{path}.content", LucentContentText(text=src.content), {"text": ""}))
     if src.tool_calls is not UNSET:
         for i, tool_use in enumerate(src.tool_calls):
             content.append(LucentContentToolUse(tool_use=_tool_use(tool_use, f"{path}.tool_calls[{i}]", cx)))
@@ -150,10 +199,10 @@ def _message(src: RemoteModelMessage, path: str, cx: Cx) -> LucentMessage:
             "Invalid",
             "only tool messages carry tool_call_id, and they become tool_result items",
         )
-    return LucentMessage(
+    return cx.built(path, LucentMessage(
         role=src.role,
         content=content,
-    )
+    ), _FROM_MESSAGE)
 
 
 def _tool_use(src: RemoteModelToolCall, path: str, cx: Cx) -> LucentToolUse:
@@ -167,11 +216,11 @@ def _tool_use(src: RemoteModelToolCall, path: str, cx: Cx) -> LucentToolUse:
         "SparkTide tool arguments must be a complete, closed JSON object (no duplicate properties, no trailing JSON, not null); carried verbatim",
     )
     # type: implied (always function; written back as function)
-    return LucentToolUse(
+    return cx.built(path, LucentToolUse(
         id=src.id,
         name=src.function.name,
         arguments=src.function.arguments,
-    )
+    ), _FROM_TOOL_USE)
 
 
 def _tool_result(src: RemoteModelMessage, path: str, cx: Cx) -> LucentToolResult:
@@ -179,7 +228,7 @@ def _tool_result(src: RemoteModelMessage, path: str, cx: Cx) -> LucentToolResult
     # content <- content variant text
     content: list[LucentContent] = []
     if src.content is not UNSET and src.content is not None:
-        content.append(LucentContentText(text=src.content))
+        content.append(cx.built(f"{path}.content", LucentContentText(text=src.content), {"text": ""}))
 
     # role: implied (always tool: the role selects this variant)
     # tool_calls: never
@@ -189,9 +238,9 @@ def _tool_result(src: RemoteModelMessage, path: str, cx: Cx) -> LucentToolResult
             "Invalid",
             "the schema forbids tool_calls on a tool message",
         )
-    return LucentToolResult(
+    return cx.built(path, LucentToolResult(
         tool_use_id=_s.need(src.tool_call_id, f"{path}.tool_call_id", cx),
         content=content,
         is_error=False,
-    )
+    ), _FROM_TOOL_RESULT)
 

@@ -8,14 +8,15 @@ the result against the target schema and applies ``strict``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import msgspec
 
 from lucent._decode import decode, encode, schema_module
 from lucent.errors import ConversionError, LucentError, UsageError, ValidationError
-from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
+from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
+from lucent.generated.convert_support import member
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
 __all__ = ["FORMATS", "convert"]
@@ -49,12 +50,18 @@ def convert(
         are decoded with :func:`lucent.decode` against the source schema; a generated Struct of
         the source definition (``RemoteModelRequest``, ``LucentRequest``) is used as is.
     source, target : {"lux", "sparktide", "llm-sdk", "htmlp"}
-        Format names. ``lux`` <-> ``sparktide`` are implemented; the others raise
-        ``UsageError(code="unsupported_conversion")`` for now. ``source == target`` returns the
-        decoded document unchanged, with no diagnostics.
-    kind : {"request"}
-        What the document is. ``request`` follows ``#/definitions/LucentRequest`` (lux-ir-v1)
-        and ``#/$defs/RemoteModelRequest`` (sparktide-remote-1.0).
+        Format names. Each format converts to and from Lux by a generated converter
+        (``lucent.generated.convert_registry.CONVERTERS``); any other pair is composed through
+        Lux (source -> Lux -> target), with every diagnostic of both hops named by its path in
+        the source document. ``source == target`` returns the decoded document unchanged, with no
+        diagnostics.
+    kind : {"request", "response", "error"}
+        What the document is, per format (``DOCUMENTS``): ``request`` is ``LucentRequest``
+        (lux-ir-v1), ``RemoteModelRequest`` (sparktide-remote-1.0), ``LanguageModelInput``
+        (llm-sdk) or ``ModelRequest`` (htmlp); ``response`` is ``LucentResponse``,
+        ``RemoteModelResponse`` or ``ModelResponse``; ``error`` is ``LucentError`` or
+        ``RemoteModelFailure``. A kind a format has no converter for raises
+        ``unsupported_conversion``.
     strict : bool, default False
         Raise :class:`~lucent.errors.ConversionError` instead of returning when any diagnostic
         is Unsupported or Invalid.
@@ -62,13 +69,18 @@ def convert(
         Values the target requires and the source cannot supply; for a SparkTide target the
         platform-assigned envelope (``invocationId``, ``deadline``, ``purpose``, ``appId``,
         ``subjectId``, ``tenantId``, ``runId``, ``traceId``) and ``model``,
-        ``max_completion_tokens``, ``stream``. A context value wins over the source's; one
-        found nowhere is an Invalid diagnostic ``target:$.<field>``, never invented.
+        ``max_completion_tokens``, ``stream``; for a Lux target from llm-sdk ``model`` and
+        ``stream`` (requests), ``id`` and ``model`` (responses); for a Lux response from
+        SparkTide ``id``, ``model`` and, optionally, ``created_at``. A context value wins over the
+        source's (a different source value is reported Degraded); one found nowhere is an
+        Invalid diagnostic ``target:$.<field>``, never invented. A composed conversion gives the
+        context to both hops.
 
     Returns
     -------
     ConversionResult
-        ``.value``: the target Struct (``LucentRequest`` or ``RemoteModelRequest``);
+        ``.value``: the target Struct (``LucentRequest``, ``RemoteModelRequest``,
+        ``LanguageModelInput``, ...);
         ``.diagnostics``: ``list[ConversionDiagnostic]`` in source order, each with ``.field``
         (a JSON path in the source document, or ``target:$.x`` for a value the target lacks),
         ``.status`` (``Degraded``, ``Unsupported`` or ``Invalid``) and ``.detail``. Success is
@@ -95,13 +107,17 @@ def convert(
     if context is not None and not isinstance(context, Mapping):
         raise UsageError(f"context must be a mapping, not {type(context).__name__}", code="invalid_context")
     converter = CONVERTERS.get((source, target, kind))
-    if converter is None and source != target:
+    hops = _through_lux(source, target, kind) if converter is None and source != target else None
+    if converter is None and hops is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
     document, diagnostics = _decode_source(data, FORMATS[source], source_definition)
-    if converter is None:
-        value = document  # source == target: the document as decoded
-    else:
+    if converter is not None:
         value, found = converter(document, context)
+    elif hops is not None:
+        value, found = _compose(hops, document, context)  # no direct converter: through Lux
+    else:
+        value, found = document, []  # source == target: the document as decoded
+    if converter is not None or hops is not None:
         diagnostics = _merge(found, diagnostics)
         if not any(d.status == "Invalid" for d in diagnostics):
             diagnostics.extend(_check_target(value, FORMATS[target], target_definition))
@@ -116,6 +132,80 @@ def convert(
                 diagnostics=diagnostics,
             )
     return ConversionResult(value=value, diagnostics=diagnostics)
+
+
+def _through_lux(source: str, target: str, kind: str) -> tuple[Converter, Converter] | None:
+    """The two converters source -> lux -> target, when both exist."""
+    first, second = CONVERTERS.get((source, "lux", kind)), CONVERTERS.get(("lux", target, kind))
+    return (first, second) if first is not None and second is not None else None
+
+
+def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[str, Any] | None) -> tuple[Any, list[ConversionDiagnostic]]:
+    """Convert through Lux; every diagnostic names a path in the source document.
+
+    The first hop records where each Lux value it builds came from (``origins``: Lux path ->
+    source path); a second-hop diagnostic, which names a Lux path, is reported at the source
+    path of that value (see :func:`_source_paths`). The first hop's ``target:`` diagnostics name
+    values the intermediate Lux document lacks; they are left out, since the second hop, and the
+    check of the result against the target schema, report what the target itself lacks.
+    """
+    origins: dict[str, str] = {}
+    lux, first = hops[0](document, context, origins)
+    value, second = hops[1](lux, context)
+    found = [d for d in first if not d.field.startswith("target:")]
+    seen = {(d.field, d.status, d.detail) for d in found}
+    for diagnostic in second:
+        for field in _source_paths(diagnostic.field, origins):
+            key = (field, diagnostic.status, diagnostic.detail)
+            if key not in seen:
+                seen.add(key)
+                found.append(ConversionDiagnostic(field=field, status=diagnostic.status, detail=diagnostic.detail))
+    return value, found
+
+
+def _source_paths(field: str, origins: dict[str, str]) -> list[str]:
+    """The source paths a Lux path of the intermediate document stands for.
+
+    The Lux value itself when the first hop recorded it; else every recorded value inside it
+    (the outermost ones, in document order: a side-car such as ``extra.llm_sdk`` holds values
+    from many places); else the nearest recorded value that holds it. ``target:`` paths are kept
+    as they are.
+    """
+    if field.startswith("target:"):
+        return [field]
+    if field in origins:
+        return [origins[field]]
+    inside = [p for p in origins if p.startswith((field + ".", field + "["))]  # document order
+    outermost: list[str] = []
+    for path in inside:
+        if not any(path.startswith((outer + ".", outer + "[")) for outer in outermost):
+            outermost.append(path)
+    if outermost:
+        return list(dict.fromkeys(origins[p] for p in outermost))
+    parent = _parent(field)
+    while parent is not None:
+        if parent in origins:
+            return [origins[parent]]
+        parent = _parent(parent)
+    return [field]
+
+
+def _parent(path: str) -> str | None:
+    """The JSON path one step up (``$.a.b[0]`` -> ``$.a.b``, ``$.a["x.y"]`` -> ``$.a``); None at ``$``."""
+    last = -1
+    i = 1
+    while i < len(path):
+        char = path[i]
+        if char == ".":
+            last = i
+        elif char == "[":
+            last = i
+            if path.startswith('["', i):  # a quoted key: skip to its closing quote
+                i += 2
+                while i < len(path) and path[i] != '"':
+                    i += 2 if path[i] == "\\" else 1
+        i += 1
+    return path[:last] if last > 0 else None
 
 
 def _definition(fmt: str, kind: str) -> str:
@@ -139,13 +229,46 @@ def _decode_source(data: Any, schema: str, definition: str) -> tuple[Any, list[C
             data = msgspec.json.encode(data)
         except (TypeError, msgspec.EncodeError):
             raise UsageError(f"cannot read a {type(data).__name__} as JSON", code="invalid_input_type") from None
+    name = _decodable(schema, definition)
     try:
-        return decode(data, schema, definition), []
+        document = decode(data, schema, name)
+        found = []
     except ValidationError as fault:
         # Schema faults raise (from the schema-only decode, so .path is the schema's path); a
         # document that breaks only a protocol rule is converted and the fault reported.
-        document = decode(data, schema, definition, rules="schema")
-        return document, [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")]
+        document = decode(data, schema, name, rules="schema")
+        found = [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")]
+    unknown = _unknown_members(msgspec.json.decode(data), msgspec.to_builtins(document), "$")
+    found.extend(ConversionDiagnostic(field=path, status="Unsupported", detail=_UNKNOWN) for path in unknown)
+    return document, found
+
+
+_UNKNOWN = "a property the schema does not define (its object allows more); the bindings do not keep it, so it is dropped"
+
+
+def _unknown_members(raw: Any, kept: Any, path: str) -> Iterator[str]:
+    """The paths of the members of the JSON value `raw` that its decoded form `kept` lacks.
+
+    An object the schema leaves open (no ``additionalProperties: false``: Lux, htmlp) accepts
+    members it does not define, and the generated Struct does not keep them; naming each one
+    keeps a conversion from losing it silently.
+    """
+    if isinstance(raw, dict) and isinstance(kept, dict):
+        for key, item in raw.items():
+            if key in kept:
+                yield from _unknown_members(item, kept[key], member(path, key))
+            else:
+                yield member(path, key)
+    elif isinstance(raw, list) and isinstance(kept, list) and len(raw) == len(kept):
+        for index, (item, decoded) in enumerate(zip(raw, kept)):
+            yield from _unknown_members(item, decoded, f"{path}[{index}]")
+
+
+def _decodable(schema: str, definition: str) -> str | None:
+    """The definition name :func:`decode` takes: None for a schema whose root is the document
+    (htmlp's ``ModelRequest``)."""
+    module = schema_module(schema)
+    return None if definition not in module.DECODE_TYPES and getattr(module, definition, None) is module.ROOT else definition
 
 
 def _merge(found: list[ConversionDiagnostic], decoded: list[ConversionDiagnostic]) -> list[ConversionDiagnostic]:
@@ -157,7 +280,7 @@ def _merge(found: list[ConversionDiagnostic], decoded: list[ConversionDiagnostic
 def _check_target(value: Any, schema: str, definition: str) -> list[ConversionDiagnostic]:
     """An Invalid diagnostic when the converted value breaks the target schema or rules."""
     try:
-        decode(encode(value), schema, definition)
+        decode(encode(value), schema, _decodable(schema, definition))
     except LucentError as fault:
         return [ConversionDiagnostic(field=f"target:{fault.path}", status="Invalid", detail=f"{fault.message} ({fault.code})")]
     return []

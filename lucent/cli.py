@@ -9,11 +9,22 @@
     (``STATUS FIELD: DETAIL``); ``--diagnostics OUT`` also writes them as a ``DiagnosticReport``
     (schemas/lucent-diagnostics-v1.json). Exit status 1 on a lucent error (and, with
     ``--strict``, on any Unsupported or Invalid diagnostic).
+
+    ``--kind stream`` (``--from``/``--to`` sparktide, llm-sdk or lux) reads a ``text/event-stream``
+    as it arrives and writes the converted stream as ``text/event-stream`` on stdout, event by
+    event (never a ``[DONE]``); diagnostics as above once the stream ends. A broken stream prints
+    ``lucent: PATH: MESSAGE [code]`` (and ``usage received: JSON``) on stderr; exit status 1.
+
+``lucent assemble --format F [--tool NAME]... FILE|-``
+    Reads a ``text/event-stream`` (SparkTide, llm-sdk or Lux events) as it arrives and writes the
+    final response as JSON on stdout. A broken stream prints ``lucent: PATH: MESSAGE [code]``
+    and, when usage had arrived, ``usage received: JSON`` on stderr; exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -52,6 +63,8 @@ def _convert(args: argparse.Namespace) -> int:
     context: Any = None
     if args.context is not None:
         context = decode(args.context, "llm-sdk", "JSONSchema")  # any JSON object
+    if args.kind == "stream":
+        return _convert_stream(args, context)
     try:
         data = _read(args.file)
     except OSError as exc:
@@ -68,6 +81,62 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _convert_stream(args: argparse.Namespace, context: Any) -> int:
+    from lucent.errors import StreamError
+    from lucent.generated.lucent_diagnostics_v1 import DiagnosticReport
+    from lucent.streams import convert_stream, encode_sse
+
+    try:
+        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
+    except OSError as exc:
+        print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
+        return 2
+    read = stream.read1 if isinstance(stream, io.BufferedIOBase) else stream.read
+    out = sys.stdout.buffer
+    status = 0
+    with stream:
+        conversion = convert_stream(iter(lambda: read(65536), b""), args.source, args.target, context=context, strict=args.strict)
+        try:
+            for frame in encode_sse(conversion):
+                out.write(frame)
+                out.flush()  # each event as soon as it is converted
+        except StreamError as exc:
+            print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
+            if exc.usage is not None:
+                print(f"usage received: {encode(exc.usage).decode()}", file=sys.stderr)
+            status = 1
+    for diagnostic in conversion.diagnostics:
+        detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
+        print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
+    if args.diagnostics is not None:
+        report = DiagnosticReport(source=args.source, target=args.target, kind="stream", diagnostics=list(conversion.diagnostics))
+        Path(args.diagnostics).write_bytes(encode(report) + b"\n")
+    return status
+
+
+def _assemble(args: argparse.Namespace) -> int:
+    from lucent.errors import StreamError
+    from lucent.streams import assemble
+
+    try:
+        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
+    except OSError as exc:
+        print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
+        return 2
+    # read1 returns what has arrived, so a live stream is assembled as it comes.
+    read = stream.read1 if isinstance(stream, io.BufferedIOBase) else stream.read
+    with stream:
+        try:
+            response = assemble(iter(lambda: read(65536), b""), args.format, tools=args.tools)
+        except StreamError as exc:
+            print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
+            if exc.usage is not None:
+                print(f"usage received: {encode(exc.usage).decode()}", file=sys.stderr)
+            return 1
+    sys.stdout.buffer.write(encode(response) + b"\n")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="lucent", description="Exact bindings and converters for LLM wire protocols.")
     commands = top.add_subparsers(dest="command", required=True)
@@ -81,12 +150,18 @@ def parser() -> argparse.ArgumentParser:
     conv = commands.add_parser("convert", help="convert a document between formats through Lux")
     conv.add_argument("--from", dest="source", required=True, help="lux, sparktide, llm-sdk or htmlp")
     conv.add_argument("--to", dest="target", required=True, help="lux, sparktide, llm-sdk or htmlp")
-    conv.add_argument("--kind", default="request", help="request (default), response, error, ...")
+    conv.add_argument("--kind", default="request", help="request (default), response, error, stream (SSE in, SSE out)")
     conv.add_argument("--strict", action="store_true", help="fail on any Unsupported or Invalid diagnostic")
     conv.add_argument("--context", default=None, metavar="JSON", help="values the target needs that the source lacks")
     conv.add_argument("--diagnostics", default=None, metavar="OUT", help="also write the diagnostics as JSON")
     conv.add_argument("file", metavar="FILE|-")
     conv.set_defaults(run=_convert)
+
+    asm = commands.add_parser("assemble", help="assemble a streamed response (SSE) into the final response")
+    asm.add_argument("--format", required=True, choices=["sparktide", "llm-sdk", "lux"])
+    asm.add_argument("--tool", dest="tools", action="append", default=None, metavar="NAME", help="a tool name the request declared (repeat)")
+    asm.add_argument("file", metavar="FILE|-")
+    asm.set_defaults(run=_assemble)
     return top
 
 

@@ -11,7 +11,9 @@
   ``lone_surrogate``, ``max_depth``, ``out_of_memory``;
 * API misuse (:class:`UsageError`): ``unknown_schema``, ``unknown_definition``,
   ``unknown_format``, ``unsupported_conversion``, ``invalid_input_type``, ``invalid_context``;
-* a strict conversion that would lose data (:class:`ConversionError`): ``conversion_lossy``.
+* a strict conversion that would lose data (:class:`ConversionError`): ``conversion_lossy``;
+* a stream that breaks its format's rules (:class:`StreamError`): see :mod:`lucent.streams` for
+  the codes (``interrupted``, ``unknown_frame``, ``duplicate_terminal``, ``model_error``, ...).
 
 ``path`` is a JSON path into the document (``$`` is the root), for example
 ``$.messages[1].tool_calls[0].function.arguments``. Messages never repeat input values.
@@ -26,6 +28,7 @@ __all__ = [
     "DecodeError",
     "EncodeError",
     "LucentError",
+    "StreamError",
     "UsageError",
     "ValidationError",
 ]
@@ -102,3 +105,37 @@ class ConversionError(LucentError):
     def __init__(self, message: str, *, code: str = "conversion_lossy", path: str = "$", diagnostics: list[Any] | None = None) -> None:
         super().__init__(message, code=code, path=path)
         self.diagnostics = list(diagnostics or [])
+
+
+class StreamError(LucentError):
+    """A stream broke its format's rules, was cut short, or ended with the model's own error.
+
+    ``path`` names a frame by its position: ``$[3]`` is the fourth frame (0-based; an SSE event
+    that carries data, or an item of an event iterable), ``$[3].arguments`` a field in it.
+
+    Attributes
+    ----------
+    usage : Struct or None
+        The usage received before the failure (``RemoteModelUsage`` for SparkTide, ``LucentUsage``
+        for Lux), ``None`` when none arrived. It is kept: a failed stream still cost tokens.
+    error : Struct or None
+        With ``code="model_error"``: the stream's own error (the SparkTide ``RemoteModelError``
+        frame, or the Lux ``LucentError``).
+    offset : int or None
+        Byte offset in the stream, for ``invalid_utf8``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        path: str = "$",
+        usage: Any = None,
+        error: Any = None,
+        offset: int | None = None,
+    ) -> None:
+        super().__init__(message, code=code, path=path)
+        self.usage = usage
+        self.error = error
+        self.offset = offset

@@ -609,10 +609,13 @@ def test_lux_tools_tool_choice_and_structured_output_use_chat_completions_shapes
 # ------------------------------------------------------------------------------------ API errors
 
 
-@pytest.mark.parametrize(("source", "target", "code"), [("openai", "lux", "unknown_format"), ("llm-sdk", "lux", "unsupported_conversion"), ("lux", "htmlp", "unsupported_conversion")])
-def test_formats_not_implemented_raise_typed_usage_errors(source: str, target: str, code: str) -> None:
+@pytest.mark.parametrize(
+    ("source", "target", "kind", "code"),
+    [("openai", "lux", "request", "unknown_format"), ("htmlp", "lux", "response", "unsupported_conversion"), ("lux", "htmlp", "error", "unsupported_conversion")],
+)
+def test_formats_not_implemented_raise_typed_usage_errors(source: str, target: str, kind: str, code: str) -> None:
     with pytest.raises(UsageError) as raised:
-        lucent.convert(b"{}", source, target)
+        lucent.convert(b"{}", source, target, kind=kind)
     assert raised.value.code == code
 
 

@@ -1,0 +1,125 @@
+"""The assembler base class: events in, one final response out, every stream rule enforced."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from lucent.errors import StreamError, UsageError
+
+
+class Assembler:
+    """Folds one stream's events, in order, into the format's final response Struct.
+
+    Feed each event with :meth:`push` (events as :func:`lucent.streams.iter_events` yields them:
+    generated Structs that passed the schema), then call :meth:`close` once the stream has
+    ended. A broken rule raises :class:`~lucent.errors.StreamError` at once, naming the frame
+    (``$[3]`` is the fourth event pushed) and carrying the usage received so far.
+
+    Parameters
+    ----------
+    tools : Iterable[str], optional
+        The tool names the request declared. When given, a tool call with any other name is
+        rejected (``tool_name_not_declared``).
+
+    Attributes
+    ----------
+    format : str
+        ``"sparktide"``, ``"llm-sdk"`` or ``"lux"``.
+    usage : Struct or None
+        The usage received so far.
+    """
+
+    format: ClassVar[str] = ""
+
+    def __init__(self, *, tools: Iterable[str] | None = None) -> None:
+        if isinstance(tools, (str, bytes)):
+            raise UsageError("tools is a collection of tool names, not one string", code="invalid_input_type")
+        self._tools = None if tools is None else frozenset(tools)
+        self._count = 0
+        self._closed = False
+
+    @property
+    def usage(self) -> Any:
+        """The usage received so far (``None`` when none arrived, or the format has none)."""
+        return None
+
+    @property
+    def count(self) -> int:
+        """How many events were pushed."""
+        return self._count
+
+    def push(self, event: Any) -> None:
+        """Apply the next event.
+
+        Raises
+        ------
+        StreamError
+            The event breaks a rule of the format's stream (see :mod:`lucent.streams`).
+        UsageError
+            ``assembler_closed``: :meth:`close` was called already.
+        """
+        if self._closed:
+            raise UsageError("the assembler is closed: the stream has ended", code="assembler_closed")
+        index = self._count
+        self._count += 1
+        self._push(event, index)
+
+    def close(self) -> Any:
+        """End the stream and return the final response Struct.
+
+        Raises
+        ------
+        StreamError
+            The stream ended without its terminal event, or with the model's own error.
+        UsageError
+            ``assembler_closed``: called twice.
+        """
+        if self._closed:
+            raise UsageError("the assembler is closed already", code="assembler_closed")
+        self._closed = True
+        return self._close(self._count)
+
+    # ------------------------------------------------------------------ for subclasses
+
+    def _push(self, event: Any, index: int) -> None:
+        raise NotImplementedError
+
+    def _close(self, count: int) -> Any:
+        raise NotImplementedError
+
+    def _fail(self, code: str, message: str, path: str, *, error: Any = None) -> StreamError:
+        return StreamError(message, code=code, path=path, usage=self.usage, error=error)
+
+    def _unknown(self, event: Any, index: int) -> StreamError:
+        return self._fail("unknown_frame", f"event {index} is not a {self.format} stream event ({type(event).__name__})", f"$[{index}]")
+
+    def _check_declared(self, name: str, path: str, what: str) -> None:
+        if self._tools is not None and name not in self._tools:
+            raise self._fail("tool_name_not_declared", f"{what} names a tool that the request did not declare", path)
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise ValueError("has a duplicate key")
+    return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"holds {name}, which is not JSON")
+
+
+def parse_arguments(text: str) -> dict[str, Any] | None:
+    """Tool-call arguments text -> a JSON object (``None`` for ``null``); raises ValueError(reason)."""
+    try:
+        value = json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("nests too deeply") from None
+    except ValueError as exc:
+        reason = str(exc) if str(exc).startswith(("has a", "holds")) else "is not one complete JSON value"
+        raise ValueError(reason) from None
+    if value is not None and not isinstance(value, dict):
+        raise ValueError("is not a JSON object")
+    return value

@@ -1,0 +1,139 @@
+"""llm-sdk ``PartialModelResponse`` values -> ``ModelResponse``.
+
+Each partial carries one ``ContentDelta``; deltas with the same ``index`` build one part, and the
+parts come out in index order. Text concatenates; a tool call's ``toolCallId`` and ``toolName``
+are stable identities (an identical repeat is a no-op, a change is an error), its ``args``
+concatenate and are parsed once the stream ends (no args -> ``{}``); audio concatenates its
+bytes (each ``audioData`` is base64, a split may fall anywhere) and its transcript, and keeps
+its format fields, which must not change. A part's ``type`` must not change at an index.
+``PartialModelResponse`` has no usage and no terminal value, so the stream ends with its source.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from msgspec import UNSET
+
+from lucent._stream_base import Assembler, parse_arguments
+from lucent.generated.llm_sdk import (
+    AudioPart,
+    AudioPartDelta,
+    ModelResponse,
+    PartialModelResponse,
+    TextPart,
+    TextPartDelta,
+    ToolCallPart,
+    ToolCallPartDelta,
+)
+
+_KIND = {TextPartDelta: "text", ToolCallPartDelta: "tool-call", AudioPartDelta: "audio"}
+_AUDIO_FIELDS = ("container", "encoding", "sampleRate", "channels")
+
+
+@dataclass
+class _Part:
+    kind: str
+    first: int  # the partial that opened the part
+    last: int = -1  # the last partial that added args (tool calls) or audio data
+    pieces: list[str] = field(default_factory=list)  # text, args or transcript
+    fields: dict[str, Any] = field(default_factory=dict)  # set-once fields: id, toolCallId, ...
+    audio: bytearray = field(default_factory=bytearray)
+    carry: str = ""  # base64 characters not yet making a 4-character group
+
+
+class LlmSdkAssembler(Assembler):
+    """PartialModelResponse events -> ModelResponse (see :mod:`lucent.streams`)."""
+
+    format = "llm-sdk"
+
+    def __init__(self, *, tools: Iterable[str] | None = None) -> None:
+        super().__init__(tools=tools)
+        self._parts: dict[int, _Part] = {}
+
+    def _push(self, partial: object, index: int) -> None:
+        if not isinstance(partial, PartialModelResponse):
+            raise self._unknown(partial, index)
+        n = partial.delta.index
+        delta = partial.delta.part
+        kind = _KIND[type(delta)]
+        part = self._parts.get(n)
+        if part is None:
+            part = self._parts[n] = _Part(kind=kind, first=index)
+        elif part.kind != kind:
+            raise self._fail("part_type_changed", f"the part at index {n} was {part.kind} and partial {index} sends {kind}", f"$[{index}].delta.part.type")
+        at = f"$[{index}].delta.part"
+        self._set_once(part, "id", delta.id, n, at)
+        if isinstance(delta, TextPartDelta):
+            part.pieces.append(delta.text)
+        elif isinstance(delta, ToolCallPartDelta):
+            self._set_once(part, "toolCallId", delta.toolCallId, n, at, code="tool_identity_changed")
+            if delta.toolName is not UNSET and "toolName" not in part.fields:
+                self._check_declared(delta.toolName, f"{at}.toolName", f"the tool call at index {n}")
+            self._set_once(part, "toolName", delta.toolName, n, at, code="tool_identity_changed")
+            if delta.args is not UNSET:
+                part.pieces.append(delta.args)
+                part.last = index
+        else:
+            for name in _AUDIO_FIELDS:
+                self._set_once(part, name, getattr(delta, name), n, at)
+            if delta.transcript is not UNSET:
+                part.pieces.append(delta.transcript)
+            if delta.audioData is not UNSET:
+                self._audio(part, delta.audioData, n, f"{at}.audioData")
+                part.last = index
+
+    def _set_once(self, part: _Part, name: str, value: Any, n: int, at: str, *, code: str = "part_field_changed") -> None:
+        if value is UNSET:
+            return
+        known = part.fields.get(name, UNSET)
+        if known is UNSET:
+            part.fields[name] = value
+        elif known != value:
+            what = "id and name are stable identities" if code == "tool_identity_changed" else "it is set once"
+            raise self._fail(code, f"the {part.kind} part at index {n} changed its {name}; {what}", f"{at}.{name}")
+
+    def _audio(self, part: _Part, data: str, n: int, at: str) -> None:
+        text = part.carry + data
+        whole = len(text) - len(text) % 4
+        try:
+            part.audio += base64.b64decode(text[:whole], validate=True)
+        except (binascii.Error, ValueError):
+            raise self._fail("malformed_audio", f"the audio data of the part at index {n} is not base64", at) from None
+        part.carry = text[whole:]
+
+    def _close(self, count: int) -> ModelResponse:
+        content: list[TextPart | ToolCallPart | AudioPart] = []
+        for n in sorted(self._parts):
+            part = self._parts[n]
+            part_id = part.fields.get("id", UNSET)
+            if part.kind == "text":
+                content.append(TextPart(text="".join(part.pieces), id=part_id))
+            elif part.kind == "tool-call":
+                content.append(self._tool_call(part, n, part_id))
+            else:
+                if part.carry:
+                    raise self._fail("malformed_audio", f"the audio data of the part at index {n} ends inside a base64 group", f"$[{part.last}].delta.part.audioData")
+                fields = {name: part.fields.get(name, UNSET) for name in _AUDIO_FIELDS}
+                transcript = "".join(part.pieces) if part.pieces else UNSET
+                content.append(AudioPart(audioData=base64.b64encode(bytes(part.audio)).decode("ascii"), transcript=transcript, id=part_id, **fields))
+        return ModelResponse(content=content)
+
+    def _tool_call(self, part: _Part, n: int, part_id: Any) -> ToolCallPart:
+        call_id, name = part.fields.get("toolCallId"), part.fields.get("toolName")
+        if call_id is None or name is None:
+            missing = " and ".join(x for x, v in (("toolCallId", call_id), ("toolName", name)) if v is None)
+            raise self._fail("incomplete_tool_call", f"the tool call at index {n} never received its {missing}", f"$[{part.first}].delta.part")
+        text = "".join(part.pieces)
+        if not text.strip():
+            args: dict[str, Any] | None = {}  # a call without arguments: {}, never a parse of ""
+        else:
+            try:
+                args = parse_arguments(text)
+            except ValueError as exc:
+                raise self._fail("malformed_arguments", f"the args of the tool call at index {n}, concatenated, {exc}", f"$[{part.last}].delta.part.args") from None
+        return ToolCallPart(toolCallId=call_id, toolName=name, args=args, id=part_id)

@@ -1,0 +1,343 @@
+"""Reading a stream: SSE bytes, byte chunks or event objects -> validated event Structs.
+
+This layer applies the rules that concern one frame at a time (UTF-8, ``[DONE]``, JSON, the
+schema, the byte cap). Rules across frames belong to the assemblers (``_stream_<format>.py``).
+The facts about each format (schema definition, where its type tag is and which values it
+takes) are read from the generated bindings.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from lucent._decode import SCHEMAS, _decode_as
+from lucent._stream_sse import SSEParser
+from lucent.errors import (
+    DecodeError,
+    LucentError,
+    StreamError,
+    UsageError,
+    ValidationError,
+)
+
+_SSE_FRAMING = len(b"data: \n\n")
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """What the reader needs to know about one stream format."""
+
+    name: str
+    schema: str  # schema file stem
+    definition: str  # the definition one event decodes as
+    tag_path: tuple[str, ...]  # where the event's type tag is
+    tags: frozenset[str]  # the tag values the schema defines
+    max_bytes: int | None  # cap on the whole stream (SSE bytes)
+    one_object_per_line: bool  # each data: line is one complete JSON object
+    tool_index_path: str | None  # a tool index above the schema maximum means too many tool calls
+
+
+def _generated(schema: str) -> Any:
+    return importlib.import_module(f"lucent.generated.{SCHEMAS[schema]}")
+
+
+def _tag_site(tp: Any) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The path to the first tagged union under ``tp`` (through required Struct fields) and its tags."""
+    queue: list[tuple[tuple[str, ...], msgspec.inspect.Type]] = [((), msgspec.inspect.type_info(tp))]
+    while queue:
+        path, info = queue.pop(0)
+        if isinstance(info, msgspec.inspect.UnionType):
+            structs = [t for t in info.types if isinstance(t, msgspec.inspect.StructType) and t.tag_field]
+            if structs:
+                tag_field = structs[0].tag_field
+                assert tag_field is not None
+                return path + (tag_field,), frozenset(str(t.tag) for t in structs if not str(t.tag).startswith("\0"))
+        elif isinstance(info, msgspec.inspect.StructType):
+            queue.extend((path + (f.encode_name,), f.type) for f in info.fields if f.required)
+    raise AssertionError(f"no tagged union under {tp!r}")  # pragma: no cover - a codegen change
+
+
+def _spec(name: str, schema: str, definition: str, *, max_bytes: int | None, one_per_line: bool, tool_index: str | None) -> FormatSpec:
+    tag_path, tags = _tag_site(_generated(schema).DECODE_TYPES[definition])
+    return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index)
+
+
+def _sparktide_max_stream_bytes() -> int:
+    # RemoteModelStreamFrame's description: "最大 4 MiB"; sparktide-docs/SOURCE.md: "a stream at
+    # most 4 MiB". Read from the generated PROTOCOL once codegen/protocols.toml declares it.
+    value = _generated("sparktide-remote-1.0").PROTOCOL.get("max_stream_bytes", 4 * 1024 * 1024)
+    return int(value)
+
+
+SPECS: dict[str, FormatSpec] = {
+    "sparktide": _spec(
+        "sparktide", "sparktide-remote-1.0", "RemoteModelStreamFrame",
+        max_bytes=_sparktide_max_stream_bytes(), one_per_line=True, tool_index="$.index",
+    ),
+    "llm-sdk": _spec("llm-sdk", "llm-sdk", "PartialModelResponse", max_bytes=None, one_per_line=False, tool_index=None),
+    "lux": _spec("lux", "lux-ir-v1", "LucentStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
+}
+"""Format name -> its FormatSpec."""
+
+
+def spec(format: str) -> FormatSpec:
+    """The FormatSpec of a format name; raises UsageError(code=unknown_format)."""
+    try:
+        return SPECS[format]
+    except (KeyError, TypeError):
+        raise UsageError(f"unknown stream format {format!r}; known: {', '.join(SPECS)}", code="unknown_format") from None
+
+
+class FrameReader:
+    """Turns one stream's input into validated event Structs, counting frames for error paths.
+
+    ``count`` is the number of frames read so far, so ``$[count]`` names the frame being read.
+    """
+
+    def __init__(self, spec: FormatSpec) -> None:
+        self.spec = spec
+        self.count = 0
+        self.size = 0
+        self.mode: str | None = None  # "sse" or "events", set by the first item
+        self._parser = SSEParser(errors="strict")
+        module = _generated(spec.schema)
+        protocol: dict[str, Any] = module.PROTOCOL
+        # max_body_bytes is the 1 MiB cap on a request or response body, not on one frame.
+        self._protocol = {k: v for k, v in protocol.items() if k != "max_body_bytes"}
+        self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(module.DECODE_TYPES[spec.definition])
+        self._unique_keys = bool(self._protocol.get("reject_duplicate_keys"))
+        self._check = module.PROTOCOL_CHECKS.get(spec.definition)
+
+    # ------------------------------------------------------------------ input kinds
+
+    def take(self, item: Any) -> Iterator[Any]:
+        """The events that one item of a source completes (a byte chunk, or one event object)."""
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            self._set_mode("sse")
+            return self.feed(item)
+        if isinstance(item, (msgspec.Struct, dict)):
+            self._set_mode("events")
+            return iter((self.event(item),))
+        raise UsageError(
+            f"a stream item is a bytes chunk or an event (a generated Struct or a JSON object), not {type(item).__name__}",
+            code="invalid_input_type",
+        )
+
+    def _set_mode(self, mode: str) -> None:
+        if self.mode is None:
+            self.mode = mode
+        elif self.mode != mode:
+            raise UsageError("a stream source holds either byte chunks or events, not both", code="invalid_input_type")
+
+    def feed(self, chunk: bytes | bytearray | memoryview) -> Iterator[Any]:
+        """Parse SSE bytes; yields each completed frame's event, one at a time."""
+        data = bytes(chunk)
+        limit = self.spec.max_bytes
+        over = limit is not None and self.size + len(data) > limit
+        if limit is not None and over:
+            data = data[: max(limit - self.size, 0)]
+        self.size += len(data)
+        try:
+            events = self._parser.feed(data)
+        except StreamError as exc:
+            raise self._at_frame(exc) from None
+        for event in events:
+            yield self._frame(event.data)
+        if over:
+            try:
+                self._parser.feed(b"")  # a fault found before the limit comes first
+            except StreamError as exc:
+                raise self._at_frame(exc) from None
+            raise StreamError(
+                f"the stream is larger than {limit} bytes, the {self.spec.name} limit",
+                code="stream_too_large",
+                path=f"$[{self.count}]",
+            )
+
+    def event(self, obj: Any) -> Any:
+        """Validate one event object (a generated Struct or a JSON object) as the parser would."""
+        try:
+            buf = msgspec.json.encode(obj)
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
+            raise UsageError(f"an event cannot be written as JSON: {exc}", code="invalid_input_type") from None
+        limit = self.spec.max_bytes
+        if limit is not None and self.size + len(buf) + _SSE_FRAMING > limit:
+            raise StreamError(
+                f"the stream is larger than {limit} bytes, the {self.spec.name} limit",
+                code="stream_too_large",
+                path=f"$[{self.count}]",
+            )
+        self.size += len(buf) + _SSE_FRAMING
+        index = self.count
+        self.count += 1
+        return self._validate(buf, index)
+
+    def close(self) -> None:
+        """The source is exhausted: an unfinished SSE frame is an interruption."""
+        if self.mode == "events":
+            return
+        try:
+            self._parser.close()
+        except StreamError as exc:
+            raise self._at_frame(exc) from None
+        if self._parser.truncated:
+            raise StreamError(
+                f"the stream ended inside frame {self.count}, before its closing blank line",
+                code="interrupted",
+                path=f"$[{self.count}]",
+            )
+
+    def interrupted(self, cause: BaseException) -> StreamError:
+        """The source itself failed (a network error, a timeout): the stream is interrupted."""
+        return StreamError(
+            f"the stream was interrupted while reading frame {self.count}: {type(cause).__name__}",
+            code="interrupted",
+            path=f"$[{self.count}]",
+        )
+
+    # ------------------------------------------------------------------ one frame
+
+    def _at_frame(self, exc: StreamError) -> StreamError:
+        return StreamError(exc.message, code=exc.code, path=f"$[{self.count}]", offset=exc.offset)
+
+    def _frame(self, data: str) -> Any:
+        index = self.count
+        self.count += 1
+        if data.strip() == "[DONE]":
+            raise StreamError(
+                f"frame {index} is the [DONE] sentinel, which {self.spec.name} streams do not use",
+                code="done_sentinel",
+                path=f"$[{index}]",
+            )
+        if self.spec.one_object_per_line and "\n" in data:
+            raise StreamError(
+                f"frame {index} spans several data: lines; each data: line is one complete JSON object",
+                code="malformed_frame",
+                path=f"$[{index}]",
+            )
+        return self._validate(data.encode("utf-8"), index)
+
+    def _validate(self, buf: bytes, index: int) -> Any:
+        # The common case in a few microseconds: the typed parse, the duplicate-key and protocol
+        # checks. Any failure is decoded again by lucent.decode's path for its exact error.
+        try:
+            value = self._decoder.decode(buf)
+            if self._unique_keys:
+                json.loads(buf, object_pairs_hook=_unique)
+            if self._check is not None:
+                self._check(value)
+            return value
+        except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
+            pass
+        where = f"$[{index}]"
+        try:
+            return _decode_as(buf, self.spec.schema, self.spec.definition, self._protocol)
+        except RecursionError:
+            raise StreamError(f"frame {index} nests too deeply to parse", code="malformed_frame", path=where) from None
+        except DecodeError as exc:
+            raise StreamError(
+                f"frame {index} is not one JSON value: {exc.message} [{exc.code}]", code="malformed_frame", path=where
+            ) from exc
+        except ValidationError as exc:
+            raise self._invalid(buf, index, exc) from exc
+
+    def _invalid(self, buf: bytes, index: int, exc: ValidationError) -> StreamError:
+        where = f"$[{index}]"
+        try:
+            tree = msgspec.json.decode(buf)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            tree = _MISSING
+        if not isinstance(tree, dict):
+            return StreamError(f"frame {index} is not a JSON object", code="malformed_frame", path=where)
+        node: Any = tree
+        for key in self.spec.tag_path[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            tag = node.get(self.spec.tag_path[-1], _MISSING)
+            if tag is _MISSING or not isinstance(tag, str) or tag not in self.spec.tags:
+                state = "has no type" if tag is _MISSING else "has a type that the schema does not define"
+                return StreamError(
+                    f"frame {index} {state} ({'.'.join(self.spec.tag_path)})",
+                    code="unknown_frame",
+                    path=where + "." + ".".join(self.spec.tag_path),
+                )
+        if self.spec.tool_index_path is not None and exc.path == self.spec.tool_index_path and exc.code == "maximum":
+            return StreamError(
+                f"frame {index} names a tool call index above the last one allowed: {exc.message}",
+                code="too_many_tool_calls",
+                path=where + exc.path[1:],
+            )
+        return StreamError(
+            f"frame {index} breaks the {self.spec.definition} schema: {exc.message} [{exc.code}]",
+            code="invalid_frame",
+            path=where + exc.path[1:],
+        )
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise ValueError("duplicate key")
+    return result
+
+
+def _check_source(source: Any) -> None:
+    if isinstance(source, str):
+        raise UsageError("a stream source is bytes, not str: encode SSE text as UTF-8", code="invalid_input_type")
+
+
+def frames(source: Any, spec: FormatSpec) -> Iterator[Any]:
+    """Validated events from a sync source (SSE bytes, byte chunks, or event objects)."""
+    _check_source(source)
+    reader = FrameReader(spec)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        yield from reader.feed(source)
+        reader.close()
+        return
+    if not isinstance(source, Iterable):
+        raise UsageError(
+            f"a stream source is bytes or an iterable of chunks or events, not {type(source).__name__}",
+            code="invalid_input_type",
+        )
+    iterator = iter(source)
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            break
+        except LucentError:
+            raise
+        except Exception as exc:
+            raise reader.interrupted(exc) from exc
+        yield from reader.take(item)
+    reader.close()
+
+
+async def aframes(source: Any, spec: FormatSpec) -> AsyncIterator[Any]:
+    """:func:`frames` for an async source; a sync source is read as :func:`frames` reads it."""
+    _check_source(source)
+    if not isinstance(source, AsyncIterable):
+        for event in frames(source, spec):
+            yield event
+        return
+    reader = FrameReader(spec)
+    iterator = aiter(source)
+    while True:
+        try:
+            item = await anext(iterator)
+        except StopAsyncIteration:
+            break
+        except LucentError:
+            raise
+        except Exception as exc:
+            raise reader.interrupted(exc) from exc
+        for event in reader.take(item):
+            yield event
+    reader.close()

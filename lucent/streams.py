@@ -1,0 +1,316 @@
+"""Streams: read a streamed response and assemble it into the format's final response.
+
+Three formats, each with its own event Struct (generated, in ``lucent.generated``):
+
+* ``sparktide``: ``RemoteModelStreamFrame`` (sparktide-remote-1.0
+  ``#/$defs/RemoteModelStreamFrame``) -> ``RemoteModelResponse``;
+* ``llm-sdk``: ``PartialModelResponse`` (llm-sdk ``#/definitions/PartialModelResponse``) ->
+  ``ModelResponse``;
+* ``lux``: ``LucentStreamEvent`` (lux-ir-v1 ``#/definitions/LucentStreamEvent``) ->
+  ``LucentResponse``.
+
+A source is any of: the whole ``text/event-stream`` as bytes; an iterable (or, for the async
+functions, an async iterable) of byte chunks split anywhere; an iterable of events, either
+generated Structs or JSON objects (``dict``). On the wire each event is one SSE event whose
+``data`` is the event's JSON; other SSE fields (``event``, ``id``, ``retry``) and comments are
+ignored. Memory stays constant but for the content being assembled: the SSE parser holds one
+unfinished line and event (see :mod:`lucent.sse`).
+
+Errors are :class:`~lucent.errors.StreamError` with ``.code``, ``.path`` (``$[3]`` is the fourth
+frame/event, ``$[3].arguments`` a field of it) and ``.usage`` (the usage received before the
+failure, kept). The codes, one per class of failure:
+
+* reading, any format: ``interrupted`` (the source raised, or ended inside a frame),
+  ``invalid_utf8`` (``.offset``), ``done_sentinel`` (a ``[DONE]`` frame), ``malformed_frame``
+  (not one JSON object; for SparkTide also an event with several ``data:`` lines),
+  ``unknown_frame`` (a type tag the schema does not define), ``invalid_frame`` (the schema
+  rejects the frame: unknown field, wrong ``protocolVersion``, ...);
+* sparktide (``RemoteModelStreamFrame``'s description and sparktide-docs/SOURCE.md):
+  ``stream_too_large`` (over 4 MiB), ``too_many_tool_calls`` (index above 15),
+  ``duplicate_terminal``, ``data_after_terminal``, ``missing_terminal``, ``duplicate_call_id``,
+  ``tool_identity_changed``, ``tool_name_not_declared`` (with ``tools``), ``incomplete_tool_call``
+  (no id or name), ``malformed_arguments`` (the concatenation is not one closed JSON object),
+  ``length_with_tool_calls``, ``model_error`` (a ``model.error`` frame; ``.error`` is the frame);
+* llm-sdk: ``part_type_changed``, ``tool_identity_changed``, ``part_field_changed`` (a part id or
+  audio format field changed), ``tool_name_not_declared``, ``incomplete_tool_call``,
+  ``malformed_arguments``, ``malformed_audio`` (not base64);
+* lux, whose lifecycle lucent reads from ``#/definitions/LucentStreamEvent`` as
+  ``conversation_start (item_start (block_start (block_delta | annotations)* (block_end |
+  block_discard))* item_end)* finish usage* error? done``, one item per choice (a ``message``
+  item; ``item_start.index`` is the choice index), blocks at their index within the item (after
+  the item's initial content), a signature delta replacing the signature, a tool block with no
+  arguments getting ``"{}"``: ``missing_conversation_start``,
+  ``duplicate_conversation_start``, ``item_not_open``, ``item_not_closed``,
+  ``duplicate_item_index``, ``unsupported_item`` (not a message), ``block_not_open``,
+  ``block_not_closed``, ``duplicate_block_index``, ``unsupported_block`` (a media block),
+  ``delta_type_mismatch``, ``duplicate_finish``, ``missing_finish``, ``missing_meta``,
+  ``duplicate_error``, ``tool_name_not_declared``, ``duplicate_terminal``,
+  ``data_after_terminal``, ``missing_terminal`` (no ``done``), ``model_error`` (an ``error``
+  event; ``.error`` is the ``LucentError``).
+
+:func:`convert_stream` converts a stream to another format event by event (source -> Lux
+events -> target), in constant memory but for the blocks still open; :func:`iter_events` reads
+and validates one frame at a time, an :class:`Assembler` checks the rules across frames, and
+:func:`encode_sse` writes events back as SSE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from typing import Any, Literal, overload
+
+import msgspec
+
+from lucent._stream_base import Assembler
+from lucent._stream_convert import AsyncStreamConversion, StreamConversion
+from lucent._stream_llm_sdk import LlmSdkAssembler
+from lucent._stream_lux import LuxAssembler
+from lucent._stream_read import aframes, frames, spec
+from lucent._stream_sparktide import SparkTideAssembler
+from lucent.errors import EncodeError, StreamError
+from lucent.generated.llm_sdk import ModelResponse
+from lucent.generated.lux_ir_v1 import LucentResponse
+from lucent.generated.sparktide_remote_1_0 import RemoteModelResponse
+
+__all__ = [
+    "FORMATS",
+    "Assembler",
+    "AsyncStreamConversion",
+    "StreamConversion",
+    "aconvert_stream",
+    "aiter_events",
+    "assemble",
+    "assemble_async",
+    "assembler",
+    "convert_stream",
+    "encode_sse",
+    "iter_events",
+]
+
+FORMATS: tuple[str, ...] = ("sparktide", "llm-sdk", "lux")
+"""The stream format names."""
+
+_ASSEMBLERS: dict[str, type[Assembler]] = {
+    "sparktide": SparkTideAssembler,
+    "llm-sdk": LlmSdkAssembler,
+    "lux": LuxAssembler,
+}
+
+Source = bytes | bytearray | memoryview | Iterable[Any]
+"""SSE bytes, an iterable of byte chunks, or an iterable of events (Structs or JSON objects)."""
+
+AsyncSource = Source | AsyncIterable[Any]
+"""A :data:`Source`, or an async iterable of byte chunks or events."""
+
+
+def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
+    """A fresh :class:`Assembler` for one stream of ``format``.
+
+    Parameters
+    ----------
+    format : {"sparktide", "llm-sdk", "lux"}
+    tools : Iterable[str], optional
+        Tool names the request declared; a call to any other is ``tool_name_not_declared``.
+
+    Raises
+    ------
+    UsageError
+        ``unknown_format``.
+    """
+    spec(format)
+    return _ASSEMBLERS[format](tools=tools)
+
+
+@overload
+def assemble(source: Source, format: Literal["sparktide"], *, tools: Iterable[str] | None = None) -> RemoteModelResponse: ...
+@overload
+def assemble(source: Source, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None) -> ModelResponse: ...
+@overload
+def assemble(source: Source, format: Literal["lux"], *, tools: Iterable[str] | None = None) -> LucentResponse: ...
+@overload
+def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None) -> Any: ...
+def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None) -> Any:
+    """Read a whole stream and return its final response.
+
+    Parameters
+    ----------
+    source : bytes, Iterable[bytes] or Iterable[event]
+        The ``text/event-stream`` bytes; byte chunks split anywhere (inside a line, a CRLF pair
+        or a UTF-8 character); or events (generated Structs, or JSON objects, validated as if
+        decoded). ``str`` is refused: encode the text.
+    format : {"sparktide", "llm-sdk", "lux"}
+    tools : Iterable[str], optional
+        The tool names the request declared (SparkTide: "tool names must come from
+        request.tools"); checked in every format when given.
+
+    Returns
+    -------
+    RemoteModelResponse, ModelResponse or LucentResponse
+        ``lucent.generated.sparktide_remote_1_0.RemoteModelResponse`` (content ``null`` when the
+        reply is only tool calls; ``usage`` is ``{}`` when none arrived),
+        ``lucent.generated.llm_sdk.ModelResponse`` or ``lucent.generated.lux_ir_v1.LucentResponse``.
+
+    Raises
+    ------
+    StreamError
+        The stream broke a rule; the codes are listed in the module docstring. ``.usage`` holds
+        the usage received before the failure.
+    UsageError
+        ``unknown_format``, ``invalid_input_type``.
+    """
+    parts = assembler(format, tools=tools)
+    try:
+        for event in frames(source, spec(format)):
+            parts.push(event)
+        return parts.close()
+    except StreamError as exc:
+        exc.usage = parts.usage
+        raise
+
+
+@overload
+async def assemble_async(source: AsyncSource, format: Literal["sparktide"], *, tools: Iterable[str] | None = None) -> RemoteModelResponse: ...
+@overload
+async def assemble_async(source: AsyncSource, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None) -> ModelResponse: ...
+@overload
+async def assemble_async(source: AsyncSource, format: Literal["lux"], *, tools: Iterable[str] | None = None) -> LucentResponse: ...
+@overload
+async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None) -> Any: ...
+async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None) -> Any:
+    """:func:`assemble` for an async source (an HTTP response body, a socket reader).
+
+    ``source`` may also be any sync source. An exception raised by the source while reading
+    (a reset connection, a timeout) becomes ``StreamError(code="interrupted")`` with the usage
+    received so far; cancellation propagates unchanged.
+    """
+    parts = assembler(format, tools=tools)
+    try:
+        async for event in aframes(source, spec(format)):
+            parts.push(event)
+        return parts.close()
+    except StreamError as exc:
+        exc.usage = parts.usage
+        raise
+
+
+def iter_events(source: Source, format: str) -> Iterator[Any]:
+    """The validated events of a stream, one at a time, without assembling them.
+
+    Each event has passed the per-frame rules (UTF-8, no ``[DONE]``, one JSON object, the
+    schema, the SparkTide byte cap); the rules across frames are the :class:`Assembler`'s.
+
+    Yields
+    ------
+    RemoteModelStreamFrame, PartialModelResponse or LucentStreamEvent
+
+    Raises
+    ------
+    StreamError
+        The reading codes (``interrupted``, ``invalid_utf8``, ``done_sentinel``,
+        ``malformed_frame``, ``unknown_frame``, ``invalid_frame``, ``stream_too_large``,
+        ``too_many_tool_calls``).
+    UsageError
+        ``unknown_format``, ``invalid_input_type``.
+    """
+    return frames(source, spec(format))
+
+
+def aiter_events(source: AsyncSource, format: str) -> AsyncIterator[Any]:
+    """:func:`iter_events` for an async (or sync) source."""
+    return aframes(source, spec(format))
+
+
+def encode_sse(events: Iterable[Any]) -> Iterator[bytes]:
+    """Each event as one SSE event: ``data: <compact JSON>`` and a blank line (UTF-8).
+
+    The JSON of an event never holds a raw line end, so each frame is one ``data:`` line, as
+    SparkTide requires. No ``[DONE]`` is written.
+
+    Raises
+    ------
+    EncodeError
+        ``unencodable``: an event that has no JSON form.
+    """
+    encoder = msgspec.json.Encoder()
+    for event in events:
+        try:
+            body = encoder.encode(event)
+        except (msgspec.EncodeError, TypeError, ValueError, OverflowError) as exc:
+            raise EncodeError(f"cannot encode an event: {exc}", code="unencodable") from None
+        yield b"data: " + body + b"\n\n"
+
+
+def convert_stream(
+    events: Source,
+    source: str,
+    target: str,
+    *,
+    context: Mapping[str, Any] | None = None,
+    strict: bool = False,
+    tools: Iterable[str] | None = None,
+) -> StreamConversion:
+    """Convert a stream to another format, event by event, through Lux stream events.
+
+    Parameters
+    ----------
+    events : bytes, Iterable[bytes] or Iterable[event]
+        What :func:`assemble` takes: the ``text/event-stream`` bytes, byte chunks split anywhere,
+        or events (generated Structs or JSON objects) of ``source``.
+    source, target : {"sparktide", "llm-sdk", "lux"}
+        ``source == target`` yields the source events unchanged, with the source's rules checked.
+    context : Mapping[str, Any], optional
+        For a Lux target from SparkTide or llm-sdk, ``id`` and ``model`` for
+        ``conversation_start.meta`` (the source has neither; missing, each is an Invalid
+        diagnostic ``target:$.id``/``target:$.model``, never invented).
+    strict : bool, default False
+        Raise :class:`~lucent.errors.ConversionError` (``conversion_lossy``) at the first
+        Unsupported or Invalid diagnostic, before the target event that would carry the loss.
+    tools : Iterable[str], optional
+        The tool names the request declared (``tool_name_not_declared`` otherwise).
+
+    Returns
+    -------
+    StreamConversion
+        An iterator of target events: ``RemoteModelStreamFrame`` (sparktide-remote-1.0
+        ``#/$defs/RemoteModelStreamFrame``), ``LucentStreamEvent`` (lux-ir-v1
+        ``#/definitions/LucentStreamEvent``) or ``PartialModelResponse`` (llm-sdk
+        ``#/definitions/PartialModelResponse``) Structs; write them with :func:`encode_sse`.
+        ``.diagnostics`` lists every loss (``ConversionDiagnostic``; ``field`` is a path in the
+        source stream, ``$[3]`` its fourth event), complete once the iterator is exhausted.
+
+        Each target gets what its format expects: tool-call indexes counted for the target
+        (SparkTide counts tool calls only, llm-sdk all parts, 0, 1, ... in the order they
+        start); SparkTide gets its usage frame before exactly one terminal frame, last; Lux
+        ``finish``, ``usage``, then one ``done``; llm-sdk has no usage, finish or terminal value
+        (reported), so its stream just ends. No ``[DONE]`` is ever written.
+
+    Raises
+    ------
+    StreamError
+        While iterating: the source breaks a rule of its stream (the codes of :func:`assemble`,
+        at the event that breaks it, after the target events before it); ``model_error`` for an
+        llm-sdk target when the source reports a model error (SparkTide and Lux targets get the
+        error as their own error event instead). ``.usage`` is the source usage received.
+    ConversionError
+        While iterating, with ``strict=True``: a loss (``.diagnostics`` holds all so far).
+    UsageError
+        At once: ``unknown_format``, ``invalid_input_type``, ``invalid_context``.
+    """
+    return StreamConversion(events, source, target, context=context, strict=strict, tools=tools)
+
+
+def aconvert_stream(
+    events: AsyncSource,
+    source: str,
+    target: str,
+    *,
+    context: Mapping[str, Any] | None = None,
+    strict: bool = False,
+    tools: Iterable[str] | None = None,
+) -> AsyncStreamConversion:
+    """:func:`convert_stream` for an async (or sync) source: ``async for`` the target events.
+
+    An exception raised by the source while reading becomes ``StreamError(code="interrupted")``;
+    cancellation propagates unchanged.
+    """
+    return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools)

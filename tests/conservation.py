@@ -1,0 +1,115 @@
+"""Conservation: no value of a source document is lost without a diagnostic naming it.
+
+Used by the conversion tests on generated documents. A leaf (a string, number, boolean or null
+inside the source document) counts as conserved when
+
+- a diagnostic names it or an object or array holding it (its ``field`` is a prefix of the path);
+- or it comes back at the same path, equal, when the output is converted back to the source
+  format (the round trip);
+- or its value is among the leaves of the output, or of a JSON text inside the output, or it is
+  a JSON text whose values all are (tool call arguments are JSON text in one format and JSON
+  values in another; values move between paths when a format nests differently).
+
+Union tags (``type``) and ``schema_version`` carry no value of their own: the shape of the output
+says them. ``redacted: false`` is the absence of a redaction, which every format without the flag
+says by carrying the text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+__all__ = ["leaves", "lost_values"]
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_STEP = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
+_TAGS = ("type", "schema_version")
+_MISSING = object()
+
+
+def _member(path: str, key: str) -> str:
+    return f"{path}.{key}" if _NAME.match(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def leaves(value: Any, path: str = "$") -> Iterator[tuple[str, Any]]:
+    """(JSON path, value) of every leaf, in lucent's path spelling."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from leaves(item, _member(path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from leaves(item, f"{path}[{index}]")
+    else:
+        yield path, value
+
+
+def _at(document: Any, path: str) -> Any:
+    node = document
+    for name, index, quoted in _STEP.findall(path[1:]):
+        key: Any = name or (int(index) if index else json.loads(quoted))
+        if isinstance(key, int):
+            if not isinstance(node, list) or key >= len(node):
+                return _MISSING
+        elif not isinstance(node, dict) or key not in node:
+            return _MISSING
+        node = node[key]
+    return node
+
+
+def _key(value: Any) -> tuple[str, Any]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return ("number", float(value))
+    return (type(value).__name__, value)
+
+
+def _present(output: Any) -> set[tuple[str, Any]]:
+    found = set()
+    for _, value in leaves(output):
+        found.add(_key(value))
+        if isinstance(value, str):
+            try:
+                inner = json.loads(value)
+            except ValueError:
+                continue
+            found.update(_key(v) for _, v in leaves(inner))
+    return found
+
+
+def _json_text_present(value: Any, present: set[tuple[str, Any]]) -> bool:
+    """A string of JSON text (tool call arguments) whose values are all in the output."""
+    if not isinstance(value, str):
+        return False
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return False
+    return all(_key(v) in present for _, v in leaves(parsed))
+
+
+def _named(path: str, fields: Sequence[str]) -> bool:
+    return any(path == f or path.startswith((f + ".", f + "[")) for f in fields)
+
+
+def lost_values(source: Any, output: Any, diagnostics: Sequence[Any], back: Any = _MISSING) -> list[tuple[str, Any]]:
+    """The leaves of `source` that are lost without a diagnostic (see the module docstring).
+
+    `diagnostics` are those of the source -> output conversion; `back` is the output converted back
+    to the source format (optional).
+    """
+    fields = [d.field for d in diagnostics]
+    present = _present(output)
+    lost = []
+    for path, value in leaves(source):
+        if path.rsplit(".", 1)[-1] in _TAGS or (path.endswith(".redacted") and value is False):
+            continue
+        if _named(path, fields) or _key(value) in present or _json_text_present(value, present):
+            continue
+        if back is not _MISSING:
+            again = _at(back, path)
+            if again is not _MISSING and _key(again) == _key(value):
+                continue
+        lost.append((path, value))
+    return lost

@@ -1,0 +1,519 @@
+"""htmlp ModelRequest <-> Lux LucentRequest: lucent.convert and the mapping specs.
+
+Real values throughout: a coding-agent request with every kind of attribution and content block
+goes htmlp -> Lux -> htmlp exactly; each lossy Lux feature has its diagnostic (field = JSON path
+in the source document, status); strict mode raises; and over generated documents every output
+validates against the target schema and nothing is lost without a diagnostic naming it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import pathlib
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+
+import lucent
+from lucent.errors import ConversionError
+from lucent.generated import htmlp_model_request_strategies, lux_ir_v1_strategies
+from lucent.generated.htmlp_model_request import ModelRequest
+from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
+from lucent.generated.lux_ir_v1 import (
+    LucentContentImage,
+    LucentContentText,
+    LucentContentThinking,
+    LucentContentToolResult,
+    LucentContentToolUse,
+    LucentConversationItemMessage,
+    LucentReasoningConfig,
+    LucentRequest,
+    LucentTool,
+)
+from tests import ecma_jsonschema
+from tests.conservation import lost_values
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+CASES = REPO / "tests" / "data" / "cases"
+HTMLP = json.loads((REPO / "schemas" / "htmlp-model-request.json").read_text(encoding="utf-8"))
+_LUX = json.loads((REPO / "schemas" / "lux-ir-v1.json").read_text(encoding="utf-8"))
+LUX_REQUEST = {**{k: v for k, v in _LUX.items() if k != "$ref"}, "$ref": "#/definitions/LucentRequest"}
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+# A coding agent's request, as htmlp builds it: every fragment attributed.
+AGENT = {
+    "model": "claude-sonnet-4-5",
+    "thinking_level": "medium",
+    "max_output_tokens": 8192,
+    "tools": [
+        {"name": "read_file", "description": "Read a file of the workspace.", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+        {"name": "run", "description": "Run a shell command.", "input_schema": {"type": "object", "properties": {"cmd": {"type": "string"}}}},
+    ],
+    "fragments": [
+        {"source": {"kind": "system_prompt"}, "role": "system", "content": [{"type": "text", "text": "You are a careful coding agent."}], "byte_count": 31},
+        {"source": {"kind": "context_block", "block_id": "env"}, "role": "system", "content": [{"type": "text", "text": "cwd: /repo\nos: linux"}], "byte_count": 20},
+        {"source": {"kind": "tool_definitions"}, "role": "system", "content": [{"type": "text", "text": "Tools: read_file, run."}], "byte_count": 22},
+        {"source": {"kind": "compaction_summary"}, "role": "user", "content": [{"type": "text", "text": "Earlier: the build failed on main.rs."}], "byte_count": 37},
+        {"source": {"kind": "user_message"}, "role": "user", "content": [
+            {"type": "text", "text": "Why does this screenshot show an error?"},
+            {"type": "image", "media_type": "image/png", "base64_data": PNG},
+        ], "byte_count": 135},
+        {"source": {"kind": "assistant_history"}, "role": "assistant", "content": [
+            {"type": "reasoning", "text": "I should read main.rs first."},
+            {"type": "text", "text": "Let me look at the source."},
+            {"type": "tool_use", "tool_use_id": "toolu_01", "tool_name": "read_file", "arguments": {"path": "src/main.rs"}},
+        ], "byte_count": 101},
+        {"source": {"kind": "tool_output", "tool_name": "read_file"}, "role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01", "content": "fn main() { let x: u8 = 256; }", "is_error": False},
+        ], "byte_count": 30},
+        {"source": {"kind": "hook", "hook_name": "pre_turn"}, "role": "user", "content": [{"type": "text", "text": "Lint: 1 error."}], "byte_count": 14},
+        {"source": {"kind": "system_reminder", "origin": "todo"}, "role": "user", "content": [{"type": "text", "text": "Remember to run the tests."}], "byte_count": 26},
+        {"source": {"kind": "session_message"}, "role": "user", "content": [{"type": "text", "text": "Keep it short."}], "byte_count": 14},
+    ],
+}
+
+
+def as_json(value: Any) -> Any:
+    return json.loads(lucent.encode(value))
+
+
+def diag(result: ConversionResult | list[ConversionDiagnostic]) -> list[tuple[str, str]]:
+    items = result.diagnostics if isinstance(result, ConversionResult) else result
+    return [(d.field, d.status) for d in items]
+
+
+def to_lux(doc: dict[str, Any]) -> ConversionResult:
+    result = lucent.convert(json.dumps(doc), "htmlp", "lux")
+    ecma_jsonschema.validate(as_json(result.value), LUX_REQUEST)
+    return result
+
+
+def to_htmlp(doc: dict[str, Any], **kw: Any) -> ConversionResult:
+    result = lucent.convert(json.dumps(doc), "lux", "htmlp", **kw)
+    ecma_jsonschema.validate(as_json(result.value), HTMLP)
+    return result
+
+
+def round_trip(doc: dict[str, Any]) -> tuple[dict[str, Any], list[ConversionDiagnostic], list[ConversionDiagnostic]]:
+    there = to_lux(doc)
+    back = lucent.convert(lucent.encode(there.value), "lux", "htmlp")
+    out = as_json(back.value)
+    ecma_jsonschema.validate(out, HTMLP)
+    return out, there.diagnostics, back.diagnostics
+
+
+def htmlp(fragments: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {"model": "claude-sonnet-4-5", "thinking_level": "off", "tools": [], "fragments": fragments}
+    doc.update(fields)
+    return doc
+
+
+def lux(conversation: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {"schema_version": "v1", "model": "gpt-4o", "options": {"stream": False}, "conversation": conversation}
+    doc.update(fields)
+    return doc
+
+
+def message(role: str, *blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "message", "message": {"role": role, "content": list(blocks)}}
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+# ---------------------------------------------------------------------------------- htmlp -> Lux
+
+
+def test_coding_agent_request_round_trips_exactly_with_its_attribution() -> None:
+    out, there, back = round_trip(AGENT)
+    assert out == AGENT
+    assert there == [] and back == []
+
+
+def test_fragments_are_conversation_messages_in_order_with_their_roles() -> None:
+    value = to_lux(AGENT).value
+    assert isinstance(value, LucentRequest)
+    assert value.instructions is msgspec_unset()
+    assert [item.message.role for item in value.conversation if isinstance(item, LucentConversationItemMessage)] == [
+        "system", "system", "system", "user", "user", "assistant", "user", "user", "user", "user",
+    ]
+    assert value.model == "claude-sonnet-4-5"
+    assert value.options.max_output_tokens == 8192 and value.options.stream is False
+
+
+def msgspec_unset() -> Any:
+    import msgspec
+
+    return msgspec.UNSET
+
+
+def test_attribution_is_kept_beside_each_conversation_item() -> None:
+    extra = to_lux(AGENT).value.extra
+    assert extra["htmlp"]["fragments"][1] == {"source": {"kind": "context_block", "block_id": "env"}, "byte_count": 20}
+    assert extra["htmlp"]["fragments"][6] == {"source": {"kind": "tool_output", "tool_name": "read_file"}, "byte_count": 30}
+    assert [f["source"]["kind"] for f in extra["htmlp"]["fragments"]] == [f["source"]["kind"] for f in AGENT["fragments"]]
+
+
+def test_content_blocks_map_one_to_one() -> None:
+    conversation = to_lux(AGENT).value.conversation
+    user, assistant, tool = (conversation[i].message.content for i in (4, 5, 6))
+    assert user[0] == LucentContentText(text="Why does this screenshot show an error?")
+    assert isinstance(user[1], LucentContentImage)
+    assert (user[1].image.media_type, user[1].image.source) == ("image/png", "inline")
+    assert isinstance(assistant[0], LucentContentThinking)
+    assert (assistant[0].thinking.text, assistant[0].thinking.redacted) == ("I should read main.rs first.", False)
+    assert isinstance(assistant[2], LucentContentToolUse)
+    assert (assistant[2].tool_use.id, assistant[2].tool_use.name, assistant[2].tool_use.arguments) == ("toolu_01", "read_file", '{"path":"src/main.rs"}')
+    assert isinstance(tool[0], LucentContentToolResult)
+    assert tool[0].tool_result.content == [LucentContentText(text="fn main() { let x: u8 = 256; }")]
+    assert tool[0].tool_result.is_error is False
+
+
+def test_image_bytes_travel_in_extra_media_keyed_by_the_lux_path() -> None:
+    extra = to_lux(AGENT).value.extra
+    assert extra["media"] == {"$.conversation[4].message.content[1].image": {"data": PNG}}
+
+
+def test_tools_become_lucent_tools() -> None:
+    tools = to_lux(AGENT).value.tools
+    assert tools[0] == LucentTool(name="read_file", description="Read a file of the workspace.", parameters=AGENT["tools"][0]["input_schema"])
+
+
+@pytest.mark.parametrize(
+    ("level", "reasoning", "kept", "diagnostics"),
+    [
+        ("off", LucentReasoningConfig(enabled=False), "off", []),
+        ("low", LucentReasoningConfig(enabled=True, effort="low"), None, []),
+        ("medium", LucentReasoningConfig(enabled=True, effort="medium"), None, []),
+        ("high", LucentReasoningConfig(enabled=True, effort="high"), None, []),
+        ("xhigh", LucentReasoningConfig(enabled=True, effort="high"), "xhigh", [("$.thinking_level", "Degraded")]),
+        ("max", LucentReasoningConfig(enabled=True, effort="high"), "max", [("$.thinking_level", "Degraded")]),
+    ],
+)
+def test_thinking_level_maps_to_reasoning_and_round_trips(level: str, reasoning: LucentReasoningConfig, kept: str | None, diagnostics: list[tuple[str, str]]) -> None:
+    doc = htmlp([{"source": {"kind": "user_message"}, "role": "user", "content": [text("Plan it.")], "byte_count": 8}], thinking_level=level)
+    result = to_lux(doc)
+    assert result.value.reasoning == reasoning
+    assert result.value.extra["htmlp"].get("thinking_level") == kept
+    assert diag(result) == diagnostics
+    out, _, back = round_trip(doc)
+    assert out == doc and back == []
+
+
+@pytest.mark.parametrize("limit", [None, 0, 4096, 4_294_967_295, "absent"])
+def test_max_output_tokens_null_absent_and_values_round_trip(limit: Any) -> None:
+    doc = htmlp([])
+    if limit != "absent":
+        doc["max_output_tokens"] = limit
+    out, there, _ = round_trip(doc)
+    assert out == doc and there == []
+
+
+@pytest.mark.parametrize("arguments", [{"path": "a.txt", "lines": [1, 2]}, None, [1, "two"], "raw text", 3.5, True, {}])
+def test_tool_arguments_of_every_json_kind_round_trip(arguments: Any) -> None:
+    doc = htmlp([{"source": {"kind": "assistant_history"}, "role": "assistant", "content": [
+        {"type": "tool_use", "tool_use_id": "toolu_9", "tool_name": "run", "arguments": arguments},
+    ], "byte_count": 10}])
+    out, there, back = round_trip(doc)
+    assert out == doc and there == [] and back == []
+
+
+def test_members_htmlp_objects_do_not_define_are_named_not_lost() -> None:
+    doc = htmlp([{"source": {"kind": "user_message", "session": "s1"}, "role": "user", "content": [{"type": "text", "text": "hi", "lang": "en"}], "byte_count": 2}])
+    result = to_lux(doc)
+    assert diag(result) == [("$.fragments[0].source.session", "Unsupported"), ("$.fragments[0].content[0].lang", "Unsupported")]
+    with pytest.raises(ConversionError):
+        lucent.convert(json.dumps(doc), "htmlp", "lux", strict=True)
+
+
+# ---------------------------------------------------------------------------------- Lux -> htmlp
+
+
+def test_lux_without_attribution_gets_one_derived_from_role_and_content() -> None:
+    doc = lux([
+        message("user", text("What is in notes.txt?")),
+        message("assistant", {"type": "tool_use", "tool_use": {"id": "call_1", "name": "read_file", "arguments": "{\"path\":\"notes.txt\"}"}}),
+        message("user", {"type": "tool_result", "tool_result": {"tool_use_id": "call_1", "content": [text("buy milk")], "is_error": False}}),
+        message("assistant", text("It says: buy milk.")),
+    ])
+    result = to_htmlp(doc)
+    fragments = as_json(result.value)["fragments"]
+    assert [f["source"] for f in fragments] == [
+        {"kind": "user_message"}, {"kind": "assistant_history"}, {"kind": "tool_output", "tool_name": "read_file"}, {"kind": "assistant_history"},
+    ]
+    assert [f["byte_count"] for f in fragments] == [21, len('{"path":"notes.txt"}'), 8, 18]
+    assert fragments[1]["content"] == [{"type": "tool_use", "tool_use_id": "call_1", "tool_name": "read_file", "arguments": {"path": "notes.txt"}}]
+    assert result.diagnostics == []
+
+
+def test_instructions_become_one_leading_system_fragment_degraded() -> None:
+    doc = lux([message("user", text("hi"))], instructions=[text("Be brief."), text("Answer in English.")])
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0] == {
+        "source": {"kind": "system_prompt"}, "role": "system", "content": [text("Be brief."), text("Answer in English.")], "byte_count": 27,
+    }
+    assert diag(result) == [("$.instructions", "Degraded")]
+
+
+def test_tool_call_tool_result_and_reasoning_items_become_fragments() -> None:
+    doc = lux([
+        message("user", text("Time?")),
+        {"type": "reasoning", "reasoning": {"text": "Use the clock tool.", "redacted": False}},
+        {"type": "tool_call", "tool_call": {"id": "c1", "name": "clock", "arguments": "{}"}},
+        {"type": "tool_result", "tool_result": {"tool_use_id": "c1", "content": [text("12:00")], "is_error": False}},
+    ])
+    fragments = as_json(to_htmlp(doc).value)["fragments"]
+    assert fragments[1:] == [
+        {"source": {"kind": "assistant_history"}, "role": "assistant", "content": [{"type": "reasoning", "text": "Use the clock tool."}], "byte_count": 19},
+        {"source": {"kind": "assistant_history"}, "role": "assistant", "content": [{"type": "tool_use", "tool_use_id": "c1", "tool_name": "clock", "arguments": {}}], "byte_count": 2},
+        {"source": {"kind": "tool_output", "tool_name": "clock"}, "role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "12:00", "is_error": False}], "byte_count": 5},
+    ]
+
+
+def test_case_06_redacted_thinking_is_unsupported_for_htmlp_too() -> None:
+    case = json.loads((CASES / "06-lux-redacted-thinking-not-silently-dropped.json").read_text(encoding="utf-8"))
+    result = to_htmlp(case["input"])
+    assert [f["content"] for f in as_json(result.value)["fragments"]] == [[text("Plan a trip.")], [text("Done.")], [text("Thanks")]]
+    assert ("$.conversation[1].message.content[0]", "Unsupported") in diag(result)
+    with pytest.raises(ConversionError) as raised:
+        to_htmlp(case["input"], strict=True)
+    assert raised.value.path == "$.conversation[1].message.content[0]"
+
+
+def _contains(value: Any, expected: Any) -> bool:
+    """The subset check of tests/data/cases/README.md: objects have these keys with these values,
+    arrays have these items in this order (each a subset of its match)."""
+    if isinstance(expected, dict):
+        return isinstance(value, dict) and all(k in value and _contains(value[k], v) for k, v in expected.items())
+    if isinstance(expected, list):
+        if not isinstance(value, list):
+            return False
+        items = iter(value)
+        return all(any(_contains(item, want) for item in items) for want in expected)
+    return bool(value == expected and type(value) is type(expected))
+
+
+def _check_convert_case(case: dict[str, Any], target: str) -> ConversionResult:
+    """One `convert` case of tests/data/cases, checked as its README says, into `target`."""
+    expect = case["expect"]
+    data = json.dumps(case["input"])
+    result = lucent.convert(data, case["source"], target, kind=case["kind"], context=case.get("context"))
+    out = as_json(result.value)
+    if expect.get("valid_against_target_schema"):
+        schema = HTMLP if target == "htmlp" else {**json.loads((REPO / "schemas" / "sparktide-remote-1.0.json").read_text(encoding="utf-8")), "oneOf": [{"$ref": "#/$defs/RemoteModelRequest"}]}
+        ecma_jsonschema.validate(out, schema)
+    if target == case["target"] and "output_contains" in expect:
+        assert _contains(out, expect["output_contains"]), out
+    for want in expect.get("diagnostics_include", []):
+        assert any(d.status in want["status"] and want["field_contains"] in d.field for d in result.diagnostics), diag(result)
+    if expect.get("strict_raises"):
+        with pytest.raises(ConversionError):
+            lucent.convert(data, case["source"], target, kind=case["kind"], context=case.get("context"), strict=True)
+    return result
+
+
+@pytest.mark.parametrize("target", ["sparktide", "htmlp"])
+def test_case_06_as_the_cases_readme_checks_it(target: str) -> None:
+    case = json.loads((CASES / "06-lux-redacted-thinking-not-silently-dropped.json").read_text(encoding="utf-8"))
+    _check_convert_case(case, target)
+
+
+def test_case_06_lux_to_lux_keeps_the_redacted_block_byte_for_byte() -> None:
+    case = json.loads((CASES / "06-lux-redacted-thinking-not-silently-dropped.json").read_text(encoding="utf-8"))
+    result = lucent.convert(json.dumps(case["input"]), "lux", "lux")
+    assert as_json(result.value)["conversation"][1] == case["input"]["conversation"][1]
+    assert result.diagnostics == []
+
+
+def test_thinking_becomes_reasoning_and_its_signature_is_unsupported() -> None:
+    doc = lux([message("assistant", {"type": "thinking", "thinking": {"text": "Check the units.", "redacted": False, "signature": "EqQBCkYIARgC"}}, text("Done."))])
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0]["content"] == [{"type": "reasoning", "text": "Check the units."}, text("Done.")]
+    assert diag(result) == [("$.conversation[0].message.content[0].thinking.signature", "Unsupported")]
+
+
+def test_refusal_is_written_as_text_degraded() -> None:
+    doc = lux([message("assistant", {"type": "refusal", "refusal": "I can't help with that."})])
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0]["content"] == [text("I can't help with that.")]
+    assert diag(result) == [("$.conversation[0].message.content[0]", "Degraded")]
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "image", "image": {"media_type": "image/png", "source": "url"}},
+        {"type": "image", "image": {"media_type": "image/png", "source": "inline"}},
+        {"type": "audio", "audio": {"media_type": "audio/wav", "source": "inline"}},
+        {"type": "video", "video": {"media_type": "video/mp4", "source": "file_uri"}},
+    ],
+)
+def test_media_htmlp_cannot_carry_is_unsupported_and_strict_raises(block: dict[str, Any]) -> None:
+    doc = lux([message("user", text("Look."), block)])
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0]["content"] == [text("Look.")]
+    assert diag(result) == [("$.conversation[0].message.content[1]", "Unsupported")]
+    with pytest.raises(ConversionError):
+        to_htmlp(doc, strict=True)
+
+
+def test_an_inline_image_with_its_bytes_in_extra_media_is_exact() -> None:
+    doc = lux(
+        [message("user", text("Look."), {"type": "image", "image": {"media_type": "image/png", "source": "inline"}})],
+        extra={"media": {"$.conversation[0].message.content[1].image": {"data": PNG}}},
+    )
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0]["content"][1] == {"type": "image", "media_type": "image/png", "base64_data": PNG}
+    assert result.diagnostics == []
+
+
+def test_media_bytes_no_image_reads_are_unsupported() -> None:
+    doc = lux([message("user", text("Look."))], extra={"media": {"$.conversation[0].message.content[5].image": {"data": PNG}}})
+    result = to_htmlp(doc)
+    assert diag(result) == [('$.extra.media["$.conversation[0].message.content[5].image"].data', "Unsupported")]
+
+
+@pytest.mark.parametrize(
+    ("reasoning", "level", "diagnostics"),
+    [
+        (None, "off", []),
+        ({"enabled": False}, "off", []),
+        ({"enabled": True, "effort": "low"}, "low", []),
+        ({"enabled": True, "effort": "high"}, "high", []),
+        ({"enabled": True}, "medium", [("$.reasoning.enabled", "Degraded")]),
+        ({"enabled": True, "effort": "medium", "budget_tokens": 2048, "summary": "auto"}, "medium", [("$.reasoning.budget_tokens", "Unsupported"), ("$.reasoning.summary", "Unsupported")]),
+        ({"enabled": False, "effort": "high"}, "off", [("$.reasoning.effort", "Unsupported")]),
+    ],
+)
+def test_reasoning_maps_to_a_thinking_level(reasoning: dict[str, Any] | None, level: str, diagnostics: list[tuple[str, str]]) -> None:
+    doc = lux([message("user", text("hi"))])
+    if reasoning is not None:
+        doc["reasoning"] = reasoning
+    result = to_htmlp(doc)
+    assert as_json(result.value)["thinking_level"] == level
+    assert diag(result) == diagnostics
+
+
+def test_a_kept_thinking_level_that_disagrees_with_reasoning_is_invalid() -> None:
+    doc = lux([message("user", text("hi"))], reasoning={"enabled": True, "effort": "low"}, extra={"htmlp": {"thinking_level": "max"}})
+    result = to_htmlp(doc)
+    assert as_json(result.value)["thinking_level"] == "low"
+    assert diag(result) == [("$.extra.htmlp.thinking_level", "Invalid")]
+
+
+def test_request_fields_htmlp_cannot_carry_are_unsupported() -> None:
+    doc = lux(
+        [message("user", text("hi"))],
+        tools=[{"name": "now", "parameters": None, "strict": True}],
+        tool_choice="required",
+        options={"stream": True, "temperature": 0.2, "top_p": 0.9, "top_k": 40, "stop": ["END"], "candidate_count": 2, "seed": 7,
+                 "structured_output": "json_object", "previous_response_id": "resp_1", "max_output_tokens": 5_000_000_000},
+        metadata={"team": "a"},
+        extra={"openai": {"store": True}, "htmlp": {"priority": 1}},
+    )
+    result = to_htmlp(doc)
+    out = as_json(result.value)
+    assert out["tools"] == [{"name": "now", "description": "", "input_schema": None}]
+    assert "max_output_tokens" not in out
+    assert diag(result) == [
+        ("$.tools[0]", "Degraded"),
+        ("$.tools[0].strict", "Unsupported"),
+        ("$.options.max_output_tokens", "Invalid"),
+        ("$.tool_choice", "Unsupported"),
+        ("$.options.temperature", "Unsupported"),
+        ("$.options.top_p", "Unsupported"),
+        ("$.options.top_k", "Unsupported"),
+        ("$.options.stop", "Unsupported"),
+        ("$.options.stream", "Unsupported"),
+        ("$.options.candidate_count", "Unsupported"),
+        ("$.options.seed", "Unsupported"),
+        ("$.options.structured_output", "Unsupported"),
+        ("$.options.previous_response_id", "Unsupported"),
+        ("$.metadata", "Unsupported"),
+        ("$.extra.openai", "Unsupported"),
+        ("$.extra.htmlp.priority", "Unsupported"),
+    ]
+
+
+def test_roles_htmlp_lacks_are_written_as_the_nearest_one_degraded() -> None:
+    doc = lux([message("developer", text("rules")), message("model", text("ok")), message("tool", text("42"))])
+    result = to_htmlp(doc)
+    assert [f["role"] for f in as_json(result.value)["fragments"]] == ["system", "assistant", "user"]
+    assert diag(result) == [
+        ("$.conversation[0].message.role", "Degraded"),
+        ("$.conversation[1].message.role", "Degraded"),
+        ("$.conversation[2].message.role", "Degraded"),
+    ]
+
+
+def test_arguments_that_are_not_json_are_invalid_and_kept_as_a_string() -> None:
+    doc = lux([message("assistant", {"type": "tool_use", "tool_use": {"id": "c1", "name": "run", "arguments": "{\"cmd\": "}})])
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0]["content"][0]["arguments"] == "{\"cmd\": "
+    assert diag(result) == [("$.conversation[0].message.content[0].tool_use.arguments", "Invalid")]
+
+
+def test_tool_result_blocks_are_joined_and_other_blocks_unsupported() -> None:
+    doc = lux([message("user", {"type": "tool_result", "tool_result": {"tool_use_id": "c1", "is_error": True, "content": [
+        text("line 1"), text("line 2"), {"type": "image", "image": {"media_type": "image/png", "source": "url"}},
+    ]}})])
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0]["content"] == [{"type": "tool_result", "tool_use_id": "c1", "content": "line 1\nline 2", "is_error": True}]
+    assert diag(result) == [
+        ("$.conversation[0].message.content[0].tool_result.content[2]", "Unsupported"),
+        ("$.conversation[0].message.content[0].tool_result.content", "Degraded"),
+    ]
+
+
+def test_a_kept_attribution_that_is_not_one_is_invalid_and_derived_again() -> None:
+    doc = to_lux(AGENT).value
+    broken = as_json(doc)
+    broken["extra"]["htmlp"]["fragments"][0] = {"source": {"kind": "nobody"}, "byte_count": 31}
+    result = to_htmlp(broken)
+    assert as_json(result.value)["fragments"][0]["source"] == {"kind": "system_prompt"}
+    assert diag(result) == [("$.extra.htmlp.fragments[0]", "Invalid")]
+
+
+def test_struct_input_is_used_directly() -> None:
+    struct = lucent.decode(json.dumps(AGENT), "htmlp-model-request")
+    assert isinstance(struct, ModelRequest)
+    result = lucent.convert(struct, "htmlp", "lux")
+    assert result.diagnostics == []
+    assert as_json(result.value) == as_json(to_lux(copy.deepcopy(AGENT)).value)
+
+
+# ------------------------------------------------------------------- generated documents
+
+# derandomized: the same documents on every run (a wider exploration finds new ones offline)
+SETTINGS = settings(max_examples=200, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck))
+
+
+@SETTINGS
+@given(htmlp_model_request_strategies.root())
+def test_generated_htmlp_requests_convert_validly_and_round_trip(doc: dict[str, Any]) -> None:
+    result = to_lux(doc)  # validates the output
+    back = lucent.convert(lucent.encode(result.value), "lux", "htmlp")
+    out = as_json(back.value)
+    ecma_jsonschema.validate(out, HTMLP)
+    if not result.diagnostics:
+        assert out == doc
+    assert lost_values(doc, as_json(result.value), result.diagnostics, out) == []
+
+
+@SETTINGS
+@given(lux_ir_v1_strategies.STRATEGIES["LucentRequest"])
+@example(
+    doc={  # arguments "0" become the JSON value 0: carried, not lost
+        "schema_version": "v1", "model": "", "options": {"stream": False},
+        "conversation": [{"type": "message", "message": {"role": "system", "content": []}}, {"type": "tool_call", "tool_call": {"id": "", "name": "", "arguments": "0"}}],
+    }
+)
+def test_generated_lux_requests_convert_validly_and_lose_nothing_unnamed(doc: dict[str, Any]) -> None:
+    result = to_htmlp(doc)  # validates the output
+    out = as_json(result.value)
+    back = as_json(lucent.convert(json.dumps(out), "htmlp", "lux").value)
+    assert lost_values(doc, out, result.diagnostics, back) == []
