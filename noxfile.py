@@ -34,6 +34,8 @@ def conformance(session: nox.Session) -> None:
     differences. Prints the counts per schema; fails on any unlisted disagreement."""
     session.install("-e", ".[tests]")
     session.run("python", "-m", "tests.conformance", "--count", "2000", "--independent", "30", *session.posargs)
+    # Streams: assemble(convert_stream(s)) == convert(assemble(s)), 500 generated streams per pair.
+    session.run("python", "-m", "tests.stream_conformance", "--count", "500")
 
 
 @nox.session(python=PYTHON)

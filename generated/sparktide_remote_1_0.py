@@ -308,7 +308,7 @@ def check_protocol_RemoteModelToolCall(doc: RemoteModelToolCall) -> None:
     check_json_object_text(doc.function.arguments, f'$.function.arguments')
 
 
-PROTOCOL: dict[str, Any] = {'max_body_bytes': 1048576, 'reject_duplicate_keys': True, 'json_object_strings': ['RemoteModelToolCall.function.arguments']}
+PROTOCOL: dict[str, Any] = {'max_body_bytes': 1048576, 'max_stream_bytes': 4194304, 'reject_duplicate_keys': True, 'json_object_strings': ['RemoteModelToolCall.function.arguments']}
 """The protocol rules for this schema (codegen/protocols.toml)."""
 
 DECODE_TYPES: dict[str, Any] = {

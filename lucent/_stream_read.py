@@ -70,10 +70,8 @@ def _spec(name: str, schema: str, definition: str, *, max_bytes: int | None, one
 
 
 def _sparktide_max_stream_bytes() -> int:
-    # RemoteModelStreamFrame's description: "最大 4 MiB"; sparktide-docs/SOURCE.md: "a stream at
-    # most 4 MiB". Read from the generated PROTOCOL once codegen/protocols.toml declares it.
-    value = _generated("sparktide-remote-1.0").PROTOCOL.get("max_stream_bytes", 4 * 1024 * 1024)
-    return int(value)
+    # codegen/protocols.toml: RemoteModelStreamFrame's description "最大 4 MiB".
+    return int(_generated("sparktide-remote-1.0").PROTOCOL["max_stream_bytes"])
 
 
 SPECS: dict[str, FormatSpec] = {

@@ -12,7 +12,8 @@ inside the source document) counts as conserved when
 
 Union tags (``type``) and ``schema_version`` carry no value of their own: the shape of the output
 says them. ``redacted: false`` is the absence of a redaction, which every format without the flag
-says by carrying the text.
+says by carrying the text; ``is_error: false`` is the absence of an error, which llm-sdk and
+SparkTide say by leaving the flag out (docs/semantics.md, "Implied values").
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = ["leaves", "lost_values"]
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _STEP = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 _TAGS = ("type", "schema_version")
+_ABSENT_FLAGS = (".redacted", ".is_error")  # false: the absence of a redaction, of an error
 _MISSING = object()
 
 
@@ -103,7 +105,7 @@ def lost_values(source: Any, output: Any, diagnostics: Sequence[Any], back: Any 
     present = _present(output)
     lost = []
     for path, value in leaves(source):
-        if path.rsplit(".", 1)[-1] in _TAGS or (path.endswith(".redacted") and value is False):
+        if path.rsplit(".", 1)[-1] in _TAGS or (path.endswith(_ABSENT_FLAGS) and value is False):
             continue
         if _named(path, fields) or _key(value) in present or _json_text_present(value, present):
             continue

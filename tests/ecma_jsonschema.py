@@ -18,7 +18,7 @@ from jsonschema.validators import extend
 
 from codegen.ecma_regex import translate
 
-__all__ = ["validate"]
+__all__ = ["ecma", "validate"]
 
 
 @lru_cache(maxsize=None)
@@ -37,9 +37,14 @@ _VALIDATORS = {
 }
 
 
+def ecma(cls: Any) -> Any:
+    """The validator class `cls` (Draft202012Validator or Draft7Validator) with ECMA-262 patterns."""
+    return _VALIDATORS[cls]
+
+
 def validate(instance: Any, schema: dict[str, Any]) -> None:
     """jsonschema.validate with ECMA-262 patterns (raises jsonschema.ValidationError)."""
-    cls = _VALIDATORS[jsonschema.validators.validator_for(schema)]
+    cls = ecma(jsonschema.validators.validator_for(schema))
     error = jsonschema.exceptions.best_match(cls(schema).iter_errors(instance))
     if error is not None:
         raise error
