@@ -14,8 +14,18 @@ The generated bindings live in ``lucent.generated.<schema module>``.
 
 from __future__ import annotations
 
-from lucent import errors, sse, streams
-from lucent._decode import SCHEMAS, decode, encode
-from lucent._convert import convert
+import os as _os
+
+# An installed lucent holds lucent/generated (pyproject.toml maps the top-level generated/ folder
+# there). Imported straight from a source checkout (python run in the repository root), the
+# package finds lucent.generated in the checkout's generated/ folder instead.
+if not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "generated")):
+    _checkout = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+    if _os.path.isfile(_os.path.join(_checkout, "generated", "__init__.py")):
+        __path__.append(_checkout)
+
+from lucent import errors, sse, streams  # noqa: E402
+from lucent._decode import SCHEMAS, decode, encode  # noqa: E402
+from lucent._convert import convert  # noqa: E402
 
 __all__ = ["SCHEMAS", "convert", "decode", "encode", "errors", "sse", "streams"]

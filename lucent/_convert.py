@@ -227,7 +227,7 @@ def _decode_source(data: Any, schema: str, definition: str) -> tuple[Any, list[C
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
         try:
             data = msgspec.json.encode(data)
-        except (TypeError, msgspec.EncodeError):
+        except (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError):
             raise UsageError(f"cannot read a {type(data).__name__} as JSON", code="invalid_input_type") from None
     name = _decodable(schema, definition)
     try:

@@ -62,7 +62,11 @@ def _convert(args: argparse.Namespace) -> int:
 
     context: Any = None
     if args.context is not None:
-        context = decode(args.context, "llm-sdk", "JSONSchema")  # any JSON object
+        try:
+            context = decode(args.context, "llm-sdk", "JSONSchema")  # any JSON object
+        except LucentError as exc:
+            print(f"lucent: --context must be one JSON object: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
+            return 2
     if args.kind == "stream":
         return _convert_stream(args, context)
     try:
@@ -76,9 +80,20 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
     if args.diagnostics is not None:
         report = DiagnosticReport(source=args.source, target=args.target, kind=args.kind, diagnostics=list(result.diagnostics))
-        Path(args.diagnostics).write_bytes(encode(report) + b"\n")
+        if not _write_report(args.diagnostics, report):
+            return 2
     sys.stdout.buffer.write(encode(result.value) + b"\n")
     return 0
+
+
+def _write_report(name: str, report: Any) -> bool:
+    """Write a DiagnosticReport; False (after a message) when the file cannot be written."""
+    try:
+        Path(name).write_bytes(encode(report) + b"\n")
+    except OSError as exc:
+        print(f"{name}: cannot write: {exc.strerror}", file=sys.stderr)
+        return False
+    return True
 
 
 def _convert_stream(args: argparse.Namespace, context: Any) -> int:
@@ -110,7 +125,8 @@ def _convert_stream(args: argparse.Namespace, context: Any) -> int:
         print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
     if args.diagnostics is not None:
         report = DiagnosticReport(source=args.source, target=args.target, kind="stream", diagnostics=list(conversion.diagnostics))
-        Path(args.diagnostics).write_bytes(encode(report) + b"\n")
+        if not _write_report(args.diagnostics, report):
+            return 2
     return status
 
 
