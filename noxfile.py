@@ -36,6 +36,9 @@ def conformance(session: nox.Session) -> None:
     session.run("python", "-m", "tests.conformance", "--count", "2000", "--independent", "30", *session.posargs)
     # Streams: assemble(convert_stream(s)) == convert(assemble(s)), 500 generated streams per pair.
     session.run("python", "-m", "tests.stream_conformance", "--count", "500")
+    # Conversions: validity, conservation and round trips per pair, 1,000 generated inputs per
+    # source kind plus the corpus (issue 3: four request pairs still miss a bar, see NOTES.md).
+    session.run("python", "-m", "tests.convert_conformance", "--count", "1000")
 
 
 @nox.session(python=PYTHON)

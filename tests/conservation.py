@@ -5,7 +5,8 @@ inside the source document) counts as conserved when
 
 - a diagnostic names it or an object or array holding it (its ``field`` is a prefix of the path);
 - or it comes back at the same path, equal, when the output is converted back to the source
-  format (the round trip);
+  format (the round trip), array positions aside (an item a format drops, with a diagnostic,
+  moves the ones after it);
 - or its value is among the leaves of the output, or of a JSON text inside the output, or it is
   a JSON text whose values all are (tool call arguments are JSON text in one format and JSON
   values in another; values move between paths when a format nests differently).
@@ -26,9 +27,9 @@ from typing import Any
 __all__ = ["leaves", "lost_values"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_STEP = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 _TAGS = ("type", "schema_version")
 _ABSENT_FLAGS = (".redacted", ".is_error")  # false: the absence of a redaction, of an error
+_INDEX = re.compile(r"\[\d+\]")
 _MISSING = object()
 
 
@@ -46,19 +47,6 @@ def leaves(value: Any, path: str = "$") -> Iterator[tuple[str, Any]]:
             yield from leaves(item, f"{path}[{index}]")
     else:
         yield path, value
-
-
-def _at(document: Any, path: str) -> Any:
-    node = document
-    for name, index, quoted in _STEP.findall(path[1:]):
-        key: Any = name or (int(index) if index else json.loads(quoted))
-        if isinstance(key, int):
-            if not isinstance(node, list) or key >= len(node):
-                return _MISSING
-        elif not isinstance(node, dict) or key not in node:
-            return _MISSING
-        node = node[key]
-    return node
 
 
 def _key(value: Any) -> tuple[str, Any]:
@@ -103,15 +91,14 @@ def lost_values(source: Any, output: Any, diagnostics: Sequence[Any], back: Any 
     """
     fields = [d.field for d in diagnostics]
     present = _present(output)
+    returned = set() if back is _MISSING else {(_INDEX.sub("[]", p), _key(v)) for p, v in leaves(back)}
     lost = []
     for path, value in leaves(source):
         if path.rsplit(".", 1)[-1] in _TAGS or (path.endswith(_ABSENT_FLAGS) and value is False):
             continue
         if _named(path, fields) or _key(value) in present or _json_text_present(value, present):
             continue
-        if back is not _MISSING:
-            again = _at(back, path)
-            if again is not _MISSING and _key(again) == _key(value):
-                continue
+        if (_INDEX.sub("[]", path), _key(value)) in returned:
+            continue
         lost.append((path, value))
     return lost

@@ -41,8 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     failing = [t for t in tallies if not t.passed]
     for tally in failing:
         lines += ["", *failure_lines(tally, validity, args.show)]
-    lines += ["", f"{sum(t.inputs for t in tallies)} conversions judged in {time.perf_counter() - started:.0f} s: "
-              f"{len(failing)} of {len(tallies)} pairs miss a bar"]
+    elapsed = time.perf_counter() - started
+    lines += ["", f"{sum(t.inputs for t in tallies)} conversions judged in {elapsed:.0f} s: {len(failing)} of {len(tallies)} pairs miss a bar"]
     print("\n".join(lines))
     return 1 if failing else 0
 

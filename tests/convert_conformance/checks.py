@@ -44,11 +44,15 @@ class Failure:
         What failed, with array indexes as ``[*]``: the same signature is the same fault.
     detail : str
         The specifics on this input.
+    unnamed : bool
+        For ``invalid``: no ``target:`` diagnostic names the place (lucent's own check of the
+        output did not report it).
     """
 
     check: str
     signature: str
     detail: str
+    unnamed: bool = True
 
 
 @dataclass
@@ -56,6 +60,7 @@ class Outcome:
     """What one input gave on one pair."""
 
     valid: bool = False
+    unnamed: bool = False
     leaves: int = 0
     lost: list[tuple[str, Any]] = field(default_factory=list)
     eligible: bool = False
@@ -94,13 +99,14 @@ def first_difference(a: Any, b: Any, path: str = "$") -> str:
     return path
 
 
+def _related(a: str, b: str) -> bool:
+    """Whether one JSON path is the other or holds it."""
+    return a == b or a.startswith((b + ".", b + "[")) or b.startswith((a + ".", a + "["))
+
+
 def _exact(diagnostics: list[Any]) -> bool:
     """Every diagnostic Exact: lucent reports none for what it carries unchanged."""
     return all(d.status == "Exact" for d in diagnostics)
-
-
-def _convert(data: Any, source: str, target: str, kind: str, context: dict[str, Any]) -> Any:
-    return lucent.convert(data, source, target, kind=kind, context=context)
 
 
 def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
@@ -108,7 +114,8 @@ def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
     source, target, kind = pair.source.format, pair.target.format, pair.kind
     outcome = Outcome(leaves=sum(1 for _ in leaves(doc)))
     try:
-        there = _convert(json.dumps(doc).encode(), source, target, kind, context_for(source, kind, doc))
+        context = context_for(source, kind, doc, lambda key, value: validity.accepts_member(pair.target, key, value))
+        there = lucent.convert(json.dumps(doc).encode(), source, target, kind=kind, context=context)
     except Exception as fault:  # noqa: BLE001 - a refusal or a crash is a finding
         detail = f"{type(fault).__name__}: {fault}"
         code = getattr(fault, "code", type(fault).__name__)
@@ -116,20 +123,24 @@ def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
         outcome.lost = list(leaves(doc))
         return outcome
     out = as_json(there.value)
-    error = validity.error(pair.target, out)
-    outcome.valid = error is None
-    if error is not None:
-        at = error.json_path
-        named = any(d.status == "Invalid" and d.field.startswith("target:") for d in there.diagnostics)
-        how = "named by an Invalid target: diagnostic" if named else "no diagnostic names it"
-        outcome.failures.append(
-            Failure("invalid", f"{error.validator} at {shape(at)} ({how})", f"{at}: {error.message[:200]}")
-        )
+    errors = validity.errors(pair.target, out)
+    outcome.valid = not errors
+    named = [d.field[len("target:") :] for d in there.diagnostics if d.status == "Invalid" and d.field.startswith("target:")]
+    by_path: dict[str, list[Any]] = {}
+    for error in errors:
+        by_path.setdefault(error.json_path, []).append(error)
+    for at, found in by_path.items():
+        keywords = "/".join(dict.fromkeys(str(e.validator) for e in found))
+        unnamed = not any(_related(at, path) for path in named)
+        outcome.unnamed = outcome.unnamed or unnamed
+        how = "no diagnostic names it" if unnamed else f"named Invalid target:{at}"
+        outcome.failures.append(Failure("invalid", f"{keywords} at {shape(at)}", f"{at}: {found[0].message[:200]} ({how})", unnamed))
     back: Any = None
     back_diagnostics: list[Any] | None = None
     try:
-        data = lucent.encode(there.value) if error is None else there.value  # invalid JSON would not decode
-        result = _convert(data, target, source, kind, context_for(target, kind, out))
+        data = lucent.encode(there.value) if outcome.valid else there.value  # an invalid document would not decode
+        context = context_for(target, kind, out, lambda key, value: validity.accepts_member(pair.source, key, value))
+        result = lucent.convert(data, target, source, kind=kind, context=context)
         back, back_diagnostics = as_json(result.value), list(result.diagnostics)
     except LucentError:
         pass  # an output lucent will not read back: the invalid check names it
@@ -137,9 +148,11 @@ def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
         outcome.failures.append(Failure("raised", f"back: {type(fault).__name__}", f"{type(fault).__name__}: {fault}"))
     lost = lost_values(doc, out, there.diagnostics, back) if back is not None else lost_values(doc, out, there.diagnostics)
     outcome.lost = lost
-    for path, value in lost[:1]:
-        more = f" (+{len(lost) - 1} more)" if len(lost) > 1 else ""
-        outcome.failures.append(Failure("lost", f"{shape(path)}", f"{path} = {json.dumps(value)[:80]}{more}"))
+    shapes: dict[str, tuple[str, Any]] = {}
+    for path, value in lost:
+        shapes.setdefault(shape(path), (path, value))
+    for signature, (path, value) in shapes.items():
+        outcome.failures.append(Failure("lost", signature, f"{path} = {json.dumps(value)[:80]}: in no output value, named by no diagnostic"))
     if pair.round_trip and back_diagnostics is not None and _exact(there.diagnostics) and _exact(back_diagnostics):
         outcome.eligible = True
         outcome.equal = json_equal(doc, back)
@@ -158,11 +171,11 @@ class Tally:
     distinct: int = 0
     corpus: int = 0
     valid: int = 0
+    unnamed: int = 0
     leaves: int = 0
     conserved: int = 0
     eligible: int = 0
     equal: int = 0
-    seconds: float = 0.0
     failures: dict[tuple[str, str], list[tuple[Input, Failure]]] = field(default_factory=dict)
     checks: Counter[str] = field(default_factory=Counter)
 
@@ -172,6 +185,7 @@ class Tally:
         self.distinct += 1
         self.corpus += w if item.origin == "corpus" else 0
         self.valid += w * outcome.valid
+        self.unnamed += w * outcome.unnamed
         self.leaves += w * outcome.leaves
         self.conserved += w * (outcome.leaves - len(outcome.lost))
         self.eligible += w * outcome.eligible

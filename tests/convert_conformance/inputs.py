@@ -20,10 +20,11 @@ import json
 import random
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from itertools import cycle, islice
 from typing import Any
 
+import lucent
 from lucent import streams
 from lucent.errors import LucentError
 from tests.conformance import corpus
@@ -89,23 +90,15 @@ def _case_documents(side: Side) -> list[tuple[str, Any]]:
             elif "input_events" in case or "input_partials" in case:
                 source = case.get("input_events", case.get("input_partials"))
             try:
-                out.append((f"{name} (assembled)", json.loads(_encode(streams.assemble(source, side.format)))))
+                out.append((f"{name} (assembled)", json.loads(lucent.encode(streams.assemble(source, side.format)))))
             except LucentError:
                 continue  # a stream the case expects to be refused
     return out
 
 
-def _encode(value: Any) -> bytes:
-    import lucent
-
-    return lucent.encode(value)
-
-
 def _accepted(side: Side, doc: Any, validity: Validity) -> bool:
     """Whether the schema accepts ``doc``: the oracle, and lucent's decoder (which refuses, as
     the JSON text lucent reads, what the listed decode departures name, e.g. lone surrogates)."""
-    import lucent
-
     if validity.error(side, doc) is not None:
         return False
     try:
@@ -124,7 +117,7 @@ def corpus_inputs(side: Side, validity: Validity) -> list[Input]:
     sse = shared_dir() / "corpus" / "sparktide-docs" / "stream.sse"
     if side.format == "sparktide" and side.kind == "response" and sse.exists():
         try:
-            found.append(("sparktide-docs/stream.sse (assembled)", json.loads(_encode(streams.assemble(sse.read_bytes(), "sparktide")))))
+            found.append(("sparktide-docs/stream.sse (assembled)", json.loads(lucent.encode(streams.assemble(sse.read_bytes(), "sparktide")))))
         except LucentError:
             pass
     found.extend(_case_documents(side))
@@ -138,7 +131,7 @@ def corpus_inputs(side: Side, validity: Validity) -> list[Input]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _drawn(schema: str, root: str | None, count: int, seed: int) -> tuple[str, ...]:
     values = draw(strategy(schema, root), count, seed)
     if schema == "sparktide-remote-1.0":

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-import json
-from functools import lru_cache
+from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 
 from lucent._convert import FORMATS
-from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 
 __all__ = ["FIXED_CONTEXT", "KINDS", "Pair", "Side", "context_for", "pairs", "side"]
 
@@ -45,7 +45,7 @@ class Side:
         return f"{self.format} {self.kind}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _definitions(schema: str) -> frozenset[str]:
     from tests.conformance.paths import SCHEMAS_DIR
 
@@ -148,12 +148,13 @@ def _held(fmt: str, kind: str, doc: Any) -> dict[str, Any]:
     return {key: value for key, value in found.items() if value is not _MISSING}
 
 
-def context_for(fmt: str, kind: str, doc: Any) -> dict[str, Any]:
+def context_for(fmt: str, kind: str, doc: Any, accepts: Callable[[str, Any], bool]) -> dict[str, Any]:
     """The context a caller passes when converting ``doc`` (a document of ``fmt``).
 
-    The values the target requires and the source cannot supply (``lucent.convert``): the fixed
-    ones, less those the document holds itself, so that the context never replaces a source
-    value (which lucent would report Degraded) and a round trip can be exact.
+    The values the target requires and the source cannot supply (``lucent.convert``) come from
+    `FIXED_CONTEXT`. A value the document holds itself and the target accepts there
+    (``accepts(key, value)``) is left to the document: the caller's value is the source's, so the
+    context replaces nothing (lucent would report that Degraded) and a round trip can be exact.
     """
     held = _held(fmt, kind, doc)
-    return {key: value for key, value in FIXED_CONTEXT.items() if key not in held}
+    return {key: value for key, value in FIXED_CONTEXT.items() if key not in held or not accepts(key, held[key])}

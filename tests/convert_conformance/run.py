@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from .checks import Tally, check
 from .inputs import Input, inputs
@@ -26,10 +27,8 @@ def run(pairs: Iterable[Pair], count: int, seed: int = 0, validity: Validity | N
         if pair.source not in cache:
             cache[pair.source] = inputs(pair.source, count, seed, validity)
         tally = Tally(pair)
-        begun = time.perf_counter()
         for item in cache[pair.source]:
             tally.add(item, check(pair, item.doc, validity))
-        tally.seconds = time.perf_counter() - begun
         tallies.append(tally)
         if progress:
             print(f"  ... {pair.name} done ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
@@ -50,10 +49,13 @@ HEADER = (
 
 
 def table(tallies: Iterable[Tally]) -> list[str]:
-    """One row per pair: inputs (corpus + generated; distinct documents converted), valid
-    outputs, leaves conserved, round trips all Exact and how many came back equal."""
+    """One row per pair: inputs (corpus + generated), valid outputs, leaves conserved, round trips
+    whose every diagnostic is Exact and how many of them came back equal; then the distinct
+    documents behind the inputs of each source kind (each is converted once per pair)."""
     lines = [HEADER, "-" * len(HEADER)]
+    distinct: dict[str, str] = {}
     for t in tallies:
+        distinct.setdefault(t.pair.source.label, f"{t.pair.source.label} {t.distinct}/{t.inputs}")
         p = t.pair
         inputs = f"{t.inputs} ({t.corpus}c)"
         valid = f"{t.valid}/{t.inputs} {_percent(t.valid, t.inputs):>7}"
@@ -63,22 +65,42 @@ def table(tallies: Iterable[Tally]) -> list[str]:
         name = p.name + ("" if p.direct else " *")
         lines.append(f"{name:30} {inputs:>13} {valid:>19} {leaves:>24} {eligible:>25} {equal:>16}  {'ok' if t.passed else 'FAIL'}")
     lines.append("(* composed through Lux; inputs: corpus + generated, Nc of them from the corpus)")
+    lines.append(f"(distinct documents per source kind: {', '.join(distinct.values())})")
     return lines
 
 
-def failure_lines(tally: Tally, validity: Validity, show: int = 3, width: int = 500) -> list[str]:
-    """The faults of a pair (check and signature, with how many inputs show each), and for the
-    first ``show`` of them the smallest failing input the shrinker finds."""
-    lines = [f"{tally.pair.name}: {sum(tally.checks.values())} failures ({', '.join(f'{k} {n}' for k, n in sorted(tally.checks.items()))})"]
-    for index, ((check_name, signature), found) in enumerate(tally.failures.items()):
+def readable(doc: Any) -> str:
+    """Compact JSON with printable characters as they are and the others escaped."""
+    text = json.dumps(doc, ensure_ascii=False)
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
+
+
+_ORDER = {"raised": 0, "lost": 1, "round-trip": 2, "invalid": 3}
+
+
+def failure_lines(tally: Tally, validity: Validity, show: int = 3, width: int = 500, minimize: bool = True) -> list[str]:
+    """The faults of a pair, one line per check and signature with how many inputs show it
+    (silent losses first, then the commonest), and for the first ``show`` of them the smallest
+    failing input (shrunk further when ``minimize``)."""
+    invalid = tally.inputs - tally.valid
+    summary = (
+        f"{tally.pair.name}: {invalid} invalid outputs ({tally.unnamed} with a fault no diagnostic names), "
+        f"{tally.leaves - tally.conserved} leaves lost, {tally.eligible - tally.equal} exact round trips not equal, "
+        f"{tally.checks['raised']} conversions raised"
+    )
+    lines = [summary]
+    groups = sorted(tally.failures.items(), key=lambda g: (_ORDER[g[0][0]], -sum(i.weight for i, _ in g[1])))
+    for index, ((check_name, signature), found) in enumerate(groups):
         count = sum(item.weight for item, _ in found)
-        lines.append(f"  [{check_name}] {signature}  -- {count} input(s)")
+        unnamed = sum(item.weight for item, f in found if f.unnamed)
+        how = f", {unnamed} with no diagnostic naming it" if check_name == "invalid" else ""
+        lines.append(f"  [{check_name}] {signature}  -- {count} input(s){how}")
         if index < show:
-            item, failure = min(found, key=lambda f: len(json.dumps(f[0].doc)))
-            minimal = shrink(tally.pair, item.doc, failure, validity)
-            again = [f for f in check(tally.pair, minimal, validity).failures if (f.check, f.signature) == (check_name, signature)]
+            item, failure = min(found, key=lambda f: (not f[1].unnamed, len(json.dumps(f[0].doc))))
+            minimal = shrink(tally.pair, item.doc, failure, validity) if minimize else item.doc
+            again = [f for f in check(tally.pair, minimal, validity).failures if (f.check, f.signature, f.unnamed) == (check_name, signature, failure.unnamed)]
             detail = again[0].detail if again else failure.detail
-            text = json.dumps(minimal, ensure_ascii=False)
-            lines.append(f"      minimal input (from {item.name}): {text[:width]}{' ...' if len(text) > width else ''}")
+            text = readable(minimal)
+            lines.append(f"      {'minimal' if minimize else 'smallest'} input (from {item.name}): {text[:width]}{' ...' if len(text) > width else ''}")
             lines.append(f"      {detail[:width]}")
     return lines

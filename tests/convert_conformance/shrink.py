@@ -24,7 +24,7 @@ __all__ = ["shrink"]
 
 
 def _size(doc: Any) -> int:
-    return len(json.dumps(doc, ensure_ascii=False))
+    return len(json.dumps(doc))  # escapes count: a plain "a" is smaller than "\u0084"
 
 
 def _smaller(value: Any) -> Iterator[Any]:
@@ -50,6 +50,8 @@ def _smaller(value: Any) -> Iterator[Any]:
     elif isinstance(value, str):
         if value:
             yield ""
+        if value != "a":
+            yield "a"
         if len(value) > 1:
             yield value[: len(value) // 2]
             yield value[:-1]
@@ -57,9 +59,11 @@ def _smaller(value: Any) -> Iterator[Any]:
         if value:
             yield False
     elif isinstance(value, (int, float)):
-        if value != 0:
-            yield 0
-        if isinstance(value, float) and value != int(value) and abs(value) < 2**53:
+        sign = -1 if value < 0 else 1
+        for small in (0, sign, 3 * sign, 1000 * sign):
+            if abs(small) < abs(value):
+                yield small
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
             yield int(value)
 
 
@@ -86,12 +90,13 @@ def _meets_protocol(side: Side, doc: Any) -> bool:
 
 def shrink(pair: Pair, doc: Any, failure: Failure, validity: Validity, budget: int = 3000) -> Any:
     """The smallest document found that is still a source document and fails with
-    ``failure``'s check and signature (at most ``budget`` candidates are tried)."""
+    ``failure``'s check and signature, as silently when it was silent (at most ``budget``
+    candidates are tried)."""
     accepts = _member(pair.source, validity, _meets_protocol(pair.source, doc))
 
     def fails(candidate: Any) -> bool:
         found = check(pair, candidate, validity).failures
-        return any((f.check, f.signature) == (failure.check, failure.signature) for f in found)
+        return any((f.check, f.signature, f.unnamed) == (failure.check, failure.signature, failure.unnamed) for f in found)
 
     tried = 0
     improved = True
