@@ -238,7 +238,13 @@ def _decode_source(data: Any, schema: str, definition: str) -> tuple[Any, list[C
         # document that breaks only a protocol rule is converted and the fault reported.
         document = decode(data, schema, name, rules="schema")
         found = [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")]
-    unknown = _unknown_members(msgspec.json.decode(data), msgspec.to_builtins(document), "$")
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.ValidationError:
+        # decode() accepted the document, so only a number out of range inside a member the
+        # schema does not define can fail here.
+        raise ValidationError("a number is out of range", code="number_out_of_range") from None
+    unknown = _unknown_members(raw, msgspec.to_builtins(document), "$")
     found.extend(ConversionDiagnostic(field=path, status="Unsupported", detail=_UNKNOWN) for path in unknown)
     return document, found
 
@@ -272,9 +278,11 @@ def _decodable(schema: str, definition: str) -> str | None:
 
 
 def _merge(found: list[ConversionDiagnostic], decoded: list[ConversionDiagnostic]) -> list[ConversionDiagnostic]:
-    """The converter's diagnostics, plus a decode fault it did not report itself."""
-    fields = {d.field for d in found}
-    return list(found) + [d for d in decoded if d.field not in fields]
+    """The converter's diagnostics, plus every decode fault it did not report itself (an Invalid
+    at the same field); a fault at a field the converter reported only as Degraded or
+    Unsupported is kept, never folded away."""
+    seen = {(d.field, d.status) for d in found}
+    return list(found) + [d for d in decoded if (d.field, d.status) not in seen]
 
 
 def _check_target(value: Any, schema: str, definition: str) -> list[ConversionDiagnostic]:

@@ -1,0 +1,37 @@
+"""lucent.convert: faults found by the hostile-input pass stay typed and are never folded away."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import lucent
+from lucent.errors import ConversionError, ValidationError
+
+CALL_A = {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+CALL_B = {"id": "b", "type": "function", "function": {"name": "g", "arguments": "{}"}}
+
+
+def test_a_huge_number_in_an_undefined_member_of_an_open_object_is_a_typed_error() -> None:
+    with pytest.raises(ValidationError) as info:
+        lucent.convert(b'{"kind":"rate_limit","message":"m","zz":1e999}', "lux", "sparktide", "error")
+    assert info.value.code == "number_out_of_range"
+
+
+def test_a_protocol_fault_is_kept_beside_a_converter_diagnostic_at_the_same_path() -> None:
+    body = (
+        '{"message":{"role":"assistant","content":"hi","tool_calls":' + json.dumps([CALL_A])
+        + ',"tool_calls":' + json.dumps([CALL_B]) + '},"usage":{}}'
+    ).encode()
+    with pytest.raises(ConversionError) as info:
+        lucent.convert(body, "sparktide", "llm-sdk", "response", strict=True, context={"id": "r", "model": "m"})
+    invalid = [(d.field, d.status) for d in info.value.diagnostics if d.status == "Invalid"]
+    assert invalid == [("$.message.tool_calls", "Invalid")]
+    assert "duplicate_key" in next(d.detail for d in info.value.diagnostics if d.status == "Invalid")
+
+
+@pytest.mark.parametrize("data", [{"model": "\ud800"}, [[[[]]]]], ids=["lone-surrogate", "not-an-object"])
+def test_python_input_that_is_not_a_document_is_a_typed_error(data: object) -> None:
+    with pytest.raises(lucent.errors.LucentError):
+        lucent.convert(data, "lux", "lux")
