@@ -1068,7 +1068,8 @@ def system_prompt(
     instructions: list[LucentContent] | UnsetType, conversation: list[LucentConversationItem], path: str, cx: Cx
 ) -> str | UnsetType:
     """instructions' text blocks, then those of the leading system / developer messages, joined
-    with "\\n"; more than one instruction block and every folded message are Degraded. The folded
+    with "\\n"; more than one instruction block, one joined with folded messages, and every folded
+    message are Degraded. The folded
     messages are remembered, and emit_llm_sdk_message skips them."""
     root = _root(path)
     texts: list[str] = []
@@ -1093,6 +1094,8 @@ def system_prompt(
         texts.extend(block.text for block in item.message.content if isinstance(block, LucentContentText))
         cx.report(where, "Degraded", f"a leading {item.message.role} message is written into systemPrompt (joined with a newline)")
     cx.memo["folded"] = folded
+    if folded and instructions is not UNSET and len([b for b in instructions if isinstance(b, LucentContentText)]) == 1:
+        cx.report(path, "Degraded", "the instruction text is joined with the leading system messages into systemPrompt")
     return "\n".join(texts) if texts or instructions else UNSET
 
 

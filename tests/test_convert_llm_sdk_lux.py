@@ -249,6 +249,7 @@ def test_roles_llm_sdk_lacks_are_written_as_the_nearest_and_degraded() -> None:
     assert out["messages"] == [user(text("hi")), {"role": "assistant", "content": [text("hello")]}, user(text("be brief")), {"role": "assistant", "content": [text("No.")]}]
     assert diags(result) == [
         ("$.conversation[0].message", "Degraded"),
+        ("$.instructions", "Degraded"),
         ("$.conversation[2].message.role", "Degraded"),
         ("$.conversation[3].message.role", "Degraded"),
         ("$.conversation[4].message.content[0]", "Degraded"),
@@ -500,3 +501,15 @@ def test_codegen_fails_on_a_keep_outside_the_lux_side_cars(tmp_path: pathlib.Pat
     spec.write_text(spec.read_text(encoding="utf-8").replace('width = { keep = "llm_sdk.members" }', 'width = { keep = "metadata" }'), encoding="utf-8")
     with pytest.raises(MappingSpecError, match="keep names a side-car"):
         render_all(root)
+
+
+def test_one_instruction_joined_with_folded_system_messages_is_degraded() -> None:
+    # found by the generated-document property: instructions [""] and a leading system message
+    # became one systemPrompt, and the instruction text came back changed without a diagnostic
+    doc = lux_request([message("system", text("")), message("user", text("hi"))], instructions=[text("")])
+    result = to_llm_sdk(doc)
+    assert as_json(result.value)["systemPrompt"] == "\n"
+    assert ("$.instructions", "Degraded") in diags(result)
+    alone = to_llm_sdk(lux_request([message("user", text("hi"))], instructions=[text("")]))
+    assert as_json(alone.value)["systemPrompt"] == ""
+    assert [f for f, _ in diags(alone) if f.startswith("$.instructions")] == []
