@@ -37,7 +37,7 @@ def conformance(session: nox.Session) -> None:
     # Streams: assemble(convert_stream(s)) == convert(assemble(s)), 500 generated streams per pair.
     session.run("python", "-m", "tests.stream_conformance", "--count", "500")
     # Conversions: validity, conservation and round trips per pair, 1,000 generated inputs per
-    # source kind plus the corpus (issue 3: four request pairs still miss a bar, see NOTES.md).
+    # source kind plus the corpus.
     session.run("python", "-m", "tests.convert_conformance", "--count", "1000")
 
 

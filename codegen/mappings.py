@@ -27,12 +27,21 @@ Spec format
     ``[maps.NAME.rules]``: one rule per target field, keyed by its dotted target path
     (``options.max_output_tokens``, ``extra.sparktide.deadline``). A rule is one inline table:
 
-    - ``const = V``: the constant ``V``;
+    - ``const = V``: the constant ``V``; with ``from`` + ``status`` + ``reason``, a source value
+      there that is not ``V`` is reported (it is not written; ``V`` is);
     - ``from = "a.b"``: the source value at that path, copied (``from`` may be a list when a
       transform reads several fields; ``"."`` is the source object itself; a path under
       ``carried`` reads the Lux side-car); ``null_is_absent = true`` drops a JSON null; with
       ``status`` + ``reason`` the copy is reported when present (carried, with a loss a reader
-      of the target sees);
+      of the target sees). Target bounds: when the target field is optional (not required, and
+      no conditional rule of its object may require it) and its schema bounds the value
+      (minimum / maximum / exclusiveMinimum / exclusiveMaximum, an integer ``format``,
+      multipleOf, minLength / maxLength / pattern, minItems / maxItems, enum / const beyond the
+      type), the generated code checks each bound, read from the target schema at codegen time
+      (straight-line: one comparison per keyword), and a value outside is left out and reported
+      Unsupported at its source path, naming the keyword and bound ("SparkTide temperature has
+      maximum 2; 3 left out"). A ``context`` rule checks its source value the same way (the
+      field then stays missing: Invalid ``target:$.field``);
     - ``via = "T"``: the transform ``T`` of the support module (vocabulary: :data:`TRANSFORMS`)
       turns the ``from`` value(s) into the target value; ``with = [fields]`` also passes target
       fields computed before (without ``from``, the transform gets only those and the path of
@@ -56,12 +65,22 @@ Spec format
     - ``check = "C"`` with ``status`` + ``reason``: a rule the value must keep; a value that
       breaks it is still carried and reported;
     - ``merge = "carried.path"`` / ``otherwise = "carried.path"``: put carried list items back at
-      their index / use the carried value when the source has none (``map`` or a plain copy);
+      their index / use the carried value when the source has none (``map`` or a plain copy); a
+      carried value that the source's own value overrides (and differs from what is written) is
+      reported Unsupported at the carried path;
     - ``kept = "space"`` (Lux source): the member of the same name (or ``as``) that the other
       direction kept for the Lux object at this path (see ``keep``); with ``from`` (+ ``via``),
       what the source gives when nothing was kept;
-    - ``then = "T"``: a transform run over the finished list;
+    - ``then = "T"`` (or a list of them, run in order): a transform run over the finished list;
     - ``absent = "reason"``: the target field is never written.
+
+    ``[maps.NAME.unreachable]`` (the entry mapping only): ``field = "reason"`` declares that some
+    sources have no valid target document because of that target field's bounds (SparkTide's
+    ``messages`` holds 1 to 256 messages: an empty conversation has no SparkTide image). The
+    generated code checks the value written against the bounds (read from the target schema)
+    and reports Invalid ``target:$.field`` with the reason; nothing is fabricated. The
+    declarations are compiled into ``convert_registry.UNREACHABLE``, which the conversion
+    conformance harness reads to count such outputs apart from valid ones.
 
     ``[maps.NAME.variants]`` (target is a union, picked by the source field ``select``): one rule
     per target variant, ``{when = [values], map = "M"}`` or ``{absent = "reason"}``.
@@ -109,6 +128,9 @@ from typing import Any
 
 import jinja2
 
+from codegen.bindings import INTEGER_FORMATS
+from codegen.ecma_regex import translate
+
 __all__ = ["MappingSpecError", "TRANSFORMS", "load_specs", "render_all", "render_docs"]
 
 
@@ -122,13 +144,14 @@ class Format:
     schema_file: str
     module: str
     title: str
+    label: str  # how a diagnostic names the format ("SparkTide temperature has maximum 2")
 
 
 FORMATS: dict[str, Format] = {
-    "lux": Format("lux", "lux-ir-v1.json", "lux_ir_v1", "Lux IR v1"),
-    "sparktide": Format("sparktide", "sparktide-remote-1.0.json", "sparktide_remote_1_0", "SparkTide REMOTE 1.0"),
-    "htmlp": Format("htmlp", "htmlp-model-request.json", "htmlp_model_request", "htmlp"),
-    "llm-sdk": Format("llm-sdk", "llm-sdk.json", "llm_sdk", "llm-sdk"),
+    "lux": Format("lux", "lux-ir-v1.json", "lux_ir_v1", "Lux IR v1", "Lux"),
+    "sparktide": Format("sparktide", "sparktide-remote-1.0.json", "sparktide_remote_1_0", "SparkTide REMOTE 1.0", "SparkTide"),
+    "htmlp": Format("htmlp", "htmlp-model-request.json", "htmlp_model_request", "htmlp", "htmlp"),
+    "llm-sdk": Format("llm-sdk", "llm-sdk.json", "llm_sdk", "llm-sdk", "llm-sdk"),
 }
 
 # The closed vocabulary of transforms: name -> (where it may be used, what it does). Each one is a
@@ -150,7 +173,8 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
     "append_tool_call": ("via", "a tool call item added to the assistant turn before it, or to a new one"),
     "closed_json_object": ("check", "a complete, closed JSON object: no duplicate properties, no trailing JSON, not null"),
     "settle_assistant_content": ("then", "an assistant turn left with neither text nor tool calls gets content \"\""),
-    "emit_message": ("emit", "tool results first, then the message unless it only carried tool results"),
+    "emit_message": ("emit", "tool results first, then the message unless it only carried tool results (then its role is reported Degraded)"),
+    "settle_tool_ids": ("then", "tool call ids / function names SparkTide cannot hold replaced by lucent_call_<n> / lucent_tool_<n> (the same for every use), reported Degraded"),
     # SparkTide responses and failures <-> Lux (codegen/templates/converter_support_responses.jinja)
     "absent_flag": ("via", "true when the source field is absent (a distinction only the source format makes)"),
     "empty_list_flag": ("via", "true when the source list is present and empty"),
@@ -167,25 +191,27 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
     "standard_failure_message": ("degraded_when", "the message is the fixed description of the code written"),
     "empty_assistant_message": ("empty", "an assistant message with content \"\", reported Invalid: the Lux response has no choice and SparkTide requires a message"),
     # htmlp <-> Lux (codegen/templates/converter_support_htmlp.jinja)
-    "thinking_level_to_reasoning": ("via", "off -> {enabled: false}; low / medium / high -> {enabled: true, effort}; xhigh / max -> effort high, reported"),
-    "thinking_level_kept": ("via", "the thinking levels a Lux effort does not name (off, xhigh, max)"),
+    "thinking_level_to_reasoning": ("via", "off -> no reasoning configuration; low / medium / high -> {enabled: true, effort}; xhigh / max -> effort high, reported"),
+    "thinking_level_kept": ("via", "the thinking levels a Lux effort does not name (xhigh, max)"),
     "null_kept": ("via", "a JSON null kept as null (it differs from an absent member)"),
-    "plain_json": ("via", "a generated Struct as its plain JSON value"),
     "arguments_json_text": ("via", "any JSON value as its compact JSON text (separators \",\" and \":\", keys in order)"),
     "htmlp_media": ("via", "the base64 text of every image block, as extra.media {Lux path of the image: {data}}"),
-    "reasoning_to_thinking_level": ("via", "the carried level when it agrees, else enabled false -> off, effort -> that level, enabled alone -> medium (reported), none -> off"),
+    "attribution_members": ("via", "extra.htmlp.members {Lux path of the message: the source / byte_count that differ from the derived ones}"),
+    "reasoning_to_thinking_level": ("via", "none -> off; enabled false -> off (reported); effort -> that level; enabled alone -> medium (reported); a carried xhigh / max with effort high"),
     "uint32_tokens": ("via", "a token limit in 0..2^32-1 (else reported and dropped); null when carried as null"),
+    "empty_tool_list": ("via", "no items; an empty tool list is reported (it comes back as none)"),
     "description_or_empty": ("via", "a tool description; \"\" (reported) when there is none"),
-    "json_arguments": ("via", "the JSON value of a JSON text; other text reported and kept as a JSON string"),
-    "tool_result_text": ("via", "the text blocks of a tool result joined with a newline; other blocks reported"),
-    "fragment_source": ("via", "the carried ContentSource of the conversation item, else tool_output (tool results of a named call) or system_prompt / user_message / assistant_history by role"),
-    "fragment_byte_count": ("via", "the carried byte_count of the conversation item, else the UTF-8 bytes of its text"),
-    "instruction_fragments": ("via", "the text blocks of the instructions as one system fragment (source system_prompt); other blocks reported"),
-    "tool_call_fragment": ("via", "a tool_call item as an assistant fragment with one tool_use block"),
-    "tool_result_fragment": ("via", "a tool_result item as a user fragment with one tool_result block"),
-    "reasoning_fragment": ("via", "a reasoning item as an assistant fragment with one reasoning block; a redacted one is reported and dropped"),
+    "json_arguments": ("via", "the JSON value of a JSON text (reported when not its compact text); other text reported and kept as a JSON string"),
+    "tool_result_text": ("via", "the text blocks of a tool result joined with a newline; other blocks, or none, reported"),
+    "fragment_source": ("via", "the ContentSource kept in extra.htmlp.members for the Lux object, else tool_output (tool results of a named call) or system_prompt / user_message / assistant_history by role"),
+    "fragment_byte_count": ("via", "the byte_count kept in extra.htmlp.members for the Lux object, else the UTF-8 bytes of its text"),
+    "instruction_fragments": ("via", "the text blocks of the instructions as one system fragment (source system_prompt); other blocks, or none, reported"),
+    "tool_call_fragment": ("via", "a tool_call item as an assistant fragment with one tool_use block, reported"),
+    "tool_result_fragment": ("via", "a tool_result item as a user fragment with one tool_result block, reported"),
+    "reasoning_fragment": ("via", "a reasoning item as an assistant fragment with one reasoning block, reported; a redacted one is reported and dropped"),
     "reasoning_block": ("via", "a thinking block as a reasoning block; a redacted one is reported and dropped"),
     "inline_image": ("via", "an inline image whose base64 text is in extra.media as an htmlp image; any other image is reported and dropped"),
+    "side_car_leftovers": ("via", "no items; after the conversation, reports the extra.htmlp.members entries no item read and empty or mistyped side-car objects"),
     # llm-sdk <-> Lux (codegen/templates/converter_support_llm_sdk.jinja)
     "whole_number": ("via", "a number that is a whole number (|n| <= 2**53) as an integer"),
     "fraction": ("via", "a number whole_number does not take, reported"),
@@ -522,7 +548,7 @@ class Checker:
         for name, m in maps.items():
             where = f"[maps.{name}]"
             for key in m:
-                if key not in {"source", "target", "rules", "variants", "source_variants", "unmapped", "select", "emit", "collect"}:
+                if key not in {"source", "target", "rules", "variants", "source_variants", "unmapped", "unreachable", "select", "emit", "collect"}:
                     raise self.spec.fail(where, f"unknown key {key!r}")
             src = self._source_type(name, m)
             if src.kind == "union":
@@ -531,6 +557,8 @@ class Checker:
                 self._object_source(name, m, src)
             for rule in self._all_rules(m):
                 self._refs(where, rule)
+            if "unreachable" in m:
+                self._unreachable(name, m)
 
     # -- helpers
     def _source_type(self, name: str, m: dict[str, Any]) -> Type:
@@ -556,17 +584,34 @@ class Checker:
         if isinstance(rule.get("emit"), str) and rule["emit"] not in maps:
             raise self.spec.fail(where, f"emit names undefined mapping {rule['emit']!r}")
         for key, kind in (("via", "via"), ("check", "check"), ("then", "then")):
-            name = rule.get(key)
-            if name is not None and TRANSFORMS.get(name, ("",))[0] != kind:
-                raise self.spec.fail(where, f"{key} = {name!r} is not a {kind} transform of the vocabulary")
+            names = rule.get(key)
+            for name in [names] if isinstance(names, str) or names is None else names:
+                if name is not None and TRANSFORMS.get(name, ("",))[0] != kind:
+                    raise self.spec.fail(where, f"{key} = {name!r} is not a {kind} transform of the vocabulary")
         if "status" in rule and rule["status"] not in STATUSES:
             raise self.spec.fail(where, f"status {rule['status']!r} is not one of {STATUSES}")
         if "status" in rule and "reason" not in rule:
             raise self.spec.fail(where, "a status needs a reason")
         if "first" in rule and "status" not in rule:
             raise self.spec.fail(where, "first needs the status + reason its other items are reported with")
+        if "const" in rule and "from" in rule and "status" not in rule:
+            raise self.spec.fail(where, "const with from needs the status + reason a different source value is reported with")
         if "empty" in rule and ("first" not in rule or TRANSFORMS.get(rule["empty"], ("",))[0] != "empty"):
             raise self.spec.fail(where, "empty names an empty transform of the vocabulary, for a first rule")
+
+    def _unreachable(self, name: str, m: dict[str, Any]) -> None:
+        """[maps.NAME.unreachable]: target fields of the entry mapping whose schema some sources
+        cannot meet (no valid target document exists for them), each with the reason."""
+        where = f"[maps.{name}.unreachable]"
+        if name != self.spec.pair["entry"] or not self.spec.target.has(m["target"]):
+            raise self.spec.fail(where, "only the entry mapping of a schema target declares unreachable fields")
+        tgt = self.spec.target.definition(m["target"])
+        for tpath, reason in m["unreachable"].items():
+            props = self.spec.target.props(tgt) if tgt.kind == "struct" else {}
+            if tpath not in props or tpath not in m.get("rules", {}) or "absent" in m["rules"][tpath]:
+                raise self.spec.fail(where, f"{tpath} is not a target field a rule writes")
+            if not isinstance(reason, str) or not reason:
+                raise self.spec.fail(where, f"{tpath}: give the reason no valid value exists")
 
     def _select(self, name: str, m: dict[str, Any]) -> None:
         where = f"[maps.{name}]"
@@ -798,6 +843,8 @@ class Lowering:
         self.uses: set[str] = set()
         self.carried = spec.pair.get("carried", "")
         self.carried_in_source = bool(self.carried) and self._source_has_carried()
+        self.patterns: dict[str, str] = {}  # translated target pattern -> its module constant
+        self.held = False  # the rule being lowered writes a field a conditional rule may require
 
     def _source_has_carried(self) -> bool:
         if self.spec.source_format.name != "lux":  # carried names a place in the Lux document
@@ -1083,8 +1130,51 @@ class Lowering:
             if "absent" in rule:
                 continue
             ttype, treq = self._target_field(tgt, tpath)
+            # a field the target's conditional rules may require is not left out for its bounds
+            self.held = "." not in tpath and tpath in self._conditionally_required(tgt)
             values[tpath] = self._rule(m, tpath, rule, body, sprops, owner, ttype, treq)
+            self.held = False
+        for tpath, reason in m.get("unreachable", {}).items() if into is None else ():
+            body.append(self._unreachable_check(tpath, reason, values[tpath], *self._target_field(tgt, tpath)))
         return self._assemble(tgt, values, "")
+
+    @staticmethod
+    def _conditionally_required(tgt: Type | None) -> set[str]:
+        """The properties a conditional rule of the target definition (allOf / anyOf / oneOf /
+        if / then / else / not / dependentRequired) may require: optional only in part."""
+        found: set[str] = set()
+
+        def walk(node: Any, top: bool) -> None:
+            if isinstance(node, list):
+                for item in node:
+                    walk(item, top)
+            elif isinstance(node, dict):
+                if not top and isinstance(node.get("required"), list):
+                    found.update(r for r in node["required"] if isinstance(r, str))
+                for key in ("allOf", "anyOf", "oneOf", "if", "then", "else", "not"):
+                    if key in node:
+                        walk(node[key], False)
+                for names in node.get("dependentRequired", {}).values() if top else ():
+                    found.update(names)
+
+        if tgt is not None:
+            walk(tgt.node, True)
+        return found
+
+    def _unreachable_check(self, tpath: str, reason: str, value: str, ttype: Type | None, treq: bool) -> dict[str, Any]:
+        """A target field declared unreachable: when the value written breaks its schema (the
+        bounds read from the target schema), Invalid at target:$.<field> with the declared reason."""
+        checks = self._bounds(ttype, tpath)
+        if not checks or not value.isidentifier():
+            raise self.spec.fail(f"[maps.{self._map_name_of(tpath)}.unreachable]", f"{tpath}: its schema has no bounds to check, or its value is not one name")
+        conds = " or ".join(f"({c.replace('{v}', value)})" for _k, c, _d in checks)
+        if not treq:
+            conds = f"{value} is not UNSET and ({conds})"
+        code = f"if {conds}:\n" + "\n".join("    " + line for line in _call("cx.report", [_lit(f"target:$.{tpath}"), '"Invalid"', _lit(reason)], 72).splitlines())
+        return {"kind": "expr", "code": code, "comment": f"{tpath}: unreachable ({self._bounds_text(checks)}): no valid target document without them"}
+
+    def _map_name_of(self, tpath: str) -> str:
+        return next((n for n, mm in self.spec.maps.items() if tpath in mm.get("unreachable", {})), "")
 
     def _target_field(self, tgt: Type | None, tpath: str) -> tuple[Type | None, bool]:
         if tgt is None:
@@ -1154,6 +1244,8 @@ class Lowering:
             return f'f"{{path}}.{path}"'
 
         if "const" in rule:
+            if "from" in rule:
+                self._const_source(rule, body, read, local, comment)
             return _lit(rule["const"])
         if "context" in rule:
             return self._context(tpath, rule, body, read, ttype, treq, comment)
@@ -1229,6 +1321,8 @@ class Lowering:
                 otherwise = f"cx.from_carried({_lit(key)}, {_lit(self._expect(ttype))})"
             body.append({"kind": "map", "name": local, "ann": ann + (" | UnsetType" if optional and ann != "Any" else ""), "value": expr,
                          "optional": optional, "call": f"_{rule['map']}({expr}, {fpath}, cx)", "otherwise": otherwise, "comment": comment})
+            if "otherwise" in rule:
+                body.append(self._overridden(expr, local, rule["otherwise"], froms[0]))
             return local
         # plain copy
         if "check" in rule:
@@ -1242,17 +1336,122 @@ class Lowering:
             if optional:
                 self.uses.add("UNSET")
             body.append({"kind": "report_if", "cond": cond, "field": fpath, "status": rule["status"], "detail": rule["reason"], "comment": comment})
+        # an optional target field whose schema bounds the value (read from the target schema
+        # here): a value outside the bounds is left out and reported at its source path
+        checks = [] if treq or self.held else self._bounds(ttype, tpath)
+        if checks:
+            assert ttype is not None
+            self.uses.update({"UNSET", "UnsetType"})
+            value = f"_s.null_as_absent({expr})" if rule.get("null_is_absent") else expr
+            body.append({"kind": "assign", "name": local, "ann": f"{self.tpy(ttype)} | UnsetType", "expr": value, "comment": comment})
+            body.append({"kind": "expr", "code": self._bounds_code(checks, local, fpath, stype),
+                         "comment": f"{self._bounds_text(checks)}; a value outside is left out (Unsupported)"})
         if "otherwise" in rule:
             key = self._carried_key(rule["otherwise"])
             self.uses.add("UNSET")
-            body.append({"kind": "assign", "name": local, "ann": "", "comment": comment,
-                         "expr": f"{expr} if {expr} is not UNSET else cx.from_carried({_lit(key)}, {_lit(self._expect(ttype))})"})
+            carried = f"cx.from_carried({_lit(key)}, {_lit(self._expect(ttype))})"
+            if checks:
+                body.append({"kind": "expr", "code": f"if {expr} is UNSET:\n    {local} = {carried}", "comment": f"{tpath}: otherwise {rule['otherwise']}"})
+            else:
+                body.append({"kind": "assign", "name": local, "ann": "", "comment": comment,
+                             "expr": f"{expr} if {expr} is not UNSET else {carried}"})
+            body.append(self._overridden(expr, local, rule["otherwise"], froms[0]))
+            return local
+        if checks:
             return local
         if rule.get("null_is_absent"):
             return f"_s.null_as_absent({expr})"
         if optional and treq:
             return f"_s.need({expr}, {fpath}, cx)"
         return expr
+
+    def _const_source(self, rule: dict[str, Any], body: list[dict[str, Any]], read: Any, local: str, comment: str) -> None:
+        """const with from: the constant is written; a source value that differs is reported."""
+        source = _froms(rule)[0]
+        if self.carried_in_source and source.startswith(self.carried + "."):
+            expr = f"cx.from_carried({_lit(self._carried_key(source))}, \"any\")"  # any value, reported as it is
+        else:
+            expr = read(source)[0]
+        given = f"{local}_given"
+        self.uses.add("UNSET")
+        detail = f"{_lit(rule['reason'] + '; ')} + _s.shown({given}) + {_lit(' not written, ' + json.dumps(rule['const']) + ' is')}"
+        body.append({"kind": "assign", "name": given, "ann": "", "expr": expr, "comment": comment})
+        body.append({"kind": "expr", "comment": f"{source}: {rule['status']} when it is not {json.dumps(rule['const'])}",
+                     "code": f"if {given} is not UNSET and {given} != {_lit(rule['const'])}:\n"
+                             + "\n".join("    " + line for line in _call("cx.report", [f'f"{{path}}.{source}"', _lit(rule["status"]), detail], 72).splitlines())})
+
+    def _overridden(self, expr: str, local: str, carried: str, source: str) -> dict[str, Any]:
+        """A carried value that the source's own value wins over is reported (Unsupported at the
+        carried path: it is not written), unless it is the value written."""
+        key = self._carried_key(carried)
+        return {"kind": "report_if", "cond": f"{expr} is not UNSET and {_lit(key)} in cx.carried and cx.carried[{_lit(key)}] != {local}",
+                "field": _lit(f"$.{carried}"), "status": "Unsupported",
+                "detail": f"not written: {self.spec.source_format.label} $.{source} is set and wins over it",
+                "comment": f"{carried}: Unsupported when {source} is set too and differs"}
+
+    def _bounds(self, ttype: Type | None, tpath: str) -> list[tuple[str, str, str]]:
+        """What the target field's schema allows beyond its type, read from the target schema:
+        (the kind of value a keyword constrains, a condition on ``{v}`` that breaks it, what the
+        target allows) per keyword -- numeric bounds, integer formats, string lengths and
+        patterns, item counts, and enum / const where the type does not say them already."""
+        if ttype is None:
+            return []
+        node = ttype.node
+        name = f"{self.spec.target_format.label} {tpath}"
+        found: list[tuple[str, str, str]] = []
+        ops = {"minimum": "<", "exclusiveMinimum": "<=", "maximum": ">", "exclusiveMaximum": ">="}
+        for key, op in ops.items():
+            bound = node.get(key)
+            if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+                found.append(("number", f"{{v}} {op} {bound!r}", f"{name} has {key} {bound!r}"))
+        fmt = node.get("format")
+        if ttype.py.startswith("int") and fmt in INTEGER_FORMATS:
+            lo, hi = INTEGER_FORMATS[fmt]
+            found.append(("number", f"not {lo} <= {{v}} <= {hi}", f"{name} has format {fmt} ({lo} to {hi})"))
+        multiple = node.get("multipleOf")
+        if isinstance(multiple, int) and not isinstance(multiple, bool):
+            found.append(("number", f"{{v}} % {multiple} != 0", f"{name} has multipleOf {multiple}"))
+        for key, op, kind in (("minLength", "<", "string"), ("maxLength", ">", "string"), ("minItems", "<", "array"), ("maxItems", ">", "array")):
+            bound = node.get(key)
+            if isinstance(bound, int) and not isinstance(bound, bool):
+                found.append((kind, f"len({{v}}) {op} {bound}", f"{name} has {key} {bound}"))
+        pattern = node.get("pattern")
+        if isinstance(pattern, str):
+            python = translate(pattern)
+            const = self.patterns.get(python)
+            if const is None:
+                const = self.patterns[python] = f"_TARGET_PATTERN_{len(self.patterns) + 1}"
+                self.constants.append({"name": const, "ann": "re.Pattern[str]", "value": f"re.compile({_lit(python)})  # ECMA-262 /{pattern}/"})
+                self.uses.add("re")
+            found.append(("string", f"{const}.search({{v}}) is None", f"{name} has pattern /{pattern}/"))
+        if ttype.kind != "enum" and isinstance(node.get("enum"), list):
+            found.append(("any", f"{{v}} not in {_lit(tuple(node['enum']))}", f"{name} is one of {json.dumps(node['enum'])}"))
+        if ttype.kind != "enum" and "const" in node:
+            found.append(("any", f"{{v}} != {_lit(node['const'])}", f"{name} is {json.dumps(node['const'])}"))
+        return found
+
+    def _bounds_text(self, checks: list[tuple[str, str, str]]) -> str:
+        """`SparkTide top_p: exclusiveMinimum 0, maximum 1`, for comments and the docs."""
+        head = f"{self.spec.target_format.label} "
+        field = checks[0][2][len(head):].split(" ")[0]
+        rest = [detail[len(head) + len(field) + 1:] for _k, _c, detail in checks]
+        return f"{head}{field}: " + ", ".join(r.removeprefix("has ").removeprefix("is ") for r in rest)
+
+    @staticmethod
+    def _bounds_code(checks: list[tuple[str, str, str]], local: str, fpath: str, stype: Type | None, optional: bool = True) -> str:
+        """`if` the value is set (when `optional`) and not null, one branch per keyword: a value the
+        target does not allow is reported Unsupported at `fpath` (_s.left_out) and left out."""
+        guard = ([f"{local} is not UNSET"] if optional else []) + ([f"{local} is not None"] if stype is not None and stype.nullable else [])
+        typed = {"number": f"isinstance({local}, (int, float)) and not isinstance({local}, bool) and ",
+                 "string": f"isinstance({local}, str) and ", "array": f"isinstance({local}, list) and ", "any": ""}
+        lines = [f"if {' and '.join(guard)}:"] if guard else []
+        indent = "    " if guard else ""
+        for n, (kind, cond, detail) in enumerate(checks):
+            prefix = typed[kind] if stype is None or stype.kind == "any" else ""
+            lines.append(f"{indent}{'if' if n == 0 else 'elif'} {prefix}{cond.replace('{v}', local)}:")
+            call = _call("_s.left_out", [local, fpath, "cx", _lit(detail)], 64)
+            lines.extend(f"{indent}    " + line for line in f"{local} = {call}".splitlines())
+        return "\n".join(lines)
 
     def _deep(self, sprops: dict[str, tuple[Type, bool]], path: str) -> tuple[str, Type, bool]:
         head, _, rest = path.partition(".")
@@ -1287,23 +1486,32 @@ class Lowering:
         expect = self._expect(ttype)
         treq_check = treq
         fallback = None
+        fallback_optional = True
         src = rule.get("from")
         if src and self.carried and src.startswith(self.carried + "."):
             fallback = f"cx.from_carried({_lit(self._carried_key(src))}, {_lit(expect)})"
         elif src:
             # a source field the schema requires is still checked: a Lux document built by a first
             # hop (lucent.convert through Lux) may lack it, and the target must not go without
-            expr, _t, _fallback_optional = read(src)
+            expr, _t, fallback_optional = read(src)
             fallback = expr
         only = rule.get("only_when")
         cond = None
         if only:
             (fld, val), = only.items()
             cond = {"field": _ident(fld), "value": _lit(val), "text": f"{fld} is {val}"}
+        # a source value the target's schema does not allow is left out (reported at its path), as
+        # a plain copy's is; the context, when it has the value, wins over it anyway
+        checks = self._bounds(ttype, tpath) if fallback else []
+        source_path = f'f"{{path}}.{src}"' if src else ""
         body.append({
             "kind": "context", "name": local, "ann": f"{ann} | UnsetType", "key": rule["context"],
             "expect": _lit(expect), "fallback": fallback, "required": treq_check, "only_when": cond,
-            "target": f"$.{tpath}", "comment": comment, "source_path": f'f"{{path}}.{src}"' if src else "",
+            "target": f"$.{tpath}", "comment": comment, "source_path": source_path,
+            # the fallback has the target's type (from_carried checks a carried value's); a source
+            # field typed as required may still be UNSET (see above): isinstance guards each check
+            "bounds": self._bounds_code(checks, local, source_path, Type("scalar" if fallback_optional else "any", ann), fallback_optional) if checks else "",
+            "bounds_text": self._bounds_text(checks) if checks else "",
         })
         if treq:
             return f"_s.present({local})"
@@ -1353,7 +1561,8 @@ class Lowering:
             steps.append(step)
         if optional or any(s["optional"] for s in steps):
             self.uses.add("UNSET")
-        body.append({"kind": "parts", "name": local, "ann": ann, "steps": steps, "then": rule.get("then"), "comment": comment})
+        then = rule.get("then", [])
+        body.append({"kind": "parts", "name": local, "ann": ann, "steps": steps, "then": [then] if isinstance(then, str) else then, "comment": comment})
         return local
 
     def _values(self, m: dict[str, Any], tpath: str, rule: dict[str, Any], body: list[dict[str, Any]], expr: str,
@@ -1499,7 +1708,8 @@ def _rule_text(rule: dict[str, Any]) -> str:
         return f"const {json.dumps(rule['const'])}"
     if "parts" in rule:
         text = ", then ".join(_rule_text(p) for p in rule["parts"])
-        return text + (f"; then {rule['then']}" if "then" in rule else "")
+        then = rule.get("then", [])
+        return text + (f"; then {', '.join([then] if isinstance(then, str) else then)}" if then else "")
     bits = []
     if "context" in rule:
         bits.append(f"context {rule['context']}")
@@ -1539,6 +1749,7 @@ def _environment(repo_root: pathlib.Path) -> jinja2.Environment:
     env.filters["pyrepr"] = repr
     env.filters["lit"] = _lit
     env.filters["call"] = lambda fn, args, width=76: _call(fn, list(args), width)
+    env.filters["format_then"] = lambda transform, name: f"_s.{transform}({name}, cx)"
     return env
 
 
@@ -1571,11 +1782,50 @@ def render_all(repo_root: pathlib.Path) -> dict[str, str]:
         ctx = Lowering(spec).module()
         out[spec.pair["output"]] = module.render(**ctx)
     out["convert_support.py"] = env.get_template("converter_support.py.jinja").render(
-        specs=[f"mappings/{s.path.name}" for s in specs]
+        specs=[f"mappings/{s.path.name}" for s in specs], text_checks=text_checks(repo_root)
     )
     out["convert_registry.py"] = render_registry(env, specs)
     out["docs/mappings.md"] = render_docs(repo_root, specs)
     return out
+
+
+# The SparkTide strings the Lux -> SparkTide transform settle_tool_ids makes fit: (function of
+# the support module, the schema field it checks).
+TEXT_CHECKS = (
+    ("sparktide_call_id_fits", "RemoteModelToolCall.id"),
+    ("sparktide_tool_call_id_fits", "RemoteModelMessage.tool_call_id"),
+    ("sparktide_function_name_fits", "RemoteModelToolCall.function.name"),
+)
+
+
+def text_checks(repo_root: pathlib.Path) -> list[dict[str, Any]]:
+    """A predicate per field of TEXT_CHECKS, with its limits read from the SparkTide schema
+    (minLength, maxLength, pattern translated from ECMA-262), for the support module."""
+    schema = Schema(repo_root / "schemas" / FORMATS["sparktide"].schema_file)
+    found = []
+    for function, where in TEXT_CHECKS:
+        definition, *segments = where.split(".")
+        node = schema.defs[definition]
+        for seg in segments:
+            node = schema.deref(node["properties"][seg])[1]
+        stem = function.removesuffix("_fits").upper()
+        conditions: list[str] = []
+        limits: list[str] = []
+        patterns: list[tuple[str, str, str]] = []
+        low, high = node.get("minLength"), node.get("maxLength")
+        if low is not None or high is not None:
+            conditions.append((f"{low} <= " if low is not None else "") + "len(text)" + (f" <= {high}" if high is not None else ""))
+            limits += ([f"minLength {low}"] if low is not None else []) + ([f"maxLength {high}"] if high is not None else [])
+        if "pattern" in node:
+            python = translate(node["pattern"])
+            const = next((c for check in found for c, p, _e in check["patterns"] if p == python), f"_{stem}_PATTERN")
+            if not any(const == c for check in found for c, _p, _e in check["patterns"]):
+                patterns.append((const, python, node["pattern"]))
+            conditions.append(f"{const}.search(text) is not None")
+            limits.append(f"pattern /{node['pattern']}/")
+        found.append({"function": function, "where": where, "condition": " and ".join(conditions) or "True",
+                      "limits": ", ".join(limits) or "any string", "limits_name": f"{stem}_LIMITS", "patterns": patterns})
+    return found
 
 
 def render_registry(env: jinja2.Environment, specs: list[Spec]) -> str:
@@ -1588,6 +1838,7 @@ def render_registry(env: jinja2.Environment, specs: list[Spec]) -> str:
         entries.append({
             "source": pair["source"], "target": pair["target"], "kind": pair["kind"],
             "module": pair["output"].removesuffix(".py"), "function": pair["function"],
+            "unreachable": {f"$.{k}": v for k, v in entry.get("unreachable", {}).items()},
         })
         for fmt, definition in ((pair["source"], entry["source"]), (pair["target"], entry["target"])):
             stem = FORMATS[fmt].schema_file.removesuffix(".json")
@@ -1605,14 +1856,28 @@ def render_docs(repo_root: pathlib.Path, specs: list[Spec] | None = None) -> str
     pairs = []
     for spec in specs:
         rows = []
+        lowering = Lowering(spec)  # reads the target schema's bounds for the docs
         for name, m in spec.maps.items():
             tgt = m["target"]
             for tpath, rule in m.get("rules", {}).items():
-                status = _rule_status(rule)
+                status = _rule_status(rule) if "const" not in rule else "Exact"
+                bounds = _doc_bounds(lowering, m, tpath, rule)
+                if bounds:
+                    status += f", Unsupported when outside the target's bounds ({bounds})"
+                if "const" in rule and "from" in rule:
+                    status += f", {rule['status']} when {rule['from']} is another value"
                 notes = [rule.get("reason") or rule.get("absent") or ""] + [p["reason"] for p in rule.get("parts", []) if "reason" in p]
+                if "otherwise" in rule:
+                    notes.append(f"{rule['otherwise']} is Unsupported when {rule['from']} is set too (and differs)")
                 rows.append({
                     "map": name, "source": _doc_sources(m["source"], rule), "target": f"{tgt}.{tpath}",
                     "rule": _rule_text(rule), "status": status, "note": "; ".join(n for n in notes if n),
+                })
+            for tpath, reason in m.get("unreachable", {}).items():
+                rows.append({
+                    "map": name, "source": "—", "target": f"{tgt}.{tpath}", "rule": "unreachable",
+                    "status": f"Invalid `target:$.{tpath}` when the value written is outside ({_doc_bounds(lowering, m, tpath, {}, unreachable=True)})",
+                    "note": reason,
                 })
             for tag, rule in m.get("variants", {}).items():
                 rows.append({
@@ -1664,6 +1929,26 @@ def render_docs(repo_root: pathlib.Path, specs: list[Spec] | None = None) -> str
                              "status": status, "note": note})
         pairs.append({"spec": spec, "pair": spec.pair, "file": f"mappings/{spec.path.name}", "rows": rows})
     return _environment(repo_root).get_template("converter_docs.md.jinja").render(pairs=pairs, transforms=TRANSFORMS)
+
+
+def _doc_bounds(lowering: Lowering, m: dict[str, Any], tpath: str, rule: dict[str, Any], unreachable: bool = False) -> str:
+    """The target bounds a plain copy or a context rule checks (as Lowering does), for the docs."""
+    target = m["target"]
+    if target in ("object", "json", *COLLECTORS) or not lowering.spec.target.has(target):
+        return ""
+    tgt = lowering.spec.target.definition(target)
+    if tgt.kind != "struct":
+        return ""
+    ttype, treq = lowering._target_field(tgt, tpath)
+    lowered = ("const", "parts", "collect", "kept", "via", "each", "map", "first", "values", "absent", "check")
+    if not unreachable:
+        if "context" in rule:
+            if "from" not in rule:
+                return ""
+        elif any(k in rule for k in lowered) or "from" not in rule or treq or ("." not in tpath and tpath in lowering._conditionally_required(tgt)):
+            return ""
+    checks = lowering._bounds(ttype, tpath)
+    return lowering._bounds_text(checks).split(": ", 1)[-1] if checks else ""
 
 
 def _rule_status(rule: dict[str, Any]) -> str:

@@ -7,9 +7,20 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from itertools import accumulate
 from typing import Any
 
-__all__ = ["RuleViolation", "as_integer", "check_finite", "check_json_object_text"]
+__all__ = [
+    "MAX_JSON_TEXT_DEPTH",
+    "JsonTextError",
+    "RuleViolation",
+    "as_integer",
+    "check_finite",
+    "check_json_object_text",
+    "dump_json_text",
+    "load_json_text",
+]
 
 
 class RuleViolation(ValueError):
@@ -67,23 +78,176 @@ def check_finite(value: float, path: str) -> None:
         raise RuleViolation("type", "Expected a finite JSON number", path)
 
 
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+MAX_JSON_TEXT_DEPTH = 512
+"""How deep a JSON text held in a string value (tool-call arguments, a tool result) may nest.
+
+Such text is parsed into a value that a converter places inside another document (llm-sdk
+``args``, htmlp ``arguments``), several levels down; lucent.decode and lucent.encode refuse a
+document that nests past Python's recursion limit (1,000 by default), so 512 leaves the
+document around the value room to spare. Writing a value as JSON text has the same bound."""
+
+
+class JsonTextError(ValueError):
+    """Why a JSON text (or a value to be written as one) is not a JSON value lucent carries.
+
+    Attributes
+    ----------
+    kind : str
+        ``malformed``, ``trailing_data``, ``duplicate_key``, ``not_json`` (NaN, Infinity, or a
+        Python value with no JSON form), ``number_out_of_range`` (beyond a double, such as
+        ``1e999``, or an integer of over 4,300 digits), ``max_depth``, ``lone_surrogate`` or
+        ``out_of_memory``.
+    problem : str
+        A noun phrase: ``trailing data after the JSON value at offset 7``.
+    predicate : str
+        The same, to follow a subject: ``is not one complete JSON value``.
+    """
+
+    def __init__(self, kind: str, problem: str, predicate: str) -> None:
+        super().__init__(problem)
+        self.kind = kind
+        self.problem = problem
+        self.predicate = predicate
+
+
+_OUT_OF_RANGE = "a number out of range (beyond a JSON double, such as 1e999, or an integer of over 4,300 digits)"
+
+
+def _out_of_range() -> JsonTextError:
+    return JsonTextError("number_out_of_range", _OUT_OF_RANGE, "holds " + _OUT_OF_RANGE)
+
+
+def _too_deep() -> JsonTextError:
+    return JsonTextError(
+        "max_depth", f"nesting deeper than {MAX_JSON_TEXT_DEPTH} levels", f"nests deeper than {MAX_JSON_TEXT_DEPTH} levels"
+    )
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) != len(pairs):
-        raise ValueError("duplicate key")
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise JsonTextError("duplicate_key", f"duplicate property {key!r}", "has a duplicate key")
     return result
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+def _no_constant(name: str) -> Any:
+    raise JsonTextError("not_json", f"{name} is not JSON", f"holds {name}, which is not JSON")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise _out_of_range()
+    return value
+
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+_RAW_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _too_deep_text(text: str) -> bool:
+    """The text's brackets (outside strings) nest deeper than MAX_JSON_TEXT_DEPTH, in linear time
+    and without recursion; an unterminated string only makes it count more brackets."""
+    if text.count("[") + text.count("{") <= MAX_JSON_TEXT_DEPTH:
+        return False
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_JSON_TEXT_DEPTH
+
+
+def _lone_surrogate_escape(text: str) -> bool:
+    """A ``\\uD800``-``\\uDFFF`` escape that is not half of a pair (the text parsed as JSON)."""
+    if _SURROGATE_ESCAPE.search(text) is None:
+        return False
+    pending = -1
+    for match in _ESCAPE.finditer(text):
+        digits = match.group(1)
+        unit = int(digits, 16) if digits else -1
+        if pending >= 0:
+            if match.start() == pending and 0xDC00 <= unit <= 0xDFFF:
+                pending = -1
+                continue
+            return True
+        if 0xD800 <= unit <= 0xDBFF:
+            pending = match.end()
+        elif 0xDC00 <= unit <= 0xDFFF:
+            return True
+    return pending >= 0
+
+
+def _lone_surrogate() -> JsonTextError:
+    return JsonTextError("lone_surrogate", "a lone UTF-16 surrogate, which UTF-8 cannot carry", "holds a lone UTF-16 surrogate, which UTF-8 cannot carry")
+
+
+def load_json_text(text: str) -> Any:
+    """The JSON value of ``text``, read as lucent.decode reads a document; raises JsonTextError.
+
+    Refused: text that is not exactly one JSON value, duplicate property names, ``NaN`` and
+    ``Infinity``, numbers out of range (``1e999``: never read as ``inf``, which has no JSON
+    text and would be written as ``null``), nesting deeper than :data:`MAX_JSON_TEXT_DEPTH`
+    (checked before parsing, so no RecursionError), and lone surrogates.
+    """
+    if not isinstance(text, str):  # a Struct built in Python may hold anything
+        name = type(text).__name__
+        raise JsonTextError("not_json", f"a {name}, not JSON text", f"is a {name}, not JSON text")
+    if _too_deep_text(text):
+        raise _too_deep()
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant, parse_float=_finite)
+    except JsonTextError:
+        raise
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":
+            problem = f"trailing data after the JSON value at offset {exc.pos}"
+        else:
+            problem = f"not complete JSON ({exc.msg} at offset {exc.pos})"
+        raise JsonTextError("trailing_data" if exc.msg == "Extra data" else "malformed", problem, "is not one complete JSON value") from None
+    except ValueError:  # an integer literal over Python's 4,300-digit limit
+        raise _out_of_range() from None
+    except RecursionError:  # a caller already deep in the stack
+        raise _too_deep() from None
+    except MemoryError:
+        raise JsonTextError("out_of_memory", "text too large to parse in memory", "is too large to parse in memory") from None
+    if ("\\u" in text and _lone_surrogate_escape(text)) or (not text.isascii() and _RAW_SURROGATE.search(text)):
+        raise _lone_surrogate()
+    return value
+
+
+def dump_json_text(value: Any) -> str:
+    """The compact JSON text of a JSON value (separators "," and ":", keys in their order, UTF-8
+    characters kept); raises JsonTextError for a value that has none (NaN, infinity, a type
+    JSON lacks, nesting deeper than MAX_JSON_TEXT_DEPTH, a lone surrogate)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except RecursionError:
+        raise _too_deep() from None
+    except ValueError as exc:
+        if "Circular" in str(exc):
+            raise JsonTextError("not_json", "a circular reference, which JSON cannot write", "holds a circular reference") from None
+        raise JsonTextError("not_json", "NaN or an infinite number, which is not JSON", "holds NaN or an infinite number, which is not JSON") from None
+    except TypeError as exc:
+        raise JsonTextError("not_json", f"a value JSON cannot write ({exc})", f"holds a value JSON cannot write ({exc})") from None
+    except MemoryError:
+        raise JsonTextError("out_of_memory", "a value too large to write in memory", "is too large to write in memory") from None
+    if _too_deep_text(text):
+        raise _too_deep()
+    if not text.isascii() and _RAW_SURROGATE.search(text):
+        raise _lone_surrogate()
+    return text
 
 
 def check_json_object_text(text: str, path: str) -> None:
-    """``text`` must be one complete JSON object: no duplicate keys, no trailing JSON, not null."""
+    """``text`` must be one complete JSON object: no duplicate keys, no trailing JSON, not null,
+    read as :func:`load_json_text` reads it (no number out of range, no deeper nesting than
+    MAX_JSON_TEXT_DEPTH, no lone surrogate)."""
     try:
-        value = json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
-    except (ValueError, RecursionError) as exc:
-        reason = "has a duplicate key" if str(exc) == "duplicate key" else "is not one complete JSON value"
-        raise RuleViolation("tool_arguments", f"arguments {reason}", path) from None
+        value = load_json_text(text)
+    except JsonTextError as exc:
+        raise RuleViolation("tool_arguments", f"arguments {exc.predicate}", path) from None
     if not isinstance(value, dict):
         raise RuleViolation("tool_arguments", "arguments must be a JSON object", path)

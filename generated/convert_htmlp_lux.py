@@ -53,7 +53,7 @@ _FROM_REQUEST: dict[str, str] = {
     "tools": "tools",
     "options.max_output_tokens": "max_output_tokens",
     "reasoning": "thinking_level",
-    "extra.htmlp.fragments": "fragments",
+    "extra.htmlp.members": "fragments",
     "extra.htmlp.thinking_level": "thinking_level",
     "extra.htmlp.max_output_tokens": "max_output_tokens",
     "extra.media": "fragments",
@@ -62,11 +62,6 @@ _FROM_REQUEST: dict[str, str] = {
 _FROM_MESSAGE: dict[str, str] = {
     "role": "role",
     "content": "content",
-}
-
-_FROM_ATTRIBUTION: dict[str, str] = {
-    "source": "source",
-    "byte_count": "byte_count",
 }
 
 _FROM_BLOCK_TEXT: dict[str, str] = {
@@ -124,7 +119,10 @@ def _request(src: ModelRequest, path: str, cx: Cx) -> LucentRequest:
     # conversation <- fragments each conversation_item
     conversation = [_conversation_item(item, f"{path}.fragments[{i}]", cx) for i, item in enumerate(src.fragments)]
     # tools <- tools each tool
-    tools = [_tool(item, f"{path}.tools[{i}]", cx) for i, item in enumerate(src.tools)]
+    tools: list[LucentTool] = []
+    for i, tool in enumerate(src.tools):
+        tools.append(_tool(tool, f"{path}.tools[{i}]", cx))
+
     # reasoning <- thinking_level via thinking_level_to_reasoning
     reasoning = _s.thinking_level_to_reasoning(
         src.thinking_level,
@@ -133,8 +131,8 @@ def _request(src: ModelRequest, path: str, cx: Cx) -> LucentRequest:
         "Degraded",
         "Lux reasoning effort stops at high; written as high, the level kept in extra.htmlp.thinking_level",
     )
-    # extra.htmlp.fragments <- fragments each attribution
-    extra_htmlp_fragments = [_attribution(item, f"{path}.fragments[{i}]", cx) for i, item in enumerate(src.fragments)]
+    # extra.htmlp.members <- fragments via attribution_members
+    extra_htmlp_members = _s.attribution_members(src.fragments, f"{path}.fragments", cx)
     # extra.htmlp.thinking_level <- thinking_level via thinking_level_kept
     extra_htmlp_thinking_level = _s.thinking_level_kept(src.thinking_level, f"{path}.thinking_level", cx)
     # extra.htmlp.max_output_tokens <- max_output_tokens via null_kept
@@ -145,7 +143,7 @@ def _request(src: ModelRequest, path: str, cx: Cx) -> LucentRequest:
         schema_version="v1",
         model=src.model,
         conversation=conversation,
-        tools=tools,
+        tools=tools or UNSET,
         options=LucentOptions(
             max_output_tokens=_s.null_as_absent(src.max_output_tokens),
             stream=False,
@@ -153,7 +151,7 @@ def _request(src: ModelRequest, path: str, cx: Cx) -> LucentRequest:
         reasoning=reasoning,
         extra=_s.compact({
             "htmlp": _s.compact({
-                "fragments": extra_htmlp_fragments,
+                "members": extra_htmlp_members,
                 "thinking_level": extra_htmlp_thinking_level,
                 "max_output_tokens": extra_htmlp_max_output_tokens,
             }),
@@ -171,24 +169,12 @@ def _message(src: PromptFragment, path: str, cx: Cx) -> LucentMessage:
     """[maps.message]: PromptFragment -> LucentMessage."""
     # content <- content each block
     content = [_block(item, f"{path}.content[{i}]", cx) for i, item in enumerate(src.content)]
-    # source: implied (kept in extra.htmlp.fragments by [maps.attribution])
-    # byte_count: implied (kept in extra.htmlp.fragments by [maps.attribution])
+    # source: implied (derived from the message, else kept in extra.htmlp.members by [maps.request] (decision 1))
+    # byte_count: implied (derived from the message, else kept in extra.htmlp.members by [maps.request] (decision 1))
     return cx.built(path, LucentMessage(
         role=src.role,
         content=content,
     ), _FROM_MESSAGE)
-
-
-def _attribution(src: PromptFragment, path: str, cx: Cx) -> dict[str, Any]:
-    """[maps.attribution]: PromptFragment -> object."""
-    # source <- source via plain_json
-    source = _s.plain_json(src.source, f"{path}.source", cx)
-    # role: implied (mapped by [maps.message])
-    # content: implied (mapped by [maps.message])
-    return cx.built(path, _s.obj({
-        "source": source,
-        "byte_count": src.byte_count,
-    }), _FROM_ATTRIBUTION)
 
 
 def _block(src: ContentBlock, path: str, cx: Cx) -> LucentContent:

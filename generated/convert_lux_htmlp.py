@@ -118,7 +118,7 @@ def lux_to_htmlp_request(
 
 def _request(src: LucentRequest, path: str, cx: Cx) -> ModelRequest:
     """[maps.request]: LucentRequest -> ModelRequest."""
-    # fragments <- instructions via instruction_fragments, then conversation emit fragment
+    # fragments <- instructions via instruction_fragments, then conversation emit fragment, then extra via side_car_leftovers
     fragments: list[PromptFragment] = []
     if src.instructions is not UNSET:
         if src.instructions:
@@ -130,9 +130,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> ModelRequest:
         fragments.extend(_s.instruction_fragments(src.instructions, f"{path}.instructions", cx))
     for i, fragment in enumerate(src.conversation):
         _fragment(fragment, f"{path}.conversation[{i}]", fragments, cx)
+    if src.extra is not UNSET:
+        fragments.extend(_s.side_car_leftovers(src.extra, f"{path}.extra", cx))
 
-    # tools <- tools each tool
+    # tools <- tools via empty_tool_list, then tools each tool
     tools: list[ToolDefinition] = []
+    if src.tools is not UNSET:
+        tools.extend(_s.empty_tool_list(src.tools, f"{path}.tools", cx))
     if src.tools is not UNSET:
         for i, tool in enumerate(src.tools):
             tools.append(_tool(tool, f"{path}.tools[{i}]", cx))
@@ -242,11 +246,11 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> ModelRequest:
     cx.report_unread(
         cx.carried,
         f"{path}.extra.htmlp",
-        ("fragments", "max_output_tokens", "thinking_level"),
+        ("max_output_tokens", "members", "thinking_level"),
         "Unsupported",
         "not an htmlp field this mapping reads",
     )
-    # extra.htmlp.fragments: implied (read by fragment_source and fragment_byte_count (decision 1))
+    # extra.htmlp.members: implied (read by fragment_source and fragment_byte_count (decision 1); an entry no item reads is reported by side_car_leftovers)
     # extra.media: implied (the base64 text of inline images, read by inline_image (decision 3); an entry no image reads is reported)
     return cx.built(path, ModelRequest(
         fragments=fragments,
@@ -264,10 +268,24 @@ def _fragment(src: LucentConversationItem, path: str, out: list[PromptFragment],
         out.append(_message_fragment(src.message, f"{path}.message", cx))
     elif isinstance(src, LucentConversationItemToolCall):
         # tool_call: via tool_call_fragment
-        _s.tool_call_fragment(out, src.tool_call, path, cx)
+        _s.tool_call_fragment(
+            out,
+            src.tool_call,
+            path,
+            cx,
+            "Degraded",
+            "htmlp has no tool-call items; written as an assistant fragment with one tool_use block, which comes back as an assistant message",
+        )
     elif isinstance(src, LucentConversationItemToolResult):
         # tool_result: via tool_result_fragment
-        _s.tool_result_fragment(out, src.tool_result, path, cx)
+        _s.tool_result_fragment(
+            out,
+            src.tool_result,
+            path,
+            cx,
+            "Degraded",
+            "htmlp has no tool-result items; written as a user fragment with one tool_result block, which comes back as a user message",
+        )
     elif isinstance(src, LucentConversationItemReasoning):
         # reasoning: via reasoning_fragment
         _s.reasoning_fragment(
@@ -275,8 +293,8 @@ def _fragment(src: LucentConversationItem, path: str, out: list[PromptFragment],
             src.reasoning,
             path,
             cx,
-            "Unsupported",
-            "redacted reasoning can only be replayed with its signature, which htmlp cannot carry; dropped",
+            "Degraded",
+            "htmlp has no reasoning items; written as an assistant fragment with one reasoning block, which comes back as an assistant message (a redacted one is Unsupported and dropped)",
         )
         # reasoning.signature: Unsupported
         if src.reasoning.signature is not UNSET:

@@ -171,6 +171,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> LanguageModelInput:
 
     # topK <- options.top_k otherwise extra.llm_sdk.topK
     topK = src.options.top_k if src.options.top_k is not UNSET else cx.from_carried("topK", "number")
+    # extra.llm_sdk.topK: Unsupported when options.top_k is set too and differs
+    if src.options.top_k is not UNSET and "topK" in cx.carried and cx.carried["topK"] != topK:
+        cx.report(
+            "$.extra.llm_sdk.topK",
+            "Unsupported",
+            "not written: Lux $.options.top_k is set and wins over it",
+        )
     # schema_version: implied (always v1)
     # model: Degraded
     cx.report(

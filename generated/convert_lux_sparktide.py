@@ -7,6 +7,7 @@ Each function is one [maps.NAME] table of the spec, and each commented step one 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -49,6 +50,10 @@ from .sparktide_remote_1_0 import (
 )
 
 __all__ = ["lux_to_sparktide_request"]
+
+_TARGET_PATTERN_1: re.Pattern[str] = re.compile("[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]")  # ECMA-262 /\S/
+
+_TARGET_PATTERN_2: re.Pattern[str] = re.compile("^[a-z][\\-0-9a-z]{0,63}\\Z")  # ECMA-262 /^[a-z][a-z0-9-]{0,63}$/
 
 _FROM_REQUEST: dict[str, str] = {
     "tools": "tools",
@@ -127,24 +132,78 @@ def lux_to_sparktide_request(
 
 def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     """[maps.request]: LucentRequest -> RemoteModelRequest."""
+    # protocolVersion <- const "1.0"
+    protocolVersion_given = cx.from_carried("protocolVersion", "any")
+    # extra.sparktide.protocolVersion: Unsupported when it is not "1.0"
+    if protocolVersion_given is not UNSET and protocolVersion_given != "1.0":
+        cx.report(
+            f"{path}.extra.sparktide.protocolVersion",
+            "Unsupported",
+            "SparkTide 1.0 is the only version; " + _s.shown(protocolVersion_given) + " not written, \"1.0\" is",
+        )
     # invocationId <- context invocationId else extra.sparktide.invocationId
     invocationId: str | UnsetType = cx.from_context("invocationId", "string", "$.invocationId")
-    invocationId = cx.prefer(
-        invocationId,
-        cx.from_carried("invocationId", "string"),
-        f"{path}.extra.sparktide.invocationId",
-        "invocationId",
-    )
+    if invocationId is UNSET:
+        invocationId = cx.from_carried("invocationId", "string")
+        # SparkTide invocationId: minLength 1, maxLength 256, pattern /\S/; a source value outside is left out (Unsupported)
+        if invocationId is not UNSET:
+            if len(invocationId) < 1:
+                invocationId = _s.left_out(
+                    invocationId,
+                    f"{path}.extra.sparktide.invocationId",
+                    cx,
+                    "SparkTide invocationId has minLength 1",
+                )
+            elif len(invocationId) > 256:
+                invocationId = _s.left_out(
+                    invocationId,
+                    f"{path}.extra.sparktide.invocationId",
+                    cx,
+                    "SparkTide invocationId has maxLength 256",
+                )
+            elif _TARGET_PATTERN_1.search(invocationId) is None:
+                invocationId = _s.left_out(
+                    invocationId,
+                    f"{path}.extra.sparktide.invocationId",
+                    cx,
+                    "SparkTide invocationId has pattern /\\S/",
+                )
+    else:
+        cx.prefer(
+            invocationId,
+            cx.from_carried("invocationId", "string"),
+            f"{path}.extra.sparktide.invocationId",
+            "invocationId",
+        )
     if invocationId is UNSET:
         cx.missing("$.invocationId", "invocationId")
     # deadline <- context deadline else extra.sparktide.deadline
     deadline: int | UnsetType = cx.from_context("deadline", "integer", "$.deadline")
-    deadline = cx.prefer(
-        deadline,
-        cx.from_carried("deadline", "integer"),
-        f"{path}.extra.sparktide.deadline",
-        "deadline",
-    )
+    if deadline is UNSET:
+        deadline = cx.from_carried("deadline", "integer")
+        # SparkTide deadline: minimum 1, maximum 9223372036854775807; a source value outside is left out (Unsupported)
+        if deadline is not UNSET:
+            if deadline < 1:
+                deadline = _s.left_out(
+                    deadline,
+                    f"{path}.extra.sparktide.deadline",
+                    cx,
+                    "SparkTide deadline has minimum 1",
+                )
+            elif deadline > 9223372036854775807:
+                deadline = _s.left_out(
+                    deadline,
+                    f"{path}.extra.sparktide.deadline",
+                    cx,
+                    "SparkTide deadline has maximum 9223372036854775807",
+                )
+    else:
+        cx.prefer(
+            deadline,
+            cx.from_carried("deadline", "integer"),
+            f"{path}.extra.sparktide.deadline",
+            "deadline",
+        )
     if deadline is UNSET:
         cx.missing("$.deadline", "deadline")
     # purpose <- context purpose else extra.sparktide.purpose
@@ -163,22 +222,60 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         cx.missing("$.purpose", "purpose")
     # appId <- context appId else extra.sparktide.appId
     appId: str | UnsetType = cx.from_context("appId", "string", "$.appId")
-    appId = cx.prefer(
-        appId,
-        cx.from_carried("appId", "string"),
-        f"{path}.extra.sparktide.appId",
-        "appId",
-    )
+    if appId is UNSET:
+        appId = cx.from_carried("appId", "string")
+        # SparkTide appId: pattern /^[a-z][a-z0-9-]{0,63}$/; a source value outside is left out (Unsupported)
+        if appId is not UNSET:
+            if _TARGET_PATTERN_2.search(appId) is None:
+                appId = _s.left_out(
+                    appId,
+                    f"{path}.extra.sparktide.appId",
+                    cx,
+                    "SparkTide appId has pattern /^[a-z][a-z0-9-]{0,63}$/",
+                )
+    else:
+        cx.prefer(
+            appId,
+            cx.from_carried("appId", "string"),
+            f"{path}.extra.sparktide.appId",
+            "appId",
+        )
     if appId is UNSET:
         cx.missing("$.appId", "appId")
     # subjectId <- context subjectId else extra.sparktide.subjectId only when purpose = BUSINESS
     subjectId: str | UnsetType = cx.from_context("subjectId", "string", "$.subjectId")
-    subjectId = cx.prefer(
-        subjectId,
-        cx.from_carried("subjectId", "string"),
-        f"{path}.extra.sparktide.subjectId",
-        "subjectId",
-    )
+    if subjectId is UNSET:
+        subjectId = cx.from_carried("subjectId", "string")
+        # SparkTide subjectId: minLength 1, maxLength 256, pattern /\S/; a source value outside is left out (Unsupported)
+        if subjectId is not UNSET:
+            if len(subjectId) < 1:
+                subjectId = _s.left_out(
+                    subjectId,
+                    f"{path}.extra.sparktide.subjectId",
+                    cx,
+                    "SparkTide subjectId has minLength 1",
+                )
+            elif len(subjectId) > 256:
+                subjectId = _s.left_out(
+                    subjectId,
+                    f"{path}.extra.sparktide.subjectId",
+                    cx,
+                    "SparkTide subjectId has maxLength 256",
+                )
+            elif _TARGET_PATTERN_1.search(subjectId) is None:
+                subjectId = _s.left_out(
+                    subjectId,
+                    f"{path}.extra.sparktide.subjectId",
+                    cx,
+                    "SparkTide subjectId has pattern /\\S/",
+                )
+    else:
+        cx.prefer(
+            subjectId,
+            cx.from_carried("subjectId", "string"),
+            f"{path}.extra.sparktide.subjectId",
+            "subjectId",
+        )
     if purpose == "BUSINESS":
         if subjectId is UNSET:
             cx.missing("$.subjectId", "subjectId", "required when purpose is BUSINESS")
@@ -201,12 +298,38 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         tenantId = UNSET
     # runId <- context runId else extra.sparktide.runId only when purpose = BUSINESS
     runId: str | UnsetType = cx.from_context("runId", "string", "$.runId")
-    runId = cx.prefer(
-        runId,
-        cx.from_carried("runId", "string"),
-        f"{path}.extra.sparktide.runId",
-        "runId",
-    )
+    if runId is UNSET:
+        runId = cx.from_carried("runId", "string")
+        # SparkTide runId: minLength 1, maxLength 256, pattern /\S/; a source value outside is left out (Unsupported)
+        if runId is not UNSET:
+            if len(runId) < 1:
+                runId = _s.left_out(
+                    runId,
+                    f"{path}.extra.sparktide.runId",
+                    cx,
+                    "SparkTide runId has minLength 1",
+                )
+            elif len(runId) > 256:
+                runId = _s.left_out(
+                    runId,
+                    f"{path}.extra.sparktide.runId",
+                    cx,
+                    "SparkTide runId has maxLength 256",
+                )
+            elif _TARGET_PATTERN_1.search(runId) is None:
+                runId = _s.left_out(
+                    runId,
+                    f"{path}.extra.sparktide.runId",
+                    cx,
+                    "SparkTide runId has pattern /\\S/",
+                )
+    else:
+        cx.prefer(
+            runId,
+            cx.from_carried("runId", "string"),
+            f"{path}.extra.sparktide.runId",
+            "runId",
+        )
     if purpose == "BUSINESS":
         if runId is UNSET:
             cx.missing("$.runId", "runId", "required when purpose is BUSINESS")
@@ -215,12 +338,38 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         runId = UNSET
     # traceId <- context traceId else extra.sparktide.traceId only when purpose = BUSINESS
     traceId: str | UnsetType = cx.from_context("traceId", "string", "$.traceId")
-    traceId = cx.prefer(
-        traceId,
-        cx.from_carried("traceId", "string"),
-        f"{path}.extra.sparktide.traceId",
-        "traceId",
-    )
+    if traceId is UNSET:
+        traceId = cx.from_carried("traceId", "string")
+        # SparkTide traceId: minLength 1, maxLength 256, pattern /\S/; a source value outside is left out (Unsupported)
+        if traceId is not UNSET:
+            if len(traceId) < 1:
+                traceId = _s.left_out(
+                    traceId,
+                    f"{path}.extra.sparktide.traceId",
+                    cx,
+                    "SparkTide traceId has minLength 1",
+                )
+            elif len(traceId) > 256:
+                traceId = _s.left_out(
+                    traceId,
+                    f"{path}.extra.sparktide.traceId",
+                    cx,
+                    "SparkTide traceId has maxLength 256",
+                )
+            elif _TARGET_PATTERN_1.search(traceId) is None:
+                traceId = _s.left_out(
+                    traceId,
+                    f"{path}.extra.sparktide.traceId",
+                    cx,
+                    "SparkTide traceId has pattern /\\S/",
+                )
+    else:
+        cx.prefer(
+            traceId,
+            cx.from_carried("traceId", "string"),
+            f"{path}.extra.sparktide.traceId",
+            "traceId",
+        )
     if purpose == "BUSINESS":
         if traceId is UNSET:
             cx.missing("$.traceId", "traceId", "required when purpose is BUSINESS")
@@ -229,10 +378,35 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         traceId = UNSET
     # model <- context model else model
     model: str | UnsetType = cx.from_context("model", "string", "$.model")
-    model = cx.prefer(model, src.model, f"{path}.model", "model")
+    if model is UNSET:
+        model = src.model
+        # SparkTide model: minLength 1, maxLength 128, pattern /\S/; a source value outside is left out (Unsupported)
+        if isinstance(model, str) and len(model) < 1:
+            model = _s.left_out(
+                model,
+                f"{path}.model",
+                cx,
+                "SparkTide model has minLength 1",
+            )
+        elif isinstance(model, str) and len(model) > 128:
+            model = _s.left_out(
+                model,
+                f"{path}.model",
+                cx,
+                "SparkTide model has maxLength 128",
+            )
+        elif isinstance(model, str) and _TARGET_PATTERN_1.search(model) is None:
+            model = _s.left_out(
+                model,
+                f"{path}.model",
+                cx,
+                "SparkTide model has pattern /\\S/",
+            )
+    else:
+        cx.prefer(model, src.model, f"{path}.model", "model")
     if model is UNSET:
         cx.missing("$.model", "model")
-    # messages <- instructions emit instruction, then conversation emit conversation_item; then settle_assistant_content
+    # messages <- instructions emit instruction, then conversation emit conversation_item; then settle_assistant_content, settle_tool_ids
     messages: list[RemoteModelMessage] = []
     if src.instructions is not UNSET:
         if src.instructions:
@@ -246,6 +420,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     for i, conversation_item in enumerate(src.conversation):
         _conversation_item(conversation_item, f"{path}.conversation[{i}]", messages, cx)
     _s.settle_assistant_content(messages, cx)
+    _s.settle_tool_ids(messages, cx)
     # tools <- tools each tool merge extra.sparktide.tools
     tools = (
         [_tool(item, f"{path}.tools[{i}]", cx) for i, item in enumerate(src.tools)]
@@ -260,12 +435,31 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         "integer",
         "$.max_completion_tokens",
     )
-    max_completion_tokens = cx.prefer(
-        max_completion_tokens,
-        src.options.max_output_tokens,
-        f"{path}.options.max_output_tokens",
-        "max_completion_tokens",
-    )
+    if max_completion_tokens is UNSET:
+        max_completion_tokens = src.options.max_output_tokens
+        # SparkTide max_completion_tokens: minimum 1, maximum 10000000; a source value outside is left out (Unsupported)
+        if max_completion_tokens is not UNSET:
+            if max_completion_tokens < 1:
+                max_completion_tokens = _s.left_out(
+                    max_completion_tokens,
+                    f"{path}.options.max_output_tokens",
+                    cx,
+                    "SparkTide max_completion_tokens has minimum 1",
+                )
+            elif max_completion_tokens > 10000000:
+                max_completion_tokens = _s.left_out(
+                    max_completion_tokens,
+                    f"{path}.options.max_output_tokens",
+                    cx,
+                    "SparkTide max_completion_tokens has maximum 10000000",
+                )
+    else:
+        cx.prefer(
+            max_completion_tokens,
+            src.options.max_output_tokens,
+            f"{path}.options.max_output_tokens",
+            "max_completion_tokens",
+        )
     if max_completion_tokens is UNSET:
         cx.missing("$.max_completion_tokens", "max_completion_tokens")
     # stream <- context stream else options.stream
@@ -284,12 +478,87 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         response_format = _structured_output(src.options.structured_output, f"{path}.options.structured_output", cx)
     else:
         response_format = cx.from_carried("response_format", "object")
+    # extra.sparktide.response_format: Unsupported when options.structured_output is set too and differs
+    if src.options.structured_output is not UNSET and "response_format" in cx.carried and cx.carried["response_format"] != response_format:
+        cx.report(
+            "$.extra.sparktide.response_format",
+            "Unsupported",
+            "not written: Lux $.options.structured_output is set and wins over it",
+        )
     # tool_choice <- tool_choice map tool_choice otherwise extra.sparktide.tool_choice
     tool_choice: Any = UNSET
     if src.tool_choice is not UNSET:
         tool_choice = _tool_choice(src.tool_choice, f"{path}.tool_choice", cx)
     else:
         tool_choice = cx.from_carried("tool_choice", "any")
+    # extra.sparktide.tool_choice: Unsupported when tool_choice is set too and differs
+    if src.tool_choice is not UNSET and "tool_choice" in cx.carried and cx.carried["tool_choice"] != tool_choice:
+        cx.report(
+            "$.extra.sparktide.tool_choice",
+            "Unsupported",
+            "not written: Lux $.tool_choice is set and wins over it",
+        )
+    # temperature <- options.temperature
+    temperature: float | UnsetType = src.options.temperature
+    # SparkTide temperature: minimum 0, maximum 2; a value outside is left out (Unsupported)
+    if temperature is not UNSET:
+        if temperature < 0:
+            temperature = _s.left_out(
+                temperature,
+                f"{path}.options.temperature",
+                cx,
+                "SparkTide temperature has minimum 0",
+            )
+        elif temperature > 2:
+            temperature = _s.left_out(
+                temperature,
+                f"{path}.options.temperature",
+                cx,
+                "SparkTide temperature has maximum 2",
+            )
+    # top_p <- options.top_p
+    top_p: float | UnsetType = src.options.top_p
+    # SparkTide top_p: exclusiveMinimum 0, maximum 1; a value outside is left out (Unsupported)
+    if top_p is not UNSET:
+        if top_p <= 0:
+            top_p = _s.left_out(
+                top_p,
+                f"{path}.options.top_p",
+                cx,
+                "SparkTide top_p has exclusiveMinimum 0",
+            )
+        elif top_p > 1:
+            top_p = _s.left_out(
+                top_p,
+                f"{path}.options.top_p",
+                cx,
+                "SparkTide top_p has maximum 1",
+            )
+    # seed <- options.seed
+    seed: int | UnsetType = src.options.seed
+    # SparkTide seed: minimum 0, maximum 9223372036854775807; a value outside is left out (Unsupported)
+    if seed is not UNSET:
+        if seed < 0:
+            seed = _s.left_out(
+                seed,
+                f"{path}.options.seed",
+                cx,
+                "SparkTide seed has minimum 0",
+            )
+        elif seed > 9223372036854775807:
+            seed = _s.left_out(
+                seed,
+                f"{path}.options.seed",
+                cx,
+                "SparkTide seed has maximum 9223372036854775807",
+            )
+    # messages: unreachable (SparkTide messages: minItems 1, maxItems 256): no valid target document without them
+    if (len(messages) < 1) or (len(messages) > 256):
+        cx.report(
+            "target:$.messages",
+            "Invalid",
+            "a SparkTide request holds 1 to 256 messages; a conversation that gives none SparkTide can hold (empty, or only items SparkTide drops), or more than 256, has no SparkTide image",
+        )
     # schema_version: implied (always v1)
     # capabilities: Unsupported
     if src.capabilities is not UNSET:
@@ -352,7 +621,6 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         "Unsupported",
         "not a SparkTide field this mapping reads",
     )
-    # extra.sparktide.protocolVersion: implied (SparkTide 1.0 is the only version; always written as 1.0)
     # extra.sparktide.content_absent: implied (read by message_content (decision 3))
     # extra.sparktide.empty_tool_calls: implied (read by message_tool_calls (decision 3))
     # extra.sparktide.json_schema: implied (read by json_schema_object (decision 6))
@@ -373,9 +641,9 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         stream=_s.present(stream),
         response_format=response_format,
         tool_choice=tool_choice,
-        temperature=src.options.temperature,
-        top_p=src.options.top_p,
-        seed=src.options.seed,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
     ), _FROM_REQUEST)
 
 

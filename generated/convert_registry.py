@@ -24,7 +24,7 @@ from .convert_sparktide_lux_error import sparktide_to_lux_error
 from .convert_sparktide_lux import sparktide_to_lux_request
 from .convert_sparktide_lux_response import sparktide_to_lux_response
 
-__all__ = ["CONVERTERS", "DOCUMENTS", "Converter"]
+__all__ = ["CONVERTERS", "DOCUMENTS", "UNREACHABLE", "Converter"]
 
 
 class Converter(Protocol):
@@ -63,3 +63,13 @@ DOCUMENTS: dict[tuple[str, str], tuple[str, str]] = {
     ("sparktide", "response"): ("sparktide-remote-1.0", "RemoteModelResponse"),
 }
 """(format, kind) -> (schema file stem, definition) that a document of that kind decodes as."""
+
+UNREACHABLE: dict[tuple[str, str, str], dict[str, str]] = {
+    ("lux", "sparktide", "request"): {
+        "$.messages": "a SparkTide request holds 1 to 256 messages; a conversation that gives none SparkTide can hold (empty, or only items SparkTide drops), or more than 256, has no SparkTide image",
+    },
+}
+"""(source, target, kind) -> {target path: reason}: the fields the spec declares unreachable
+([maps.NAME.unreachable]): some sources have no valid target document, because no value of the
+field they give meets the target schema. The converter reports such a field Invalid at
+``target:<path>`` with the reason; the conformance harness counts these outputs apart."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import reprlib
 from collections.abc import Mapping
 from typing import Any, Literal, TypeVar, cast
 
@@ -31,6 +32,7 @@ from .htmlp_model_request import (
     Role,
     ThinkingLevel,
 )
+from ._support import JsonTextError, dump_json_text, load_json_text
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentChoice,
@@ -139,7 +141,7 @@ class Cx:
             return UNSET
         value = self.context[key]
         if not _fits(value, expect):
-            self.report(f"target:{target}", "Invalid", f"context[{key!r}] is {value!r}, not {_expected(expect)}")
+            self.report(f"target:{target}", "Invalid", f"context[{key!r}] is of type {type(value).__name__}, not {_expected(expect)}")
             return UNSET
         return value
 
@@ -399,29 +401,12 @@ def null_as_absent(value: Any) -> Any:
     return UNSET if value is None else value
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise ValueError(f"duplicate property {key!r}")
-        seen[key] = value
-    return seen
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def json_object_problem(text: str) -> str | None:
     """Why `text` is not one complete, closed JSON object (None when it is)."""
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        if exc.msg == "Extra data":
-            return f"trailing data after the JSON value at offset {exc.pos}"
-        return f"not complete JSON ({exc.msg} at offset {exc.pos})"
-    except ValueError as exc:
-        return str(exc)
+        value = load_json_text(text)
+    except JsonTextError as exc:
+        return exc.problem
     if not isinstance(value, dict):
         return f"a JSON {type(value).__name__ if value is not None else 'null'}, not an object"
     return None
@@ -625,6 +610,13 @@ def emit_message(out: list[RemoteModelMessage], message: RemoteModelMessage, par
             cx.report(path, "Invalid", "a SparkTide tool message needs a tool_call_id, which only a tool_result block gives; the rest of this message is dropped")
         return
     if not own and parts.tool_messages:
+        # a user / system / assistant message of tool results only: SparkTide says tool results
+        # with tool messages, which have no other role, so the message's own role is not kept
+        cx.report(
+            f"{path}.role",
+            "Degraded",
+            f"the {message.role} message holds only tool results, written as SparkTide tool messages; its role is not kept",
+        )
         return
     if not own and message.role != "assistant":
         cx.report(f"{path}.content", "Degraded", "no text block; written as an empty string")
@@ -664,6 +656,121 @@ def json_schema_object(schema: Any, path: str, cx: Cx, carried: str) -> dict[str
     result: dict[str, Any] = {} if members is UNSET else {k: v for k, v in members.items() if k != "schema"}
     result["schema"] = schema
     return result
+
+
+# What SparkTide's schema allows in a tool call id, a tool message's tool_call_id and a function
+# name, read from schemas/sparktide-remote-1.0.json by codegen (codegen.mappings.text_checks).
+_SPARKTIDE_CALL_ID_PATTERN = re.compile("[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]")  # ECMA-262 /\S/
+SPARKTIDE_CALL_ID_LIMITS = "minLength 1, maxLength 128, pattern /\\S/"
+
+
+def sparktide_call_id_fits(text: str) -> bool:
+    """Whether SparkTide's RemoteModelToolCall.id can hold `text` (minLength 1, maxLength 128, pattern /\\S/)."""
+    return 1 <= len(text) <= 128 and _SPARKTIDE_CALL_ID_PATTERN.search(text) is not None
+
+
+SPARKTIDE_TOOL_CALL_ID_LIMITS = "minLength 1, maxLength 128, pattern /\\S/"
+
+
+def sparktide_tool_call_id_fits(text: str) -> bool:
+    """Whether SparkTide's RemoteModelMessage.tool_call_id can hold `text` (minLength 1, maxLength 128, pattern /\\S/)."""
+    return 1 <= len(text) <= 128 and _SPARKTIDE_CALL_ID_PATTERN.search(text) is not None
+
+
+SPARKTIDE_FUNCTION_NAME_LIMITS = "minLength 1, maxLength 128, pattern /\\S/"
+
+
+def sparktide_function_name_fits(text: str) -> bool:
+    """Whether SparkTide's RemoteModelToolCall.function.name can hold `text` (minLength 1, maxLength 128, pattern /\\S/)."""
+    return 1 <= len(text) <= 128 and _SPARKTIDE_CALL_ID_PATTERN.search(text) is not None
+
+
+def settle_tool_ids(messages: list[RemoteModelMessage], cx: Cx) -> None:
+    """Tool call ids and function names SparkTide cannot hold (empty, only white space, too long).
+
+    An id is replaced by "lucent_call_<n>", the same in every tool call and every tool message
+    that has it (so a result still answers its call); a function name by "lucent_tool_<n>", the
+    same for every call with that name; <n> counts from 1 in order of appearance, skipping the
+    ids and names the request already uses. Each replacement is reported Degraded at the source
+    path of the value replaced.
+    """
+
+    def holds_id(text: str) -> bool:
+        return sparktide_call_id_fits(text) and sparktide_tool_call_id_fits(text)
+
+    calls = [call for m in messages if m.tool_calls is not UNSET for call in m.tool_calls]
+    used_ids = {call.id for call in calls if holds_id(call.id)}
+    used_ids |= {m.tool_call_id for m in messages if m.tool_call_id is not UNSET and holds_id(m.tool_call_id)}
+    used_names = {call.function.name for call in calls if sparktide_function_name_fits(call.function.name)}
+    ids: dict[str, str] = {}
+    names: dict[str, str] = {}
+
+    def fresh(taken: set[str], stem: str) -> str:
+        n = 1
+        while f"{stem}{n}" in taken:
+            n += 1
+        taken.add(f"{stem}{n}")
+        return f"{stem}{n}"
+
+    def replaced_id(old: str, value: Any, member: str) -> str:
+        if old not in ids:
+            ids[old] = fresh(used_ids, "lucent_call_")
+        cx.report(
+            f"{_source_path(value, cx)}.{member}",
+            "Degraded",
+            f"SparkTide cannot hold the tool call id {shown(old)} ({SPARKTIDE_CALL_ID_LIMITS}); "
+            f"written as {shown(ids[old])}, as in every tool call and tool result with this id",
+        )
+        return ids[old]
+
+    for message in messages:
+        if message.tool_call_id is not UNSET and not holds_id(message.tool_call_id):
+            message.tool_call_id = replaced_id(message.tool_call_id, message, "tool_use_id")
+        if message.tool_calls is UNSET:
+            continue
+        for call in message.tool_calls:
+            if not holds_id(call.id):
+                call.id = replaced_id(call.id, call, "id")
+            name = call.function.name
+            if not sparktide_function_name_fits(name):
+                if name not in names:
+                    names[name] = fresh(used_names, "lucent_tool_")
+                call.function.name = names[name]
+                cx.report(
+                    f"{_source_path(call, cx)}.name",
+                    "Degraded",
+                    f"SparkTide cannot hold the function name {shown(name)} ({SPARKTIDE_FUNCTION_NAME_LIMITS}); "
+                    f"written as {shown(names[name])}",
+                )
+
+
+def _source_path(value: Any, cx: Cx) -> str:
+    """The source path a written value was built from (Cx.built), else its message's."""
+    record = cx._built.get(id(value))
+    if record is not None and record[0] is value:
+        return record[1]
+    return cx.origin.get(id(value), "$")
+
+
+# ------------------------------------------------------------------------------ target bounds
+
+
+def shown(value: Any) -> str:
+    """A source value as a diagnostic quotes it: JSON text (3.0 as 3), long text cut."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        value = int(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = reprlib.repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def left_out(value: Any, path: str, cx: Cx, allowed: str) -> UnsetType:
+    """A value the target field's schema does not allow (`allowed` says what it does, from the
+    target schema): reported Unsupported at its source `path` and left out of the target."""
+    cx.report(path, "Unsupported", f"{allowed}; {shown(value)} left out")
+    return UNSET
 # --------------------------------------------------------- SparkTide responses and failures <-> Lux
 
 _SPARKTIDE_NAME = re.compile(r"[^\t-\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
@@ -917,8 +1024,10 @@ _UNKNOWN_MEDIA = "application/octet-stream"
 
 
 def canonical_json(value: Any) -> str:
-    """The compact JSON text of a JSON value (keys in order, no spaces, UTF-8 kept)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """The compact JSON text of a JSON value (keys in order, no spaces, UTF-8 kept); raises
+    JsonTextError (a ValueError) for a value with none (NaN or infinity, a type JSON lacks,
+    nesting deeper than MAX_JSON_TEXT_DEPTH, a lone surrogate)."""
+    return dump_json_text(value)
 
 
 def _is_whole(value: float) -> bool:
@@ -1032,13 +1141,24 @@ def tool_name_implied(part: ToolResultPart, path: str, cx: Cx) -> bool:
 
 
 def json_text(value: Any, path: str, cx: Cx) -> str:
-    """A JSON value (tool call args: an object, or null) as its compact JSON text."""
-    return canonical_json(value)
+    """A JSON value (tool call args: an object, or null) as its compact JSON text; a value with
+    no JSON text (a Struct built in Python may hold one) is Invalid and written as "null"."""
+    try:
+        return canonical_json(value)
+    except JsonTextError as exc:
+        cx.report(path, "Invalid", f"the value has no JSON text: it {exc.predicate}; written as null")
+        return "null"
 
 
 def json_text_block(value: Any, path: str, cx: Cx) -> list[LucentContent]:
-    """A JSON value (a tool result: an object or an array) as one text block of its JSON text."""
-    return [cx.built(path, LucentContentText(text=canonical_json(value)), {"text": ""})]
+    """A JSON value (a tool result: an object or an array) as one text block of its JSON text; a
+    value with no JSON text is Invalid and written as no content."""
+    try:
+        text = canonical_json(value)
+    except JsonTextError as exc:
+        cx.report(path, "Invalid", f"the value has no JSON text: it {exc.predicate}; written as no content")
+        return []
+    return [cx.built(path, LucentContentText(text=text), {"text": ""})]
 
 
 def false_when_absent(value: bool | UnsetType, path: str, cx: Cx) -> bool:
@@ -1238,23 +1358,26 @@ def tool_name_for(call_id: str, path: str, cx: Cx) -> str:
     return name
 
 
-def _json_value(text: str) -> tuple[Any, bool]:
-    """(value, True) for JSON text with no duplicate keys, NaN or trailing data; (None, False) else."""
+def _json_value(text: str) -> tuple[Any, str | None, JsonTextError | None]:
+    """(value, its compact JSON text, None) for JSON text that load_json_text reads (no duplicate
+    keys, NaN, number out of range such as 1e999, trailing data, deep nesting); else
+    (None, None, why)."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant), True
-    except ValueError:
-        return None, False
+        value = load_json_text(text)
+        return value, canonical_json(value), None
+    except JsonTextError as exc:
+        return None, None, exc
 
 
 def json_args(arguments: str, path: str, cx: Cx, status: Status, reason: str) -> dict[str, Any] | None:
     """Tool call arguments as llm-sdk args: the JSON object ("null" is null); re-serialized text is
     Degraded, text that is not a JSON object (or null) is reported and written as null."""
-    value, ok = _json_value(arguments)
-    if not ok or not (value is None or isinstance(value, dict)):
+    value, compact, _ = _json_value(arguments)
+    if compact is None or not (value is None or isinstance(value, dict)):
         problem = json_object_problem(arguments) or "not a JSON object"
         cx.report(path, status, f"{reason}: {problem}")
         return None
-    if canonical_json(value) != arguments:
+    if compact != arguments:
         cx.report(path, "Degraded", "llm-sdk args are a JSON value: the text is re-serialized (spacing and number forms are not kept)")
     return value
 
@@ -1273,16 +1396,20 @@ def json_result(
                 cx.report(f"{path}[{i}].annotations", "Unsupported", "llm-sdk text has no annotations")
         else:
             cx.report(f"{path}[{i}]", "Unsupported", "an llm-sdk tool result holds JSON only; dropped")
+    why = None
     if len(content) == 1 and len(texts) == 1:
-        value, ok = _json_value(texts[0])
-        if ok and isinstance(value, (dict, list)):
-            if canonical_json(value) != texts[0]:
+        value, compact, why = _json_value(texts[0])
+        if compact is not None and isinstance(value, (dict, list)):
+            if compact != texts[0]:
                 cx.report(f"{path}[0].text", "Degraded", "the JSON text is re-serialized (spacing and number forms are not kept)")
             return value
     if not texts:
         cx.report(path, status, f"{reason}: no text; written as []")
         return []
-    cx.report(path, status, reason)
+    if why is not None and why.kind not in ("malformed", "trailing_data"):
+        cx.report(path, status, f"{reason}: the text is JSON that lucent does not read as a value ({why.problem})")
+    else:
+        cx.report(path, status, reason)
     return [{"type": "text", "text": text} for text in texts]
 
 
@@ -1445,19 +1572,23 @@ def emit_response_content(out: list[TextPart | ToolCallPart | AudioPart], choice
         cx.report(f"{path}.finish_reason", "Unsupported", f"llm-sdk responses carry no finish reason, and only {derived} follows from the content")
 # ------------------------------------------------------------------------------------ htmlp <-> Lux
 
+_HTMLP_LEVELS = ("off", "low", "medium", "high", "xhigh", "max")
 _HTMLP_EFFORTS = ("low", "medium", "high")
 _HTMLP_BEYOND_HIGH = ("xhigh", "max")
 _UINT32_MAX = 4_294_967_295
 _UINT_MAX = 18_446_744_073_709_551_615
-_CONVERSATION_INDEX = re.compile(r"^\$\.conversation\[(\d+)\]")
+_HTMLP_SURROGATE = re.compile("[\ud800-\udfff]")
+# the members of a PromptFragment's attribution that extra.htmlp.members keeps (decision 1)
+_ATTRIBUTION = ("source", "byte_count")
 
 
 def thinking_level_to_reasoning(
     level: ThinkingLevel, path: str, cx: Cx, status: Status, reason: str
-) -> LucentReasoningConfig:
-    """off -> enabled false; low / medium / high -> that effort; xhigh / max -> high, reported."""
+) -> LucentReasoningConfig | UnsetType:
+    """off -> no reasoning configuration; low / medium / high -> that effort; xhigh / max -> high,
+    reported."""
     if level == "off":
-        return LucentReasoningConfig(enabled=False)
+        return UNSET
     if level in _HTMLP_BEYOND_HIGH:
         cx.report(path, status, f"{reason}: {level} -> high")
         return LucentReasoningConfig(enabled=True, effort="high")
@@ -1465,8 +1596,8 @@ def thinking_level_to_reasoning(
 
 
 def thinking_level_kept(level: ThinkingLevel, path: str, cx: Cx) -> str | UnsetType:
-    """The levels a Lux effort does not name (off, xhigh, max), kept as they are."""
-    return UNSET if level in _HTMLP_EFFORTS else level
+    """The levels a Lux reasoning configuration does not name (xhigh, max), kept as they are."""
+    return level if level in _HTMLP_BEYOND_HIGH else UNSET
 
 
 def null_kept(value: Any, path: str, cx: Cx) -> None | UnsetType:
@@ -1474,18 +1605,14 @@ def null_kept(value: Any, path: str, cx: Cx) -> None | UnsetType:
     return None if value is None else UNSET
 
 
-def plain_json(value: Any, path: str, cx: Cx) -> Any:
-    """A generated Struct (or union of them) as its plain JSON value."""
-    return msgspec.to_builtins(value)
-
-
-def _compact_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def arguments_json_text(value: Any, path: str, cx: Cx) -> str:
-    """Any JSON value as its compact JSON text (separators "," and ":", keys in order)."""
-    return _compact_json(value)
+    """Any JSON value as its compact JSON text (separators "," and ":", keys in order); a value
+    with no JSON text (too deep, or NaN/infinity in a Struct built in Python) is Invalid, "null"."""
+    try:
+        return dump_json_text(value)
+    except JsonTextError as exc:
+        cx.report(path, "Invalid", f"the value has no JSON text: it {exc.predicate}; written as null")
+        return "null"
 
 
 def media_key(path: str) -> str:
@@ -1507,121 +1634,40 @@ def htmlp_media(fragments: list[PromptFragment], path: str, cx: Cx) -> dict[str,
     return media if media else UNSET
 
 
-# ------------------------------------------------------------------------------------- Lux -> htmlp
-
-
-def reasoning_to_thinking_level(
-    reasoning: LucentReasoningConfig | UnsetType, path: str, cx: Cx, carried: str
-) -> ThinkingLevel:
-    """The htmlp level of a Lux reasoning configuration (decision 4 of lux_htmlp_request.toml)."""
-    kept = cx.from_carried(carried, ("off", "low", "medium", "high", "xhigh", "max"))
-    if reasoning is UNSET:
-        level: ThinkingLevel = "off"
-    elif not reasoning.enabled:
-        level = "off"
-        if reasoning.effort is not UNSET:
-            cx.report(f"{path}.effort", "Unsupported", "reasoning is disabled: an htmlp thinking level of off has no effort; dropped")
-    elif reasoning.effort is UNSET:
-        level = "medium"
-        cx.report(f"{path}.enabled", "Degraded", "reasoning enabled without an effort; htmlp needs a level: written as medium")
-    else:
-        level = reasoning.effort
-    if kept is not UNSET and kept != level:
-        if kept in _HTMLP_BEYOND_HIGH and level == "high":
-            return cast(ThinkingLevel, kept)
-        cx.report(member(cx.carried_path, carried), "Invalid", f"disagrees with reasoning ({level}); ignored")
-    return level
-
-
-def uint32_tokens(value: int | UnsetType, path: str, cx: Cx, carried: str) -> int | None | UnsetType:
-    """A token limit htmlp accepts (0..2^32-1), else null when kept as null, else nothing."""
-    if value is not UNSET:
-        if 0 <= value <= _UINT32_MAX:
-            return value
-        cx.report(path, "Invalid", f"htmlp max_output_tokens is a uint32 (0..{_UINT32_MAX}); dropped")
-        return UNSET
-    if carried in cx.carried and cx.carried[carried] is None:
-        return None
-    if carried in cx.carried:
-        cx.report(member(cx.carried_path, carried), "Invalid", "only null is kept here; ignored")
-    return UNSET
-
-
-def description_or_empty(value: str | UnsetType, path: str, cx: Cx) -> str:
-    """A tool description; htmlp requires one, so a missing one is "" (reported)."""
-    if value is UNSET:
-        cx.report(path.rsplit(".", 1)[0], "Degraded", 'no description, which htmlp requires; written as ""')
-        return ""
-    return value
-
-
-def json_arguments(text: str, path: str, cx: Cx, status: Status, reason: str) -> Any:
-    """The JSON value whose text `text` is; other text is reported and kept as a JSON string."""
+def _arguments_text(value: Any) -> str | None:
+    """The compact JSON text of a tool_use block's arguments (None when it has none)."""
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
-    except ValueError as exc:
-        cx.report(path, status, f"{reason}: {exc}")
-        return text
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None
 
 
-def tool_result_text(content: list[LucentContent], path: str, cx: Cx) -> str:
-    """The text blocks of a tool result joined with a newline; other blocks are reported."""
+def _block_texts(content: list[ContentBlock]) -> list[str]:
+    """The text of each block that byte_count counts: text, reasoning, tool result content, tool
+    call arguments as compact JSON text, image base64 text."""
     texts = []
-    for i, block in enumerate(content):
-        if isinstance(block, LucentContentText):
+    for block in content:
+        if isinstance(block, (ContentBlockText, ContentBlockReasoning)):
             texts.append(block.text)
-            if block.annotations is not UNSET:
-                cx.report(f"{path}[{i}].annotations", "Unsupported", "htmlp text has no annotations")
+        elif isinstance(block, ContentBlockToolUse):
+            texts.append(_arguments_text(block.arguments) or "")
+        elif isinstance(block, ContentBlockToolResult):
+            texts.append(block.content)
         else:
-            cx.report(f"{path}[{i}]", "Unsupported", "an htmlp tool result is text only; dropped")
-    if len(texts) > 1:
-        cx.report(path, "Degraded", f"{len(texts)} text blocks joined with a newline into one string")
-    return "\n".join(texts)
+            texts.append(block.base64_data)
+    return texts
 
 
 def _byte_count(content: list[ContentBlock]) -> int:
-    total = 0
-    for block in content:
-        if isinstance(block, (ContentBlockText, ContentBlockReasoning)):
-            total += len(block.text.encode("utf-8"))
-        elif isinstance(block, ContentBlockToolUse):
-            total += len(_compact_json(block.arguments).encode("utf-8"))
-        elif isinstance(block, ContentBlockToolResult):
-            total += len(block.content.encode("utf-8"))
-        else:
-            total += len(block.base64_data.encode("utf-8"))
-    return total
-
-
-def _attribution(path: str, cx: Cx) -> tuple[ContentSource, int] | None:
-    """extra.htmlp.fragments[i] of the conversation item at `path`, checked once."""
-    found = _CONVERSATION_INDEX.match(path)
-    if found is None:
-        return None
-    index = int(found.group(1))
-    cache: dict[int, tuple[ContentSource, int] | None] = cx.memo.setdefault("htmlp.attribution", {})
-    if index in cache:
-        return cache[index]
-    entries = cx.carried.get("fragments")
-    entry = entries[index] if isinstance(entries, list) and index < len(entries) else UNSET
-    result = None
-    if entry is not UNSET:
-        where = f"{member(cx.carried_path, 'fragments')}[{index}]"
-        try:
-            if not isinstance(entry, dict) or set(entry) != {"source", "byte_count"}:
-                raise msgspec.ValidationError("not a {source, byte_count} object")
-            source = msgspec.convert(entry["source"], ContentSource)
-            count = entry["byte_count"]
-            if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= _UINT_MAX:
-                raise msgspec.ValidationError("byte_count is not a uint")
-            result = (cast(ContentSource, source), count)
-        except msgspec.ValidationError as exc:
-            cx.report(where, "Invalid", f"not an htmlp attribution ({exc}); ignored, the attribution is derived")
-    cache[index] = result
-    return result
+    """The derived byte_count: the UTF-8 bytes of the fragment's text. A lone surrogate (only in a
+    Struct built in Python: decoding refuses one) counts the 3 bytes surrogatepass gives it."""
+    return sum(len(text.encode("utf-8", "surrogatepass")) for text in _block_texts(content))
 
 
 def _derived_source(role: str, content: list[ContentBlock], cx: Cx) -> ContentSource:
+    """The derived attribution: tool_output {tool_name} for a fragment of tool results whose call
+    an earlier fragment names, else system_prompt / user_message / assistant_history by role.
+    Called once per fragment, in order: it notes the tool names of the fragment's calls."""
     names: dict[str, str] = cx.memo.setdefault("htmlp.tool_names", {})
     for block in content:
         if isinstance(block, ContentBlockToolUse):
@@ -1636,17 +1682,210 @@ def _derived_source(role: str, content: list[ContentBlock], cx: Cx) -> ContentSo
     return ContentSourceUserMessage()
 
 
+def message_key(index: int) -> str:
+    """The key of extra.htmlp.members for the fragment that becomes conversation[index]."""
+    return f"$.conversation[{index}].message"
+
+
+def attribution_members(fragments: list[PromptFragment], path: str, cx: Cx) -> dict[str, Any] | UnsetType:
+    """extra.htmlp.members: for each fragment, the members of its attribution (source,
+    byte_count) that differ from the ones Lux -> htmlp derives from the message; none when every
+    fragment's attribution is the derived one."""
+    members: dict[str, Any] = {}
+    for i, fragment in enumerate(fragments):
+        entry: dict[str, Any] = {}
+        if fragment.source != _derived_source(fragment.role, fragment.content, cx):
+            entry["source"] = msgspec.to_builtins(fragment.source)
+        if fragment.byte_count != _byte_count(fragment.content):
+            entry["byte_count"] = fragment.byte_count
+        if entry:
+            # recorded as built from the fragment, each member from its own (provenance)
+            members[message_key(i)] = cx.built(f"{path}[{i}]", entry, {k: k for k in entry})
+    return members if members else UNSET
+
+
+# ------------------------------------------------------------------------------------- Lux -> htmlp
+
+
+def reasoning_to_thinking_level(
+    reasoning: LucentReasoningConfig | UnsetType, path: str, cx: Cx, carried: str
+) -> ThinkingLevel:
+    """The htmlp level of a Lux reasoning configuration (decision 4 of lux_htmlp_request.toml)."""
+    kept = cx.from_carried(carried, _HTMLP_LEVELS)
+    if reasoning is UNSET:
+        level: ThinkingLevel = "off"
+    elif not reasoning.enabled:
+        level = "off"
+        if reasoning.effort is not UNSET:
+            cx.report(f"{path}.effort", "Unsupported", "reasoning is disabled: an htmlp thinking level of off has no effort; dropped")
+        cx.report(
+            path,
+            "Degraded",
+            "disabled reasoning is htmlp's thinking level off, which comes back as no reasoning configuration (the two mean the same here)",
+        )
+    elif reasoning.effort is UNSET:
+        level = "medium"
+        cx.report(f"{path}.enabled", "Degraded", "reasoning enabled without an effort; htmlp needs a level: written as medium")
+    else:
+        level = reasoning.effort
+    if kept is UNSET:
+        return level
+    where = member(cx.carried_path, carried)
+    if kept in _HTMLP_BEYOND_HIGH and level == "high":
+        return cast(ThinkingLevel, kept)
+    if kept == level:
+        cx.report(where, "Degraded", f"the level reasoning already gives ({level}); htmlp -> Lux keeps only xhigh and max, so it does not come back")
+    else:
+        cx.report(where, "Invalid", f"disagrees with reasoning ({level}); ignored")
+    return level
+
+
+def uint32_tokens(value: int | UnsetType, path: str, cx: Cx, carried: str) -> int | None | UnsetType:
+    """A token limit htmlp accepts (0..2^32-1), else null when kept as null, else nothing."""
+    if carried in cx.carried:
+        where = member(cx.carried_path, carried)
+        if cx.carried[carried] is not None:
+            cx.report(where, "Invalid", "only null (no limit) is kept here; ignored")
+        elif value is not UNSET:
+            cx.report(where, "Invalid", "null (no limit) disagrees with options.max_output_tokens; ignored")
+        else:
+            return None
+    if value is not UNSET:
+        if 0 <= value <= _UINT32_MAX:
+            return value
+        cx.report(path, "Invalid", f"htmlp max_output_tokens is a uint32 (0..{_UINT32_MAX}); dropped")
+    return UNSET
+
+
+def empty_tool_list(tools: list[LucentTool], path: str, cx: Cx) -> list[Any]:
+    """No tools of its own: an empty Lux tool list is reported, since htmlp, which requires tools,
+    writes no tools as [] and that comes back as no tools list."""
+    if not tools:
+        cx.report(path, "Degraded", "an empty tool list: htmlp writes no tools as [], which comes back as no tools list")
+    return []
+
+
+def description_or_empty(value: str | UnsetType, path: str, cx: Cx) -> str:
+    """A tool description; htmlp requires one, so a missing one is "" (reported)."""
+    if value is UNSET:
+        cx.report(path.rsplit(".", 1)[0], "Degraded", 'no description, which htmlp requires; written as ""')
+        return ""
+    return value
+
+
+def json_arguments(text: str, path: str, cx: Cx, status: Status, reason: str) -> Any:
+    """The JSON value whose text `text` is; other text is reported and kept as a JSON string.
+    Text that is not the compact JSON of its value (which is what comes back) is Degraded."""
+    try:
+        value = load_json_text(text)  # 1e999, deep nesting, lone surrogates: not a carriable value
+    except JsonTextError as exc:
+        cx.report(path, status, f"{reason}: {exc.problem}")
+        return text
+    if _arguments_text(value) != text:
+        cx.report(
+            path,
+            "Degraded",
+            "written as its JSON value, whose compact JSON text (what comes back) differs from this text: spacing, number or escape forms",
+        )
+    return value
+
+
+def tool_result_text(content: list[LucentContent], path: str, cx: Cx) -> str:
+    """The text blocks of a tool result joined with a newline; other blocks are reported."""
+    if not content:
+        cx.report(path, "Degraded", "no content blocks: written as an empty string, which comes back as one empty text block")
+    texts = []
+    for i, block in enumerate(content):
+        if isinstance(block, LucentContentText):
+            texts.append(block.text)
+            if block.annotations is not UNSET:
+                cx.report(f"{path}[{i}].annotations", "Unsupported", "htmlp text has no annotations")
+        else:
+            cx.report(f"{path}[{i}]", "Unsupported", "an htmlp tool result is text only; dropped")
+    if len(texts) > 1:
+        cx.report(path, "Degraded", f"{len(texts)} text blocks joined with a newline into one string")
+    return "\n".join(texts)
+
+
+def _uint(value: Any) -> int | None:
+    """An htmlp uint (0..2^64-1); an integral JSON number such as 5.0 is the integer 5."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _UINT_MAX:
+        return value
+    return None
+
+
+def _kept_attribution(path: str, cx: Cx) -> tuple[ContentSource | None, int | None]:
+    """extra.htmlp.members[path]: the source and byte_count kept for the Lux object at `path`
+    (each None when not kept, or reported and ignored); checked once, and noted as read."""
+    read: dict[str, tuple[ContentSource | None, int | None]] = cx.memo.setdefault("htmlp.members_read", {})
+    if path in read:
+        return read[path]
+    members = cx.carried.get("members")
+    if not isinstance(members, dict) or path not in members:
+        return None, None  # a members value that is not an object is reported by side_car_leftovers
+    read[path] = (None, None)
+    where = member(member(cx.carried_path, "members"), path)
+    entry = members[path]
+    if not isinstance(entry, dict):
+        cx.report(where, "Invalid", "not an object of attribution members (source, byte_count); ignored, the attribution is derived")
+        return None, None
+    for key in entry:
+        if key not in _ATTRIBUTION:
+            cx.report(member(where, key), "Unsupported", "not a member of an htmlp attribution (source, byte_count); dropped")
+    source: ContentSource | None = None
+    if "source" in entry:
+        raw = entry["source"]
+        raw = msgspec.to_builtins(raw) if isinstance(raw, Struct) else raw
+        try:
+            source = msgspec.convert(raw, ContentSource)
+        except (msgspec.ValidationError, ValueError) as exc:
+            cx.report(member(where, "source"), "Invalid", f"not an htmlp ContentSource ({exc}); ignored, the source is derived")
+        else:
+            known = msgspec.to_builtins(source)
+            for key in raw:
+                if key not in known:
+                    cx.report(member(member(where, "source"), key), "Unsupported", f"not a member of a {known['kind']} ContentSource; dropped")
+    count: int | None = None
+    if "byte_count" in entry:
+        count = _uint(entry["byte_count"])
+        if count is None:
+            cx.report(
+                member(where, "byte_count"),
+                "Invalid",
+                f"{entry['byte_count']!r} is not an htmlp byte_count (an integer in 0..2^64-1); ignored, the count is derived",
+            )
+    read[path] = (source, count)
+    return source, count
+
+
 def fragment_source(role: Role, content: list[ContentBlock], path: str, cx: Cx) -> ContentSource:
-    """The kept attribution of this conversation item, else one derived from role and content."""
-    kept = _attribution(path, cx)
+    """The source kept for the Lux object at `path` in extra.htmlp.members, else the derived one
+    (a kept one equal to it is reported: it does not come back)."""
     derived = _derived_source(role, content, cx)  # also notes the tool names of its calls
-    return kept[0] if kept is not None else derived
+    kept = _kept_attribution(path, cx)[0]
+    if kept is None:
+        return derived
+    if kept == derived:
+        where = member(member(member(cx.carried_path, "members"), path), "source")
+        cx.report(where, "Degraded", "the source the fragment is given anyway (derived from it); htmlp -> Lux keeps only one that differs, so it does not come back")
+    return kept
 
 
 def fragment_byte_count(content: list[ContentBlock], path: str, cx: Cx) -> int:
-    """The kept byte_count of this conversation item, else the UTF-8 bytes of its text."""
-    kept = _attribution(path, cx)
-    return kept[1] if kept is not None else _byte_count(content)
+    """The byte_count kept for the Lux object at `path` in extra.htmlp.members, else the UTF-8
+    bytes of the fragment's text (a kept one equal to it is reported: it does not come back)."""
+    derived = _byte_count(content)
+    if any(not text.isascii() and _HTMLP_SURROGATE.search(text) for text in _block_texts(content)):
+        cx.report(path, "Invalid", "holds a lone UTF-16 surrogate, which UTF-8 cannot carry: the htmlp request has no JSON text")
+    kept = _kept_attribution(path, cx)[1]
+    if kept is None:
+        return derived
+    if kept == derived:
+        where = member(member(member(cx.carried_path, "members"), path), "byte_count")
+        cx.report(where, "Degraded", "the byte_count the fragment's text gives anyway; htmlp -> Lux keeps only one that differs, so it does not come back")
+    return kept
 
 
 def _fragment(role: Role, content: list[ContentBlock], path: str, cx: Cx) -> PromptFragment:
@@ -1660,6 +1899,8 @@ def _fragment(role: Role, content: list[ContentBlock], path: str, cx: Cx) -> Pro
 
 def instruction_fragments(instructions: list[LucentContent], path: str, cx: Cx) -> list[PromptFragment]:
     """The text blocks of the instructions as one system fragment (source system_prompt)."""
+    if not instructions:
+        cx.report(path, "Degraded", "an empty instruction list writes no fragment, so it does not come back")
     content: list[ContentBlock] = []
     for i, block in enumerate(instructions):
         if isinstance(block, LucentContentText):
@@ -1670,46 +1911,54 @@ def instruction_fragments(instructions: list[LucentContent], path: str, cx: Cx) 
             cx.report(f"{path}[{i}]", "Unsupported", "an htmlp system fragment made from instructions is text only; dropped")
     if not content:
         return []
-    return [PromptFragment(source=ContentSourceSystemPrompt(), role="system", content=content, byte_count=_byte_count(content))]
+    return [_fragment("system", content, path, cx)]
 
 
-def tool_call_fragment(out: list[PromptFragment], call: LucentToolUse, path: str, cx: Cx) -> None:
-    """A tool_call item as an assistant fragment with one tool_use block."""
+def tool_call_fragment(
+    out: list[PromptFragment], call: LucentToolUse, path: str, cx: Cx, status: Status, reason: str
+) -> None:
+    """A tool_call item as an assistant fragment with one tool_use block (reported: it comes back
+    as a message)."""
+    cx.report(path, status, reason)
     arguments = json_arguments(call.arguments, f"{path}.tool_call.arguments", cx, "Invalid", "Lux tool arguments are the JSON text of one value; kept as a JSON string")
     block = ContentBlockToolUse(tool_use_id=call.id, tool_name=call.name, arguments=arguments)
-    out.append(_fragment("assistant", [block], path, cx))
+    out.append(_fragment("assistant", [block], f"{path}.tool_call", cx))
 
 
-def tool_result_fragment(out: list[PromptFragment], result: LucentToolResult, path: str, cx: Cx) -> None:
-    """A tool_result item as a user fragment with one tool_result block."""
+def tool_result_fragment(
+    out: list[PromptFragment], result: LucentToolResult, path: str, cx: Cx, status: Status, reason: str
+) -> None:
+    """A tool_result item as a user fragment with one tool_result block (reported: it comes back
+    as a message)."""
+    cx.report(path, status, reason)
     text = tool_result_text(result.content, f"{path}.tool_result.content", cx)
     block = ContentBlockToolResult(tool_use_id=result.tool_use_id, content=text, is_error=result.is_error)
-    out.append(_fragment("user", [block], path, cx))
+    out.append(_fragment("user", [block], f"{path}.tool_result", cx))
 
 
-def _reasoning(thinking: LucentThinking, path: str, cx: Cx, status: Status, reason: str) -> ContentBlockReasoning | None:
-    if thinking.redacted:
-        cx.report(path, status, reason)
-        return None
-    return ContentBlockReasoning(text=thinking.text)
+_REDACTED = "redacted reasoning can only be replayed with its signature, which htmlp cannot carry; dropped"
 
 
 def reasoning_fragment(
     out: list[PromptFragment], thinking: LucentThinking, path: str, cx: Cx, status: Status, reason: str
 ) -> None:
-    """A reasoning item as an assistant fragment with one reasoning block (redacted: dropped)."""
-    block = _reasoning(thinking, path, cx, status, reason)
-    if block is not None:
-        out.append(_fragment("assistant", [block], path, cx))
+    """A reasoning item as an assistant fragment with one reasoning block (reported: it comes
+    back as a message); a redacted one is Unsupported and dropped."""
+    if thinking.redacted:
+        cx.report(path, "Unsupported", _REDACTED)
+        return
+    cx.report(path, status, reason)
+    out.append(_fragment("assistant", [ContentBlockReasoning(text=thinking.text)], f"{path}.reasoning", cx))
 
 
 def reasoning_block(
     out: list[ContentBlock], thinking: LucentThinking, path: str, cx: Cx, status: Status, reason: str
 ) -> None:
     """A thinking block as a reasoning block; a redacted one is reported and dropped."""
-    block = _reasoning(thinking, path, cx, status, reason)
-    if block is not None:
-        out.append(block)
+    if thinking.redacted:
+        cx.report(path, status, reason)
+        return
+    out.append(ContentBlockReasoning(text=thinking.text))
 
 
 def inline_image(
@@ -1721,3 +1970,36 @@ def inline_image(
         cx.report(path, status, reason)
         return
     out.append(ContentBlockImage(media_type=image.media_type, base64_data=data))
+
+
+def _side_car_object(value: Any, where: str, what: str, cx: Cx) -> bool:
+    """Whether a side-car value is an object (else Invalid); an empty one is reported, since it
+    does not come back."""
+    if not isinstance(value, dict):
+        cx.report(where, "Invalid", f"not an object of {what} keyed by Lux path; ignored")
+        return False
+    if not value:
+        cx.report(where, "Degraded", "an empty side-car object; it does not come back")
+    return True
+
+
+def side_car_leftovers(extra: dict[str, Any], path: str, cx: Cx) -> list[PromptFragment]:
+    """No fragment of its own; run after the conversation, it reports what of the side-cars does
+    not come back: an extra.htmlp.members entry no conversation item read, a members or media
+    value that is not an object, and an empty extra, extra.htmlp, members or media object."""
+    if not extra:
+        cx.report(path, "Degraded", "an empty extra object; htmlp has no extension fields, so it does not come back")
+        return []
+    if extra.get("htmlp") == {}:
+        cx.report(member(path, "htmlp"), "Degraded", "an empty side-car object; it does not come back")
+    if "media" in extra:
+        _side_car_object(extra["media"], member(path, "media"), "the base64 text of inline media", cx)
+    if "members" in cx.carried:
+        members = cx.carried["members"]
+        where = member(cx.carried_path, "members")
+        if _side_car_object(members, where, "attributions", cx):
+            read = cx.memo.get("htmlp.members_read", {})
+            for key in members:
+                if key not in read:
+                    cx.report(member(where, key), "Unsupported", "no conversation item of the request is at this Lux path: the attribution is not used")
+    return []

@@ -8,13 +8,16 @@ the result against the target schema and applies ``strict``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 import msgspec
 
-from lucent._decode import decode, encode, schema_module
+from lucent._best_error import _container, _fields, _struct_for
+from lucent._decode import _MSGSPEC_CODES, _validation_error, decode, encode, schema_module
 from lucent.errors import ConversionError, LucentError, UsageError, ValidationError
+from lucent.generated._support import RuleViolation
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
 from lucent.generated.convert_support import member
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
@@ -99,8 +102,8 @@ def convert(
         ``.path`` the first such field, ``.diagnostics`` all of them).
     UsageError
         ``unknown_format`` (a name not listed above), ``unsupported_conversion`` (a pair or kind
-        not implemented yet), ``invalid_input_type`` (a Struct of another definition, or a value
-        that is not JSON), ``invalid_context`` (context is not a mapping).
+        not implemented yet), ``invalid_input_type`` (a Struct of another definition, a value
+        that is not JSON, or a format or kind that is not a str), ``invalid_context`` (context is not a mapping).
     """
     source_definition = _definition(source, kind)
     target_definition = _definition(target, kind)
@@ -119,8 +122,8 @@ def convert(
         value, found = document, []  # source == target: the document as decoded
     if converter is not None or hops is not None:
         diagnostics = _merge(found, diagnostics)
-        if not any(d.status == "Invalid" for d in diagnostics):
-            diagnostics.extend(_check_target(value, FORMATS[target], target_definition))
+        named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
+        diagnostics.extend(_check_target(value, FORMATS[target], target_definition, named))
     if strict:
         lossy = [d for d in diagnostics if d.status in _LOSSY]
         if lossy:
@@ -209,6 +212,9 @@ def _parent(path: str) -> str | None:
 
 
 def _definition(fmt: str, kind: str) -> str:
+    for name, value in (("format", fmt), ("kind", kind)):
+        if not isinstance(value, str):
+            raise UsageError(f"the {name} must be a str, not {type(value).__name__}", code="invalid_input_type")
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}", code="unknown_format")
     try:
@@ -285,10 +291,108 @@ def _merge(found: list[ConversionDiagnostic], decoded: list[ConversionDiagnostic
     return list(found) + [d for d in decoded if (d.field, d.status) not in seen]
 
 
-def _check_target(value: Any, schema: str, definition: str) -> list[ConversionDiagnostic]:
-    """An Invalid diagnostic when the converted value breaks the target schema or rules."""
+def _check_target(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> list[ConversionDiagnostic]:
+    """An Invalid diagnostic ``target:<path>`` for every fault of the converted value against the
+    target schema and protocol rules, except where an Invalid diagnostic in `named` (its
+    ``target:<path>`` field) names that path already.
+
+    The decoder stops at one fault; when there is one, the value is walked against the generated
+    types (:func:`_schema_faults`) for every schema fault, and the decoder's own fault (a
+    protocol rule, such as SparkTide's closed JSON arguments, when the schema holds) is kept too.
+    """
+    name = _decodable(schema, definition)
+    text = encode(value)
     try:
-        decode(encode(value), schema, _decodable(schema, definition))
+        decode(text, schema, name)
+        return []
     except LucentError as fault:
-        return [ConversionDiagnostic(field=f"target:{fault.path}", status="Invalid", detail=f"{fault.message} ({fault.code})")]
-    return []
+        first = fault
+    module = schema_module(schema)
+    tp = module.ROOT if name is None else module.DECODE_TYPES[name]
+    try:
+        faults = _schema_faults(msgspec.json.decode(text), tp, "$", module.PROTOCOL_CHECKS)
+    except RecursionError:
+        faults = []
+    # the decoder's fault is one of these, unless it is a rule the walk does not see (the body size)
+    if not any(f.path == first.path and f.code == first.code for f in faults) and (first.code not in _SCHEMA_CODES or not faults):
+        faults.append(first)
+    found: list[ConversionDiagnostic] = []
+    seen = set(named)
+    for each in faults:
+        field = f"target:{_required_member(each)}"
+        if field in seen:
+            continue
+        seen.add(field)
+        found.append(ConversionDiagnostic(field=field, status="Invalid", detail=f"{each.message} ({each.code})"))
+    return found
+
+
+# the codes of JSON Schema keywords (msgspec's and the generated rules'); other codes are protocol rules
+_SCHEMA_CODES = {code for _pattern, code in _MSGSPEC_CODES} | {"not", "anyOf", "oneOf", "allOf", "format", "invalid"}
+
+
+_REQUIRED = re.compile(r"^'(.+)' is a required property$")
+
+
+def _required_member(fault: LucentError) -> str:
+    """The path of a fault; for a conditional rule's missing property, the property's path."""
+    found = _REQUIRED.match(fault.message) if fault.code == "required" else None
+    return member(fault.path, found.group(1)) if found else fault.path
+
+
+def _schema_faults(node: Any, tp: Any, path: str, protocol: Mapping[str, Any]) -> list[LucentError]:
+    """Every fault of the JSON value `node` against the generated type `tp`, at `path`: its
+    schema faults, and the protocol rules (`protocol`: the module's PROTOCOL_CHECKS, by
+    definition) of the structs that meet the schema.
+
+    A node that converts, and meets its definition's protocol rules, has none. Otherwise a
+    struct's own faults (each missing required field, at its path; each member it does not
+    define) and a list's item count are collected, and the members and items are walked; a node
+    with no fault inside it has the fault msgspec (or its protocol rule) names. When the schema
+    has protocol rules, a node that meets the schema is walked too, so that each violation is
+    named by the innermost struct whose rule sees it. (This runs only after a decode failed.)
+    """
+    first: LucentError | None = None
+    try:
+        value = msgspec.convert(node, tp)
+    except msgspec.ValidationError as exc:
+        first = _validation_error(exc, path)
+    except (ValueError, TypeError) as exc:  # a rule of __post_init__ outside msgspec's wrapping
+        return [ValidationError(str(exc), code="invalid", path=path)]
+    else:
+        rule = protocol.get(type(value).__name__) if isinstance(value, msgspec.Struct) else None
+        try:
+            if rule is not None:
+                rule(value)
+        except RuleViolation as violation:  # the walk below pins each one to its own struct
+            first = ValidationError(violation.message, code=violation.code, path=path + violation.path[1:])
+        if first is None and not protocol:
+            return []
+    found: list[LucentError] = []
+    struct = _struct_for(tp, node)
+    container = _container(tp, node)
+    if struct is not None:
+        config = struct.__struct_config__
+        names = {f.encode_name for f in _fields(struct)} | ({config.tag_field} if config.tag_field else set())
+        for spec in _fields(struct):
+            key = spec.encode_name
+            if key in node:
+                found.extend(_schema_faults(node[key], spec.type, member(path, key), protocol))
+            elif spec.required:
+                found.append(ValidationError(f"Object missing required field `{key}`", code="required", path=member(path, key)))
+        if config.forbid_unknown_fields:
+            found.extend(ValidationError("Object contains an unknown field", code="additionalProperties", path=member(path, key))
+                         for key in node if key not in names)
+    elif container is not None and isinstance(node, list):
+        item, metas = container
+        for meta in metas:
+            if meta.min_length is not None and len(node) < meta.min_length:
+                found.append(ValidationError(f"Expected `array` of length >= {meta.min_length}", code="minItems", path=path))
+            if meta.max_length is not None and len(node) > meta.max_length:
+                found.append(ValidationError(f"Expected `array` of length <= {meta.max_length}", code="maxItems", path=path))
+        for index, value in enumerate(node):
+            found.extend(_schema_faults(value, item, f"{path}[{index}]", protocol))
+    elif container is not None and isinstance(node, dict):
+        for key, value in node.items():
+            found.extend(_schema_faults(value, container[0], member(path, key), protocol))
+    return found or ([first] if first is not None else [])

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from lucent.errors import StreamError, UsageError
+from lucent.errors import LucentError, StreamError, UsageError
+from lucent.generated._support import JsonTextError, load_json_text
 
 
 class Assembler:
@@ -34,9 +34,7 @@ class Assembler:
     format: ClassVar[str] = ""
 
     def __init__(self, *, tools: Iterable[str] | None = None) -> None:
-        if isinstance(tools, (str, bytes)):
-            raise UsageError("tools is a collection of tool names, not one string", code="invalid_input_type")
-        self._tools = None if tools is None else frozenset(tools)
+        self._tools = tool_names(tools)
         self._count = 0
         self._closed = False
 
@@ -100,26 +98,41 @@ class Assembler:
             raise self._fail("tool_name_not_declared", f"{what} names a tool that the request did not declare", path)
 
 
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise ValueError("has a duplicate key")
-    return result
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"holds {name}, which is not JSON")
+def tool_names(tools: Any) -> frozenset[str] | None:
+    """The ``tools`` argument of the public stream functions, checked: None, or an iterable of
+    tool names (``str``); anything else raises UsageError(code=invalid_input_type)."""
+    if tools is None:
+        return None
+    if isinstance(tools, (str, bytes, bytearray, memoryview)):
+        raise UsageError("tools is a collection of tool names, not one string", code="invalid_input_type")
+    if not isinstance(tools, Iterable):
+        raise UsageError(f"tools is a collection of tool names (str), not {type(tools).__name__}", code="invalid_input_type")
+    names: list[Any] = []
+    try:
+        for name in tools:
+            names.append(name)
+    except LucentError:
+        raise
+    except Exception as exc:
+        raise UsageError(f"tools could not be read: {type(exc).__name__}", code="invalid_input_type") from None
+    wrong = next((type(n).__name__ for n in names if not isinstance(n, str)), None)
+    if wrong is not None:
+        raise UsageError(f"a tool name is a str, not {wrong}", code="invalid_input_type")
+    return frozenset(names)
 
 
 def parse_arguments(text: str) -> dict[str, Any] | None:
-    """Tool-call arguments text -> a JSON object (``None`` for ``null``); raises ValueError(reason)."""
+    """Tool-call arguments text -> a JSON object (``None`` for ``null``); raises ValueError(reason).
+
+    Read as :func:`lucent.decode` reads a document (``lucent.generated._support.load_json_text``):
+    a number out of range such as ``1e999`` is refused, never read as ``inf`` (which has no JSON
+    text and would be written as ``null``), as are duplicate keys, NaN, nesting deeper than
+    ``MAX_JSON_TEXT_DEPTH`` and lone surrogates. The reason follows a subject: "... {reason}".
+    """
     try:
-        value = json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
-    except RecursionError:
-        raise ValueError("nests too deeply") from None
-    except ValueError as exc:
-        reason = str(exc) if str(exc).startswith(("has a", "holds")) else "is not one complete JSON value"
-        raise ValueError(reason) from None
+        value = load_json_text(text)
+    except JsonTextError as exc:
+        raise ValueError(exc.predicate) from None
     if value is not None and not isinstance(value, dict):
         raise ValueError("is not a JSON object")
     return value

@@ -40,7 +40,9 @@ growing as the stream is read, complete once it is exhausted). ``field`` names t
 *source stream*: ``$[3]`` is the fourth source event, ``$[3].delta.text`` a field of it (for a
 Lux source, a field of the Lux event), or ``target:$.id`` for a value the target needs and the
 source lacks. Each loss is reported once, where it first appears (a dropped thinking block at
-its ``block_start``, not at every delta). With ``strict=True`` the first Unsupported or Invalid
+its ``block_start``, not at every delta). A member of a Lux source event that the schema does
+not define is Unsupported at its own path (``$[0].meta.x``), whatever the target: the event
+Structs do not keep it. With ``strict=True`` the first Unsupported or Invalid
 diagnostic raises :class:`~lucent.errors.ConversionError` before any target event that carries
 the loss is yielded.
 """
@@ -57,7 +59,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET
 
-from lucent._stream_base import parse_arguments
+from lucent._stream_base import parse_arguments, tool_names
 from lucent._stream_lux import _DELTAS as _LUX_DELTAS
 from lucent._stream_read import SPECS, _check_source, aframes, frames, spec
 from lucent._stream_sparktide import MAX_TOOL_CALLS
@@ -122,6 +124,11 @@ Hub = list[tuple[Any, str]]  # Lux events, each with the source path it stands f
 Key = int | str  # a block: its Lux index, or "initial<i>" for an item's initial content
 
 _LOSSY = ("Unsupported", "Invalid")
+
+UNKNOWN_MEMBER = "a property the schema does not define (its object allows more); the event Structs do not keep it, so it is dropped"
+"""The detail of the Unsupported diagnostic for a member of a source event (a Lux event: its
+objects are open) that the schema does not define; ``lucent.convert`` reports such members of
+a document the same way."""
 
 FINISH_FROM_SPARKTIDE: dict[str, LucentFinishReason] = {"STOP": "stop", "TOOL_CALLS": "tool_calls", "LENGTH": "length"}
 """SparkTide ``model.completed.finishReason`` -> Lux finish reason. Only streams carry a SparkTide
@@ -1016,7 +1023,7 @@ class SparkTideWriter(_OneMessageWriter):
                 out.append(RemoteModelToolDelta(protocolVersion="1.0", index=block.index, arguments="{}"))
             problem = self._tool_problem(block)
             if problem is not None:
-                self._sink.report(block.origin, "Invalid", f"SparkTide tool arguments must be a complete, closed JSON object; these are {problem}; carried verbatim")
+                self._sink.report(block.origin, "Invalid", f"SparkTide tool arguments must be a complete, closed JSON object; found {problem}; carried verbatim")
         else:
             self._advance(out)
 
@@ -1135,7 +1142,7 @@ class LlmSdkWriter(_OneMessageWriter):
                 try:
                     parse_arguments(text)
                 except ValueError as exc:
-                    self._sink.report(block.origin, "Invalid", f"llm-sdk args are a JSON object (or null); these arguments {exc}; carried verbatim, so the llm-sdk stream does not assemble")
+                    self._sink.report(block.origin, "Invalid", f"llm-sdk args are a JSON object (or null); the arguments text {exc}; carried verbatim, so the llm-sdk stream does not assemble")
         elif not block.sent:
             self._send(block, TextPartDelta(text=""), out)
 
@@ -1175,10 +1182,8 @@ class _Pipeline:
         spec(target)
         if context is not None and not isinstance(context, Mapping):
             raise UsageError(f"context must be a mapping, not {type(context).__name__}", code="invalid_context")
-        if isinstance(tools, (str, bytes)):
-            raise UsageError("tools is a collection of tool names, not one string", code="invalid_input_type")
+        names = tool_names(tools)
         self.sink = _Sink(strict)
-        names = None if tools is None else frozenset(tools)
         checks_only = _Unreported(strict) if source == target else self.sink
         self.reader = _READERS[source](checks_only, dict(context or {}), names, target == "lux" and source != "lux")
         # source == target: the events pass unchanged, checked by the reader.
@@ -1203,6 +1208,11 @@ class _Pipeline:
             for lux, origin in hub:
                 self.writer.push(lux, origin, out)
         return out
+
+    def unknown(self, path: str) -> None:
+        """A member of a source event that its (open) schema object does not define: the event
+        Struct drops it, so it reaches no target, not even the source format itself."""
+        self.sink.report(path, "Unsupported", UNKNOWN_MEMBER)
 
     def failed(self, exc: StreamError) -> StreamError:
         if exc.usage is None:
@@ -1229,7 +1239,7 @@ class StreamConversion(Iterator[Any]):
         self.source = source
         self.target = target
         self._pipeline = _Pipeline(source, target, context, strict, tools)
-        self._events = self._run(frames(events, spec(source)))
+        self._events = self._run(frames(events, spec(source), self._pipeline.unknown))
 
     @property
     def diagnostics(self) -> list[ConversionDiagnostic]:
@@ -1265,7 +1275,7 @@ class AsyncStreamConversion(AsyncIterator[Any]):
         self.source = source
         self.target = target
         self._pipeline = _Pipeline(source, target, context, strict, tools)
-        self._events = self._run(aframes(events, spec(source)))
+        self._events = self._run(aframes(events, spec(source), self._pipeline.unknown))
 
     @property
     def diagnostics(self) -> list[ConversionDiagnostic]:

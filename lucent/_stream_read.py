@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+import math
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
+from lucent.generated.convert_support import member
 
 _SSE_FRAMING = len(b"data: \n\n")
 _MISSING = object()
@@ -42,6 +44,7 @@ class FormatSpec:
     max_bytes: int | None  # cap on the whole stream (SSE bytes)
     one_object_per_line: bool  # each data: line is one complete JSON object
     tool_index_path: str | None  # a tool index above the schema maximum means too many tool calls
+    open_objects: bool  # some object of an event takes members it does not define (and drops them)
 
 
 def _generated(schema: str) -> Any:
@@ -64,9 +67,32 @@ def _tag_site(tp: Any) -> tuple[tuple[str, ...], frozenset[str]]:
     raise AssertionError(f"no tagged union under {tp!r}")  # pragma: no cover - a codegen change
 
 
+def _has_open_struct(tp: Any) -> bool:
+    """Some Struct under ``tp`` ignores unknown members (its schema object is open): Lux."""
+    seen: set[type] = set()
+    queue: list[Any] = [msgspec.inspect.type_info(tp)]
+    while queue:
+        info = queue.pop()
+        if isinstance(info, msgspec.inspect.StructType):
+            if info.cls in seen:
+                continue
+            seen.add(info.cls)
+            if not info.forbid_unknown_fields and not info.cls.__name__.startswith("_"):
+                return True
+            queue.extend(f.type for f in info.fields)
+        elif isinstance(info, msgspec.inspect.UnionType):
+            queue.extend(info.types)
+        elif isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
+            queue.append(info.item_type)
+        elif isinstance(info, msgspec.inspect.DictType):
+            queue.append(info.value_type)
+    return False
+
+
 def _spec(name: str, schema: str, definition: str, *, max_bytes: int | None, one_per_line: bool, tool_index: str | None) -> FormatSpec:
-    tag_path, tags = _tag_site(_generated(schema).DECODE_TYPES[definition])
-    return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index)
+    tp = _generated(schema).DECODE_TYPES[definition]
+    tag_path, tags = _tag_site(tp)
+    return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index, _has_open_struct(tp))
 
 
 def _sparktide_max_stream_bytes() -> int:
@@ -97,10 +123,14 @@ class FrameReader:
     """Turns one stream's input into validated event Structs, counting frames for error paths.
 
     ``count`` is the number of frames read so far, so ``$[count]`` names the frame being read.
+    ``unknown``, when given, is called with the path (``$[3].meta.x``) of each member of an event
+    that its schema object does not define and the event Struct therefore drops (Lux objects are
+    open), so that a conversion can report it.
     """
 
-    def __init__(self, spec: FormatSpec) -> None:
+    def __init__(self, spec: FormatSpec, unknown: Callable[[str], None] | None = None) -> None:
         self.spec = spec
+        self._on_unknown = unknown if spec.open_objects else None
         self.count = 0
         self.size = 0
         self.mode: str | None = None  # "sse" or "events", set by the first item
@@ -161,10 +191,23 @@ class FrameReader:
 
     def event(self, obj: Any) -> Any:
         """Validate one event object (a generated Struct or a JSON object) as the parser would."""
+        where = f"$[{self.count}]"
         try:
             buf = msgspec.json.encode(obj)
+        except RecursionError:
+            raise StreamError(f"event {self.count} nests too deeply to read", code="malformed_frame", path=where) from None
+        except MemoryError:
+            raise StreamError(f"event {self.count} does not fit in memory", code="malformed_frame", path=where) from None
         except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
             raise UsageError(f"an event cannot be written as JSON: {exc}", code="invalid_input_type") from None
+        if b"null" in buf:  # msgspec writes NaN and infinity as null: never take that silently
+            found = non_finite_path(obj)
+            if found is not None:
+                raise StreamError(
+                    f"event {self.count} holds NaN or an infinite number, which JSON cannot carry [number_out_of_range]",
+                    code="invalid_frame",
+                    path=where + found,
+                )
         limit = self.spec.max_bytes
         if limit is not None and self.size + len(buf) + _SSE_FRAMING > limit:
             raise StreamError(
@@ -225,26 +268,50 @@ class FrameReader:
     def _validate(self, buf: bytes, index: int) -> Any:
         # The common case in a few microseconds: the typed parse, the duplicate-key and protocol
         # checks. Any failure is decoded again by lucent.decode's path for its exact error.
+        value = _MISSING
         try:
             value = self._decoder.decode(buf)
             if self._unique_keys:
                 json.loads(buf, object_pairs_hook=_unique)
             if self._check is not None:
                 self._check(value)
-            return value
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
-            pass
+            value = _MISSING
+        if value is not _MISSING:
+            if self._on_unknown is not None:
+                self._unknown(buf, value, index)
+            return value
         where = f"$[{index}]"
         try:
-            return _decode_as(buf, self.spec.schema, self.spec.definition, self._protocol)
+            value = _decode_as(buf, self.spec.schema, self.spec.definition, self._protocol)
         except RecursionError:
             raise StreamError(f"frame {index} nests too deeply to parse", code="malformed_frame", path=where) from None
+        except MemoryError:
+            raise StreamError(f"frame {index} does not fit in memory", code="malformed_frame", path=where) from None
         except DecodeError as exc:
             raise StreamError(
                 f"frame {index} is not one JSON value: {exc.message} [{exc.code}]", code="malformed_frame", path=where
             ) from exc
         except ValidationError as exc:
             raise self._invalid(buf, index, exc) from exc
+        if self._on_unknown is not None:
+            self._unknown(buf, value, index)
+        return value
+
+    def _unknown(self, buf: bytes, value: Any, index: int) -> None:
+        """Report each member of the frame that the event Struct does not keep."""
+        assert self._on_unknown is not None
+        if msgspec.json.encode(value) == buf:  # the common case: written by lucent, nothing extra
+            return
+        try:
+            raw = msgspec.json.decode(buf)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # pragma: no cover - decoded already
+            return
+        kept = msgspec.to_builtins(value)
+        if raw == kept:  # only spacing or escapes differ
+            return
+        for path in unknown_members(raw, kept, f"$[{index}]"):
+            self._on_unknown(path)
 
     def _invalid(self, buf: bytes, index: int, exc: ValidationError) -> StreamError:
         where = f"$[{index}]"
@@ -279,6 +346,44 @@ class FrameReader:
         )
 
 
+def unknown_members(raw: Any, kept: Any, path: str) -> list[str]:
+    """The paths, in document order, of the members of the JSON value ``raw`` that its decoded
+    form ``kept`` (``msgspec.to_builtins`` of the Struct) lacks; iterative, for any depth."""
+    found: list[str] = []
+    stack: list[tuple[Any, Any, str]] = [(raw, kept, path)]
+    while stack:
+        node, decoded, where = stack.pop()
+        if isinstance(node, dict) and isinstance(decoded, dict):
+            for key, item in reversed(list(node.items())):
+                if key in decoded:
+                    stack.append((item, decoded[key], member(where, key)))
+                else:
+                    stack.append((_MISSING, None, member(where, key)))
+        elif isinstance(node, list) and isinstance(decoded, list) and len(node) == len(decoded):
+            stack.extend((item, decoded[i], f"{where}[{i}]") for i, item in reversed(list(enumerate(node))))
+        elif node is _MISSING:
+            found.append(where)
+    return found
+
+
+def non_finite_path(obj: Any) -> str | None:
+    """The relative path (``.usage.x``) of the first NaN or infinity in an event, None if none."""
+    try:
+        tree = msgspec.to_builtins(obj)
+    except (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError):  # pragma: no cover - encoded already
+        return None
+    stack: list[tuple[Any, str]] = [(tree, "")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return where
+        if isinstance(node, dict):
+            stack.extend((v, member(where, str(k))) for k, v in reversed(list(node.items())))
+        elif isinstance(node, (list, tuple)):
+            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node))))
+    return None
+
+
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) != len(pairs):
@@ -291,10 +396,11 @@ def _check_source(source: Any) -> None:
         raise UsageError("a stream source is bytes, not str: encode SSE text as UTF-8", code="invalid_input_type")
 
 
-def frames(source: Any, spec: FormatSpec) -> Iterator[Any]:
-    """Validated events from a sync source (SSE bytes, byte chunks, or event objects)."""
+def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None) -> Iterator[Any]:
+    """Validated events from a sync source (SSE bytes, byte chunks, or event objects); see
+    :class:`FrameReader` for ``unknown``."""
     _check_source(source)
-    reader = FrameReader(spec)
+    reader = FrameReader(spec, unknown)
     if isinstance(source, (bytes, bytearray, memoryview)):
         yield from reader.feed(source)
         reader.close()
@@ -318,14 +424,14 @@ def frames(source: Any, spec: FormatSpec) -> Iterator[Any]:
     reader.close()
 
 
-async def aframes(source: Any, spec: FormatSpec) -> AsyncIterator[Any]:
+async def aframes(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None) -> AsyncIterator[Any]:
     """:func:`frames` for an async source; a sync source is read as :func:`frames` reads it."""
     _check_source(source)
     if not isinstance(source, AsyncIterable):
-        for event in frames(source, spec):
+        for event in frames(source, spec, unknown):
             yield event
         return
-    reader = FrameReader(spec)
+    reader = FrameReader(spec, unknown)
     iterator = aiter(source)
     while True:
         try:

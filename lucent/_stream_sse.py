@@ -93,9 +93,15 @@ class SSEParser:
             ``invalid_utf8`` (``.offset`` is the byte offset in the stream), with
             ``errors="strict"``. The events completed before the bad byte are returned first;
             the error is raised by the next :meth:`feed` or :meth:`close`.
+        UsageError
+            ``invalid_input_type``: ``chunk`` is not bytes (``str`` is refused: encode it).
         """
         if self._fault is not None:
             raise self._fault
+        if not isinstance(chunk, (bytes, bytearray, memoryview)):
+            raise UsageError(
+                f"an SSE chunk is bytes, not {type(chunk).__name__}: encode text as UTF-8", code="invalid_input_type"
+            )
         buf = bytes(chunk)
         start = self.bytes_read - len(self._held)
         self.bytes_read += len(buf)
@@ -201,11 +207,13 @@ def encode_event(data: str, *, event: str | None = None, id: str | None = None, 
     Raises
     ------
     UsageError
-        ``invalid_sse_field``: ``event`` or ``id`` holds CR or LF (``id`` also U+0000), or
-        ``retry`` is negative.
+        ``invalid_sse_field``: ``event`` or ``id`` holds CR or LF (``id`` also U+0000), is not a
+        str, or ``retry`` is negative; ``invalid_input_type``: ``data`` is not a str.
     EncodeError
         ``unencodable``: the text holds a lone surrogate.
     """
+    if not isinstance(data, str):
+        raise UsageError(f"SSE data is a str, not {type(data).__name__}", code="invalid_input_type")
     lines: list[str] = []
     if event is not None:
         _check_field("event", event)
@@ -225,10 +233,14 @@ def encode_event(data: str, *, event: str | None = None, id: str | None = None, 
 
 def encode_comment(text: str = "") -> bytes:
     """A comment (``: text``), one line per line of ``text``: readers ignore it (keep-alives)."""
+    if not isinstance(text, str):
+        raise UsageError(f"an SSE comment is a str, not {type(text).__name__}", code="invalid_input_type")
     return _utf8("".join(f": {line}\n" for line in _LINE_END.split(text)))
 
 
 def _check_field(name: str, value: str) -> None:
+    if not isinstance(value, str):
+        raise UsageError(f"an SSE {name} field is a str, not {type(value).__name__}", code="invalid_sse_field")
     if "\r" in value or "\n" in value:
         raise UsageError(f"an SSE {name} field cannot hold a line end", code="invalid_sse_field")
 

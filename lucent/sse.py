@@ -27,22 +27,25 @@ b'event: note\\ndata: a\\ndata: b\\n\\n'
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Literal
+from typing import Any, Literal
 
 from lucent._stream_sse import SSEEvent, SSEParser, encode_comment, encode_event
+from lucent.errors import LucentError, StreamError, UsageError
 
 __all__ = ["SSEEvent", "SSEParser", "aparse", "encode_comment", "encode_event", "parse"]
 
 
 def parse(
-    chunks: Iterable[bytes | bytearray | memoryview], *, errors: Literal["replace", "strict"] = "replace"
+    chunks: Iterable[bytes | bytearray | memoryview] | bytes | bytearray | memoryview,
+    *,
+    errors: Literal["replace", "strict"] = "replace",
 ) -> Iterator[SSEEvent]:
     """Events from an iterable of byte chunks, split anywhere.
 
     Parameters
     ----------
-    chunks : Iterable[bytes]
-        The stream's bytes, in pieces of any size.
+    chunks : Iterable[bytes] or bytes
+        The stream's bytes, in pieces of any size (one bytes object is one chunk).
     errors : {"replace", "strict"}
         See :class:`SSEParser`.
 
@@ -54,10 +57,28 @@ def parse(
     Raises
     ------
     StreamError
-        ``invalid_utf8`` with ``errors="strict"``.
+        ``invalid_utf8`` with ``errors="strict"``; ``interrupted``: ``chunks`` raised while
+        being read (a reset connection, a timeout).
+    UsageError
+        ``invalid_input_type``: ``chunks`` is not an iterable of bytes (``str`` is refused).
     """
     parser = SSEParser(errors=errors)
-    for chunk in chunks:
+    iterator: Iterator[Any]
+    if isinstance(chunks, (bytes, bytearray, memoryview)):
+        iterator = iter((chunks,))
+    elif isinstance(chunks, str) or not isinstance(chunks, Iterable):
+        raise UsageError(f"SSE input is an iterable of bytes chunks, not {type(chunks).__name__}", code="invalid_input_type")
+    else:
+        iterator = iter(chunks)
+    while True:
+        try:
+            chunk = next(iterator)
+        except StopIteration:
+            break
+        except LucentError:
+            raise
+        except Exception as exc:
+            raise _interrupted(parser, exc) from exc
         yield from parser.feed(chunk)
     parser.close()
 
@@ -65,9 +86,31 @@ def parse(
 async def aparse(
     chunks: AsyncIterable[bytes | bytearray | memoryview], *, errors: Literal["replace", "strict"] = "replace"
 ) -> AsyncIterator[SSEEvent]:
-    """:func:`parse` for an async iterable of byte chunks (an HTTP response body, a socket)."""
+    """:func:`parse` for an async iterable of byte chunks (an HTTP response body, a socket).
+
+    Cancellation propagates unchanged.
+    """
     parser = SSEParser(errors=errors)
-    async for chunk in chunks:
+    if not isinstance(chunks, AsyncIterable):
+        raise UsageError(f"SSE input is an async iterable of bytes chunks, not {type(chunks).__name__}", code="invalid_input_type")
+    iterator = aiter(chunks)
+    while True:
+        try:
+            chunk = await anext(iterator)
+        except StopAsyncIteration:
+            break
+        except LucentError:
+            raise
+        except Exception as exc:
+            raise _interrupted(parser, exc) from exc
         for event in parser.feed(chunk):
             yield event
     parser.close()
+
+
+def _interrupted(parser: SSEParser, cause: Any) -> StreamError:
+    return StreamError(
+        f"the stream was interrupted after byte {parser.bytes_read}: {type(cause).__name__}",
+        code="interrupted",
+        offset=parser.bytes_read,
+    )

@@ -13,7 +13,9 @@ A source is any of: the whole ``text/event-stream`` as bytes; an iterable (or, f
 functions, an async iterable) of byte chunks split anywhere; an iterable of events, either
 generated Structs or JSON objects (``dict``). On the wire each event is one SSE event whose
 ``data`` is the event's JSON; other SSE fields (``event``, ``id``, ``retry``) and comments are
-ignored. Memory stays constant but for the content being assembled: the SSE parser holds one
+ignored. An event object is read as its JSON text would be: one that nests too deeply to
+write is ``malformed_frame``, and NaN or infinity in it is ``invalid_frame`` (msgspec would
+write ``null``, a silent change). Memory stays constant but for the content being assembled: the SSE parser holds one
 unfinished line and event (see :mod:`lucent.sse`).
 
 Errors are :class:`~lucent.errors.StreamError` with ``.code``, ``.path`` (``$[3]`` is the fourth
@@ -22,18 +24,22 @@ failure, kept). The codes, one per class of failure:
 
 * reading, any format: ``interrupted`` (the source raised, or ended inside a frame),
   ``invalid_utf8`` (``.offset``), ``done_sentinel`` (a ``[DONE]`` frame), ``malformed_frame``
-  (not one JSON object; for SparkTide also an event with several ``data:`` lines),
+  (not one JSON object, or nested too deeply; for SparkTide also an event with several
+  ``data:`` lines),
   ``unknown_frame`` (a type tag the schema does not define), ``invalid_frame`` (the schema
   rejects the frame: unknown field, wrong ``protocolVersion``, ...);
 * sparktide (``RemoteModelStreamFrame``'s description and sparktide-docs/SOURCE.md):
   ``stream_too_large`` (over 4 MiB), ``too_many_tool_calls`` (index above 15),
   ``duplicate_terminal``, ``data_after_terminal``, ``missing_terminal``, ``duplicate_call_id``,
   ``tool_identity_changed``, ``tool_name_not_declared`` (with ``tools``), ``incomplete_tool_call``
-  (no id or name), ``malformed_arguments`` (the concatenation is not one closed JSON object),
+  (no id or name), ``malformed_arguments`` (the concatenation is not one closed JSON object, as
+  ``lucent.decode`` reads it: a number out of range such as ``1e999``, nesting deeper than
+  ``lucent.generated._support.MAX_JSON_TEXT_DEPTH`` or a lone surrogate is refused too),
   ``length_with_tool_calls``, ``model_error`` (a ``model.error`` frame; ``.error`` is the frame);
 * llm-sdk: ``part_type_changed``, ``tool_identity_changed``, ``part_field_changed`` (a part id or
   audio format field changed), ``tool_name_not_declared``, ``incomplete_tool_call``,
-  ``malformed_arguments``, ``malformed_audio`` (not base64);
+  ``malformed_arguments`` (as for SparkTide, but ``null`` is allowed: ``args`` are never read
+  as ``inf``, which has no JSON text), ``malformed_audio`` (not base64);
 * lux, whose lifecycle lucent reads from ``#/definitions/LucentStreamEvent`` as
   ``conversation_start (item_start (block_start (block_delta | annotations)* (block_end |
   block_discard))* item_end)* finish usage* error? done``, one item per choice (a ``message``
@@ -65,9 +71,9 @@ from lucent._stream_base import Assembler
 from lucent._stream_convert import AsyncStreamConversion, StreamConversion
 from lucent._stream_llm_sdk import LlmSdkAssembler
 from lucent._stream_lux import LuxAssembler
-from lucent._stream_read import aframes, frames, spec
+from lucent._stream_read import aframes, frames, non_finite_path, spec
 from lucent._stream_sparktide import SparkTideAssembler
-from lucent.errors import EncodeError, StreamError
+from lucent.errors import EncodeError, LucentError, StreamError, UsageError
 from lucent.generated.llm_sdk import ModelResponse
 from lucent.generated.lux_ir_v1 import LucentResponse
 from lucent.generated.sparktide_remote_1_0 import RemoteModelResponse
@@ -115,7 +121,7 @@ def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
     Raises
     ------
     UsageError
-        ``unknown_format``.
+        ``unknown_format``; ``invalid_input_type``: ``tools`` is not an iterable of ``str``.
     """
     spec(format)
     return _ASSEMBLERS[format](tools=tools)
@@ -156,7 +162,7 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None)
         The stream broke a rule; the codes are listed in the module docstring. ``.usage`` holds
         the usage received before the failure.
     UsageError
-        ``unknown_format``, ``invalid_input_type``.
+        ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable of ``str``).
     """
     parts = assembler(format, tools=tools)
     try:
@@ -229,14 +235,42 @@ def encode_sse(events: Iterable[Any]) -> Iterator[bytes]:
     Raises
     ------
     EncodeError
-        ``unencodable``: an event that has no JSON form.
+        ``unencodable``: an event that has no JSON form (NaN and infinity included: msgspec
+        would write them as ``null``); ``max_depth``: an event that nests too deeply to write.
+    StreamError
+        ``interrupted``: ``events`` raised something other than a lucent error while being read
+        (lucent errors, such as those of a :class:`StreamConversion`, propagate unchanged).
+    UsageError
+        ``invalid_input_type``: ``events`` is not an iterable of events.
     """
+    if isinstance(events, (str, bytes, bytearray, memoryview, Mapping, msgspec.Struct)) or not isinstance(events, Iterable):
+        raise UsageError(f"encode_sse takes an iterable of events, not {type(events).__name__}", code="invalid_input_type")
+    return _encode_sse(iter(events))
+
+
+def _encode_sse(events: Iterator[Any]) -> Iterator[bytes]:
     encoder = msgspec.json.Encoder()
-    for event in events:
+    index = 0
+    while True:
+        try:
+            event = next(events)
+        except StopIteration:
+            return
+        except LucentError:
+            raise
+        except Exception as exc:
+            raise StreamError(f"the events were interrupted before event {index}: {type(exc).__name__}", code="interrupted", path=f"$[{index}]") from exc
         try:
             body = encoder.encode(event)
+        except RecursionError:
+            raise EncodeError(f"event {index} nests too deeply to encode", code="max_depth", path=f"$[{index}]") from None
         except (msgspec.EncodeError, TypeError, ValueError, OverflowError) as exc:
-            raise EncodeError(f"cannot encode an event: {exc}", code="unencodable") from None
+            raise EncodeError(f"cannot encode event {index}: {exc}", code="unencodable", path=f"$[{index}]") from None
+        if b"null" in body:
+            found = non_finite_path(event)
+            if found is not None:
+                raise EncodeError(f"event {index} holds NaN or an infinite number, which JSON cannot carry", code="unencodable", path=f"$[{index}]{found}")
+        index += 1
         yield b"data: " + body + b"\n\n"
 
 
@@ -257,7 +291,8 @@ def convert_stream(
         What :func:`assemble` takes: the ``text/event-stream`` bytes, byte chunks split anywhere,
         or events (generated Structs or JSON objects) of ``source``.
     source, target : {"sparktide", "llm-sdk", "lux"}
-        ``source == target`` yields the source events unchanged, with the source's rules checked.
+        ``source == target`` yields the source events (as Structs) unchanged, with the source's
+        rules checked.
     context : Mapping[str, Any], optional
         For a Lux target from SparkTide or llm-sdk, ``id`` and ``model`` for
         ``conversation_start.meta`` (the source has neither; missing, each is an Invalid
@@ -276,7 +311,11 @@ def convert_stream(
         ``#/definitions/LucentStreamEvent``) or ``PartialModelResponse`` (llm-sdk
         ``#/definitions/PartialModelResponse``) Structs; write them with :func:`encode_sse`.
         ``.diagnostics`` lists every loss (``ConversionDiagnostic``; ``field`` is a path in the
-        source stream, ``$[3]`` its fourth event), complete once the iterator is exhausted.
+        source stream, ``$[3]`` its fourth event), complete once the iterator is exhausted. A
+        member of a Lux source event that the schema does not define (Lux objects are open) is
+        Unsupported at its path, for every target, Lux included: the event Structs drop it, as
+        :func:`lucent.convert` reports for documents. (:func:`assemble` drops such members
+        without a report: it has no diagnostics; convert the stream to see them.)
 
         Each target gets what its format expects: tool-call indexes counted for the target
         (SparkTide counts tool calls only, llm-sdk all parts, 0, 1, ... in the order they
@@ -294,7 +333,8 @@ def convert_stream(
     ConversionError
         While iterating, with ``strict=True``: a loss (``.diagnostics`` holds all so far).
     UsageError
-        At once: ``unknown_format``, ``invalid_input_type``, ``invalid_context``.
+        At once: ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable
+        of ``str``), ``invalid_context``.
     """
     return StreamConversion(events, source, target, context=context, strict=strict, tools=tools)
 

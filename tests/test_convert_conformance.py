@@ -20,15 +20,9 @@ BUDGET = 100
 PAIRS = pairs()
 VALIDITY = Validity()
 
-# Known converter faults (issue 3 is open; NOTES.md "Converters" lists them with minimal inputs):
-# X -> SparkTide requests copy values SparkTide forbids and lucent.convert's target check hides
-# all but the first fault; Lux -> htmlp -> Lux is not equal though every diagnostic is Exact.
+# Known converter faults (issue 3 is open; NOTES.md "Converters" lists them with minimal inputs).
 # strict=True: the mark fails as soon as a pair passes, so it is removed with the fix.
-KNOWN_FAULTS = {
-    "lux:sparktide:request": "out-of-range options and empty tool ids/names are copied into SparkTide",
-    "llm-sdk:sparktide:request": "out-of-range options and empty tool names are copied into SparkTide",
-    "htmlp:sparktide:request": "empty tool_use_id is copied into SparkTide",
-    "lux:htmlp:request": "Lux -> htmlp -> Lux adds defaults (tools, reasoning, extra.htmlp) under all-Exact diagnostics",
+KNOWN_FAULTS: dict[str, str] = {
 }
 
 

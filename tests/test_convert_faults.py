@@ -35,3 +35,21 @@ def test_a_protocol_fault_is_kept_beside_a_converter_diagnostic_at_the_same_path
 def test_python_input_that_is_not_a_document_is_a_typed_error(data: object) -> None:
     with pytest.raises(lucent.errors.LucentError):
         lucent.convert(data, "lux", "lux")
+
+
+def test_a_format_or_kind_that_is_not_a_str_is_a_usage_error() -> None:
+    for source, target, kind in ((["lux"], "sparktide", "request"), ("lux", ["sparktide"], "request"), ("lux", "sparktide", {"k": 1})):
+        with pytest.raises(lucent.errors.UsageError) as caught:
+            lucent.convert("{}", source, target, kind=kind)  # type: ignore[arg-type]
+        assert caught.value.code == "invalid_input_type"
+
+
+def test_a_deep_mistyped_context_value_is_invalid_without_echoing_it() -> None:
+    deep: object = "secret"
+    for _ in range(100_000):
+        deep = [deep]
+    doc = {"schema_version": "v1", "model": "m", "conversation": [{"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}], "options": {"stream": False}}
+    result = lucent.convert(json.dumps(doc), "lux", "sparktide", context={"invocationId": deep})
+    found = [d for d in result.diagnostics if d.field == "target:$.invocationId"]
+    assert [d.status for d in found][:1] == ["Invalid"]
+    assert "is of type list" in (found[0].detail or "") and "secret" not in (found[0].detail or "")

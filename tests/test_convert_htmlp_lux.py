@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 import lucent
 from lucent.errors import ConversionError
 from lucent.generated import htmlp_model_request_strategies, lux_ir_v1_strategies
-from lucent.generated.htmlp_model_request import ModelRequest
+from lucent.generated.htmlp_model_request import ContentBlockText, ModelRequest
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 from lucent.generated.lux_ir_v1 import (
     LucentContentImage,
@@ -151,11 +151,38 @@ def msgspec_unset() -> Any:
     return msgspec.UNSET
 
 
-def test_attribution_is_kept_beside_each_conversation_item() -> None:
+def test_attribution_is_kept_only_where_the_message_does_not_imply_it() -> None:
     extra = to_lux(AGENT).value.extra
-    assert extra["htmlp"]["fragments"][1] == {"source": {"kind": "context_block", "block_id": "env"}, "byte_count": 20}
-    assert extra["htmlp"]["fragments"][6] == {"source": {"kind": "tool_output", "tool_name": "read_file"}, "byte_count": 30}
-    assert [f["source"]["kind"] for f in extra["htmlp"]["fragments"]] == [f["source"]["kind"] for f in AGENT["fragments"]]
+    # fragments 0, 4 and 6 have the derived attribution (system_prompt / user_message / tool_output
+    # of the call named before, byte_count = UTF-8 bytes of their text): no entry. Fragment 5's
+    # byte_count (101) is not its text's 76 bytes, so only that member is kept.
+    assert extra["htmlp"] == {"members": {
+        "$.conversation[1].message": {"source": {"kind": "context_block", "block_id": "env"}},
+        "$.conversation[2].message": {"source": {"kind": "tool_definitions"}},
+        "$.conversation[3].message": {"source": {"kind": "compaction_summary"}},
+        "$.conversation[5].message": {"byte_count": 101},
+        "$.conversation[7].message": {"source": {"kind": "hook", "hook_name": "pre_turn"}},
+        "$.conversation[8].message": {"source": {"kind": "system_reminder", "origin": "todo"}},
+        "$.conversation[9].message": {"source": {"kind": "session_message"}},
+    }}
+
+
+def test_derived_attributions_defaults_and_empty_tools_write_nothing() -> None:
+    doc = htmlp([
+        {"source": {"kind": "system_prompt"}, "role": "system", "content": [text("Be brief.")], "byte_count": 9},
+        {"source": {"kind": "user_message"}, "role": "user", "content": [text("héllo")], "byte_count": 6},
+        {"source": {"kind": "assistant_history"}, "role": "assistant", "content": [
+            {"type": "tool_use", "tool_use_id": "t1", "tool_name": "ls", "arguments": {"dir": "."}},
+        ], "byte_count": 11},
+        {"source": {"kind": "tool_output", "tool_name": "ls"}, "role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "a.txt", "is_error": False},
+        ], "byte_count": 5},
+    ])
+    result = to_lux(doc)
+    assert result.diagnostics == []
+    out = as_json(result.value)
+    assert "extra" not in out and "tools" not in out and "reasoning" not in out
+    assert out["options"] == {"stream": False}
 
 
 def test_content_blocks_map_one_to_one() -> None:
@@ -186,7 +213,7 @@ def test_tools_become_lucent_tools() -> None:
 @pytest.mark.parametrize(
     ("level", "reasoning", "kept", "diagnostics"),
     [
-        ("off", LucentReasoningConfig(enabled=False), "off", []),
+        ("off", None, None, []),
         ("low", LucentReasoningConfig(enabled=True, effort="low"), None, []),
         ("medium", LucentReasoningConfig(enabled=True, effort="medium"), None, []),
         ("high", LucentReasoningConfig(enabled=True, effort="high"), None, []),
@@ -194,11 +221,14 @@ def test_tools_become_lucent_tools() -> None:
         ("max", LucentReasoningConfig(enabled=True, effort="high"), "max", [("$.thinking_level", "Degraded")]),
     ],
 )
-def test_thinking_level_maps_to_reasoning_and_round_trips(level: str, reasoning: LucentReasoningConfig, kept: str | None, diagnostics: list[tuple[str, str]]) -> None:
+def test_thinking_level_maps_to_reasoning_and_round_trips(
+    level: str, reasoning: LucentReasoningConfig | None, kept: str | None, diagnostics: list[tuple[str, str]]
+) -> None:
     doc = htmlp([{"source": {"kind": "user_message"}, "role": "user", "content": [text("Plan it.")], "byte_count": 8}], thinking_level=level)
     result = to_lux(doc)
-    assert result.value.reasoning == reasoning
-    assert result.value.extra["htmlp"].get("thinking_level") == kept
+    assert result.value.reasoning == (msgspec_unset() if reasoning is None else reasoning)
+    # only xhigh and max are kept: off is no reasoning configuration, the rest its effort
+    assert result.value.extra == (msgspec_unset() if kept is None else {"htmlp": {"thinking_level": kept}})
     assert diag(result) == diagnostics
     out, _, back = round_trip(doc)
     assert out == doc and back == []
@@ -266,7 +296,10 @@ def test_tool_call_tool_result_and_reasoning_items_become_fragments() -> None:
         {"type": "tool_call", "tool_call": {"id": "c1", "name": "clock", "arguments": "{}"}},
         {"type": "tool_result", "tool_result": {"tool_use_id": "c1", "content": [text("12:00")], "is_error": False}},
     ])
-    fragments = as_json(to_htmlp(doc).value)["fragments"]
+    result = to_htmlp(doc)
+    # htmlp fragments have no item kinds: each comes back as a message (Degraded)
+    assert diag(result) == [("$.conversation[1]", "Degraded"), ("$.conversation[2]", "Degraded"), ("$.conversation[3]", "Degraded")]
+    fragments = as_json(result.value)["fragments"]
     assert fragments[1:] == [
         {"source": {"kind": "assistant_history"}, "role": "assistant", "content": [{"type": "reasoning", "text": "Use the clock tool."}], "byte_count": 19},
         {"source": {"kind": "assistant_history"}, "role": "assistant", "content": [{"type": "tool_use", "tool_use_id": "c1", "tool_name": "clock", "arguments": {}}], "byte_count": 2},
@@ -381,12 +414,12 @@ def test_media_bytes_no_image_reads_are_unsupported() -> None:
     ("reasoning", "level", "diagnostics"),
     [
         (None, "off", []),
-        ({"enabled": False}, "off", []),
+        ({"enabled": False}, "off", [("$.reasoning", "Degraded")]),
         ({"enabled": True, "effort": "low"}, "low", []),
         ({"enabled": True, "effort": "high"}, "high", []),
         ({"enabled": True}, "medium", [("$.reasoning.enabled", "Degraded")]),
         ({"enabled": True, "effort": "medium", "budget_tokens": 2048, "summary": "auto"}, "medium", [("$.reasoning.budget_tokens", "Unsupported"), ("$.reasoning.summary", "Unsupported")]),
-        ({"enabled": False, "effort": "high"}, "off", [("$.reasoning.effort", "Unsupported")]),
+        ({"enabled": False, "effort": "high"}, "off", [("$.reasoning.effort", "Unsupported"), ("$.reasoning", "Degraded")]),
     ],
 )
 def test_reasoning_maps_to_a_thinking_level(reasoning: dict[str, Any] | None, level: str, diagnostics: list[tuple[str, str]]) -> None:
@@ -472,10 +505,208 @@ def test_tool_result_blocks_are_joined_and_other_blocks_unsupported() -> None:
 def test_a_kept_attribution_that_is_not_one_is_invalid_and_derived_again() -> None:
     doc = to_lux(AGENT).value
     broken = as_json(doc)
-    broken["extra"]["htmlp"]["fragments"][0] = {"source": {"kind": "nobody"}, "byte_count": 31}
+    broken["extra"]["htmlp"]["members"]["$.conversation[1].message"]["source"] = {"kind": "nobody"}
     result = to_htmlp(broken)
-    assert as_json(result.value)["fragments"][0]["source"] == {"kind": "system_prompt"}
-    assert diag(result) == [("$.extra.htmlp.fragments[0]", "Invalid")]
+    assert as_json(result.value)["fragments"][1]["source"] == {"kind": "system_prompt"}
+    assert diag(result) == [('$.extra.htmlp.members["$.conversation[1].message"].source', "Invalid")]
+
+
+# ------------------------------------------------------- Lux -> htmlp -> Lux: exact or reported
+
+
+def lux_round_trip(doc: dict[str, Any]) -> tuple[dict[str, Any], list[ConversionDiagnostic], list[ConversionDiagnostic]]:
+    there = to_htmlp(doc)
+    back = to_lux(as_json(there.value))
+    return as_json(back.value), there.diagnostics, back.diagnostics
+
+
+def test_the_minimal_lux_request_comes_back_unchanged() -> None:
+    doc = lux([], model="")
+    there = to_htmlp(doc)
+    assert as_json(there.value) == {"fragments": [], "tools": [], "model": "", "thinking_level": "off"}
+    back, first, second = lux_round_trip(doc)
+    assert back == doc and first == [] and second == []
+
+
+def test_a_lux_request_with_kept_htmlp_values_comes_back_unchanged() -> None:
+    doc = lux(
+        [
+            message("system", text("Be careful.")),
+            message("user", text("Look."), {"type": "image", "image": {"media_type": "image/png", "source": "inline"}}),
+            message("assistant", {"type": "thinking", "thinking": {"text": "Hmm.", "redacted": False}},
+                    {"type": "tool_use", "tool_use": {"id": "c1", "name": "zoom", "arguments": '{"x":1.5,"y":[true,null]}'}}),
+            message("user", {"type": "tool_result", "tool_result": {"tool_use_id": "c1", "content": [text("zoomed")], "is_error": True}}),
+        ],
+        tools=[{"name": "zoom", "description": "Zoom in.", "parameters": {"type": "object"}}],
+        reasoning={"enabled": True, "effort": "high"},
+        extra={
+            "htmlp": {
+                "members": {
+                    "$.conversation[0].message": {"source": {"kind": "context_block", "block_id": "rules"}, "byte_count": 99},
+                    "$.conversation[3].message": {"source": {"kind": "hook", "hook_name": "post_tool"}},
+                },
+                "thinking_level": "max",
+                "max_output_tokens": None,
+            },
+            "media": {"$.conversation[1].message.content[1].image": {"data": PNG}},
+        },
+    )
+    out = as_json(to_htmlp(doc).value)
+    assert out["thinking_level"] == "max" and out["max_output_tokens"] is None
+    assert [(f["source"], f["byte_count"]) for f in out["fragments"]] == [
+        ({"kind": "context_block", "block_id": "rules"}, 99),
+        ({"kind": "user_message"}, 5 + len(PNG)),
+        ({"kind": "assistant_history"}, 4 + len('{"x":1.5,"y":[true,null]}')),
+        ({"kind": "hook", "hook_name": "post_tool"}, 6),
+    ]
+    back, first, second = lux_round_trip(doc)
+    assert diag(first) == [] and diag(second) == [("$.thinking_level", "Degraded")]  # max is effort high in Lux
+    assert back == doc
+
+
+@pytest.mark.parametrize(
+    ("fields", "diagnostics"),
+    [
+        # absent and [] cannot be told apart on the way back: [] is the one reported
+        ({"tools": []}, [("$.tools", "Degraded")]),
+        ({"instructions": []}, [("$.instructions", "Degraded")]),
+        ({"reasoning": {"enabled": False}}, [("$.reasoning", "Degraded")]),
+        ({"extra": {}}, [("$.extra", "Degraded")]),
+        ({"extra": {"htmlp": {}}}, [("$.extra.htmlp", "Degraded")]),
+        ({"extra": {"media": {}}}, [("$.extra.media", "Degraded")]),
+        ({"extra": {"htmlp": {"members": {}}}}, [("$.extra.htmlp.members", "Degraded")]),
+        # a kept value the Lux fields already give is not kept back
+        ({"extra": {"htmlp": {"thinking_level": "off"}}}, [("$.extra.htmlp.thinking_level", "Degraded")]),
+        ({"reasoning": {"enabled": True, "effort": "low"}, "extra": {"htmlp": {"thinking_level": "low"}}}, [("$.extra.htmlp.thinking_level", "Degraded")]),
+    ],
+)
+def test_what_cannot_come_back_from_htmlp_is_reported(fields: dict[str, Any], diagnostics: list[tuple[str, str]]) -> None:
+    doc = lux([message("user", text("hi"))], **fields)
+    result = to_htmlp(doc)
+    assert diag(result) == diagnostics
+    back, _, _ = lux_round_trip(doc)
+    assert back == lux([message("user", text("hi"))], **({"reasoning": fields["reasoning"]} if fields.get("reasoning", {}).get("effort") else {}))
+
+
+def test_a_kept_attribution_member_the_message_implies_is_degraded() -> None:
+    doc = lux([message("user", text("hi"))], extra={"htmlp": {"members": {"$.conversation[0].message": {"source": {"kind": "user_message"}, "byte_count": 2}}}})
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0] == {"source": {"kind": "user_message"}, "role": "user", "content": [text("hi")], "byte_count": 2}
+    assert diag(result) == [
+        ('$.extra.htmlp.members["$.conversation[0].message"].source', "Degraded"),
+        ('$.extra.htmlp.members["$.conversation[0].message"].byte_count', "Degraded"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "source", "count", "diagnostics"),
+    [
+        ({"byte_count": 20.0}, {"kind": "user_message"}, 20, []),
+        ({"byte_count": "20"}, {"kind": "user_message"}, 2, [(".byte_count", "Invalid")]),
+        ({"byte_count": -1}, {"kind": "user_message"}, 2, [(".byte_count", "Invalid")]),
+        ({"byte_count": True}, {"kind": "user_message"}, 2, [(".byte_count", "Invalid")]),
+        ({"source": "hook"}, {"kind": "user_message"}, 2, [(".source", "Invalid")]),
+        ({"source": {"kind": "hook"}}, {"kind": "user_message"}, 2, [(".source", "Invalid")]),
+        ({"source": {"kind": "hook", "hook_name": "h", "when": "pre"}}, {"kind": "hook", "hook_name": "h"}, 2, [(".source.when", "Unsupported")]),
+        ({"byte_count": 7, "priority": 1}, {"kind": "user_message"}, 7, [(".priority", "Unsupported")]),
+        ([1, 2], {"kind": "user_message"}, 2, [("", "Invalid")]),
+    ],
+)
+def test_mistyped_kept_attribution_members_are_reported(entry: Any, source: dict[str, Any], count: int, diagnostics: list[tuple[str, str]]) -> None:
+    where = '$.extra.htmlp.members["$.conversation[0].message"]'
+    doc = lux([message("user", text("hi"))], extra={"htmlp": {"members": {"$.conversation[0].message": entry}}})
+    result = to_htmlp(doc)
+    fragment = as_json(result.value)["fragments"][0]
+    assert (fragment["source"], fragment["byte_count"]) == (source, count)
+    assert diag(result) == [(where + suffix, status) for suffix, status in diagnostics]
+
+
+@pytest.mark.parametrize(
+    ("extra", "diagnostics"),
+    [
+        # the list of earlier versions (and anything else there) is not read
+        ({"htmlp": {"fragments": [{"source": {"kind": "hook", "hook_name": "h"}, "byte_count": 2}]}}, [("$.extra.htmlp.fragments", "Unsupported")]),
+        ({"htmlp": {"fragments": "oops"}}, [("$.extra.htmlp.fragments", "Unsupported")]),
+        ({"htmlp": {"members": [{"byte_count": 2}]}}, [("$.extra.htmlp.members", "Invalid")]),
+        ({"htmlp": {"members": "oops"}}, [("$.extra.htmlp.members", "Invalid")]),
+        ({"htmlp": "oops"}, [("$.extra.htmlp", "Invalid")]),
+        ({"media": 5}, [("$.extra.media", "Invalid")]),
+        ({"media": {"$.conversation[0].message.content[0].image": "AAAA"}}, [('$.extra.media["$.conversation[0].message.content[0].image"]', "Invalid")]),
+        ({"htmlp": {"members": {"$.conversation[3].message": {"byte_count": 2}}}}, [('$.extra.htmlp.members["$.conversation[3].message"]', "Unsupported")]),
+        ({"htmlp": {"thinking_level": 3}}, [("$.extra.htmlp.thinking_level", "Invalid")]),
+        ({"htmlp": {"max_output_tokens": 5}}, [("$.extra.htmlp.max_output_tokens", "Invalid")]),
+    ],
+)
+def test_mistyped_or_unused_side_car_entries_are_reported(extra: dict[str, Any], diagnostics: list[tuple[str, str]]) -> None:
+    result = to_htmlp(lux([message("user", text("hi"))], extra=extra))
+    fragment = as_json(result.value)["fragments"][0]
+    assert (fragment["source"], fragment["byte_count"]) == ({"kind": "user_message"}, 2)
+    assert diag(result) == diagnostics
+
+
+def test_a_kept_null_limit_beside_a_lux_limit_is_invalid() -> None:
+    doc = lux([], options={"stream": False, "max_output_tokens": 100}, extra={"htmlp": {"max_output_tokens": None}})
+    result = to_htmlp(doc)
+    assert as_json(result.value)["max_output_tokens"] == 100
+    assert diag(result) == [("$.extra.htmlp.max_output_tokens", "Invalid")]
+
+
+def test_an_empty_tool_result_is_degraded() -> None:
+    doc = lux([message("user", {"type": "tool_result", "tool_result": {"tool_use_id": "c1", "content": [], "is_error": False}})])
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0]["content"] == [{"type": "tool_result", "tool_use_id": "c1", "content": "", "is_error": False}]
+    assert diag(result) == [("$.conversation[0].message.content[0].tool_result.content", "Degraded")]
+    back, _, _ = lux_round_trip(doc)
+    assert back["conversation"][0]["message"]["content"][0]["tool_result"]["content"] == [text("")]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "value"),
+    [('{"a": 1}', {"a": 1}), ("1e5", 100000.0), ('"\\u00e9"', "é"), ("[ ]", [])],
+)
+def test_arguments_that_are_not_compact_json_are_degraded(arguments: str, value: Any) -> None:
+    doc = lux([message("assistant", {"type": "tool_use", "tool_use": {"id": "c1", "name": "f", "arguments": arguments}})])
+    result = to_htmlp(doc)
+    assert as_json(result.value)["fragments"][0]["content"][0]["arguments"] == value
+    assert diag(result) == [("$.conversation[0].message.content[0].tool_use.arguments", "Degraded")]
+
+
+def test_a_lone_surrogate_escape_in_arguments_is_invalid_not_an_exception() -> None:
+    text_ = '{"schema_version":"v1","model":"m","options":{"stream":false},"conversation":[{"type":"message","message":{"role":"assistant","content":[{"type":"tool_use","tool_use":{"id":"c1","name":"f","arguments":"{\\"a\\":\\"\\\\ud800\\"}"}}]}}]}'
+    result = lucent.convert(text_, "lux", "htmlp", kind="request")
+    assert as_json(result.value)["fragments"][0]["content"][0]["arguments"] == '{"a":"\\ud800"}'
+    assert diag(result) == [("$.conversation[0].message.content[0].tool_use.arguments", "Invalid")]
+
+
+def test_a_lone_surrogate_in_a_python_built_struct_is_a_diagnostic_not_an_exception() -> None:
+    from lucent.errors import LucentError
+    from lucent.generated.convert_htmlp_lux import htmlp_to_lux_request
+    from lucent.generated.convert_lux_htmlp import lux_to_htmlp_request
+    from lucent.generated.lux_ir_v1 import LucentContentToolUse as ToolUse, LucentMessage, LucentToolUse
+
+    struct = lucent.decode(json.dumps(lux([message("user", text("x"))])), "lux-ir-v1", "LucentRequest")
+    struct.conversation[0].message.content[0] = LucentContentText(text="a\ud800b")
+    struct.conversation.append(LucentConversationItemMessage(
+        message=LucentMessage(role="assistant", content=[ToolUse(tool_use=LucentToolUse(id="c", name="f", arguments='"\ud800"'))])
+    ))
+    value, diagnostics = lux_to_htmlp_request(struct)
+    assert value.fragments[0].byte_count == 5  # "a", 3 bytes for the surrogate, "b"
+    assert value.fragments[1].content[0].arguments == '"\ud800"'  # not a JSON value lucent carries: kept as text
+    assert diag(diagnostics) == [
+        ("$.conversation[0].message", "Invalid"),
+        ("$.conversation[1].message.content[0].tool_use.arguments", "Invalid"),
+        ("$.conversation[1].message", "Invalid"),
+    ]
+    htmlp_struct = lucent.decode(json.dumps(htmlp([{"source": {"kind": "user_message"}, "role": "user", "content": [text("x")], "byte_count": 1}])), "htmlp-model-request")
+    htmlp_struct.fragments[0].content[0] = ContentBlockText(text="\udfff")
+    lux_value, found = htmlp_to_lux_request(htmlp_struct)
+    # the derived byte_count counts the surrogate as 3 bytes, so the fragment's 1 is kept
+    assert found == [] and lux_value.extra == {"htmlp": {"members": {"$.conversation[0].message": {"byte_count": 1}}}}
+    for data, source, target in ((struct, "lux", "htmlp"), (htmlp_struct, "htmlp", "lux")):
+        try:  # the output has no JSON text: a lucent diagnostic or error, never UnicodeEncodeError
+            lucent.convert(data, source, target)
+        except LucentError:
+            pass
 
 
 def test_struct_input_is_used_directly() -> None:
@@ -515,5 +746,8 @@ def test_generated_htmlp_requests_convert_validly_and_round_trip(doc: dict[str, 
 def test_generated_lux_requests_convert_validly_and_lose_nothing_unnamed(doc: dict[str, Any]) -> None:
     result = to_htmlp(doc)  # validates the output
     out = as_json(result.value)
-    back = as_json(lucent.convert(json.dumps(out), "htmlp", "lux").value)
+    returned = lucent.convert(json.dumps(out), "htmlp", "lux")
+    back = as_json(returned.value)
     assert lost_values(doc, out, result.diagnostics, back) == []
+    if all(d.status == "Exact" for d in [*result.diagnostics, *returned.diagnostics]):
+        assert back == doc  # Lux -> htmlp -> Lux is equal whenever every diagnostic is Exact

@@ -590,7 +590,12 @@ def test_an_assistant_turn_left_empty_gets_empty_content_degraded() -> None:
 def test_malformed_lux_tool_arguments_are_invalid_at_the_lux_path() -> None:
     doc = lux([user("hi"), {"type": "tool_call", "tool_call": {**LUX_CALL, "arguments": "{"}}])
     result = to_sparktide(doc, ENVELOPE)
-    assert diag(result) == [("$.conversation[1].tool_call.arguments", "Invalid")]
+    # the converter names the Lux value; lucent.convert's check of the output names where it is
+    assert diag(result) == [
+        ("$.conversation[1].tool_call.arguments", "Invalid"),
+        ("target:$.messages[1].tool_calls[0].function.arguments", "Invalid"),
+    ]
+    assert result.diagnostics[1].detail.endswith("(tool_arguments)")
 
 
 def test_lux_tools_tool_choice_and_structured_output_use_chat_completions_shapes() -> None:

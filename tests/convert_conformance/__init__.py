@@ -6,7 +6,11 @@ directly or through Lux (`pairs`), over the corpus documents of the source kind 
 (`inputs`), each input is converted once and its result checked three ways (`checks`):
 
 * validity: the output validates against the target's JSON Schema; jsonschema is the oracle,
-  with ECMA-262 patterns and the formats lucent asserts;
+  with ECMA-262 patterns and the formats lucent asserts. An output that does not is counted apart,
+  as having no valid image, only when every place where it breaks the schema is a target path
+  the spec declares unreachable (``[maps.NAME.unreachable]``, compiled into
+  ``lucent.generated.convert_registry.UNREACHABLE``) and an Invalid diagnostic names that path;
+  the bar is valid + no valid image = inputs, and the table prints both;
 * conservation: every leaf of the source appears in the output or lies under a path a
   diagnostic names (``tests.conservation``);
 * round trips: X -> Lux -> X and Lux -> X -> Lux give back the source (as JSON values) whenever

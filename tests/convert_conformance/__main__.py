@@ -1,10 +1,11 @@
 """``python -m tests.convert_conformance --count N [--seed S] [--pair SRC:TGT:KIND]``.
 
-Prints, per pair: the inputs, the outputs valid against the target schema, the source leaves
-conserved, the round trips whose every diagnostic is Exact and how many of them came back equal;
-then, per pair that misses a bar, its faults and the smallest failing inputs. Exits 1 when any
-bar is missed (100% valid outputs, 100% of leaves conserved, every exact round trip equal, no
-conversion raising).
+Prints, per pair: the inputs, the outputs valid against the target schema, the outputs with no
+valid image (invalid only at target paths the spec declares unreachable, each named by an Invalid
+diagnostic), the source leaves conserved, the round trips whose every diagnostic is Exact and how
+many of them came back equal; then, per pair that misses a bar, its faults and the smallest
+failing inputs. Exits 1 when any bar is missed (valid + no valid image = every input, 100% of
+leaves conserved, every exact round trip equal, no conversion raising).
 """
 
 from __future__ import annotations

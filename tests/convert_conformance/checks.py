@@ -57,9 +57,15 @@ class Failure:
 
 @dataclass
 class Outcome:
-    """What one input gave on one pair."""
+    """What one input gave on one pair.
+
+    ``unreachable``: the output is not valid, and every place where it breaks the target schema
+    is a target path that the spec declares unreachable (``Pair.unreachable``) and an Invalid
+    diagnostic names: no valid target document exists for this input, and lucent says so.
+    """
 
     valid: bool = False
+    unreachable: bool = False
     unnamed: bool = False
     leaves: int = 0
     lost: list[tuple[str, Any]] = field(default_factory=list)
@@ -129,7 +135,9 @@ def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
     by_path: dict[str, list[Any]] = {}
     for error in errors:
         by_path.setdefault(error.json_path, []).append(error)
-    for at, found in by_path.items():
+    declared = pair.unreachable
+    outcome.unreachable = bool(by_path) and all(at in declared and at in named for at in by_path)
+    for at, found in by_path.items() if not outcome.unreachable else ():
         keywords = "/".join(dict.fromkeys(str(e.validator) for e in found))
         unnamed = not any(_related(at, path) for path in named)
         outcome.unnamed = outcome.unnamed or unnamed
@@ -171,6 +179,7 @@ class Tally:
     distinct: int = 0
     corpus: int = 0
     valid: int = 0
+    unreachable: int = 0
     unnamed: int = 0
     leaves: int = 0
     conserved: int = 0
@@ -185,6 +194,7 @@ class Tally:
         self.distinct += 1
         self.corpus += w if item.origin == "corpus" else 0
         self.valid += w * outcome.valid
+        self.unreachable += w * outcome.unreachable
         self.unnamed += w * outcome.unnamed
         self.leaves += w * outcome.leaves
         self.conserved += w * (outcome.leaves - len(outcome.lost))
@@ -196,6 +206,12 @@ class Tally:
 
     @property
     def passed(self) -> bool:
-        """Every bar met: all outputs valid, all leaves conserved, every exact round trip equal,
-        and nothing raised."""
-        return not self.failures and self.valid == self.inputs and self.conserved == self.leaves and self.equal == self.eligible
+        """Every bar met: every output valid, or without a valid image as the spec declares and a
+        diagnostic says (``unreachable``); all leaves conserved, every exact round trip equal, and
+        nothing raised."""
+        return (
+            not self.failures
+            and self.valid + self.unreachable == self.inputs
+            and self.conserved == self.leaves
+            and self.equal == self.eligible
+        )

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
+from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, UNREACHABLE
 
 from lucent._convert import FORMATS
 
@@ -85,6 +85,13 @@ class Pair:
     def direct(self) -> bool:
         """Whether a generated converter does it in one hop (else it composes through Lux)."""
         return (self.source.format, self.target.format, self.kind) in CONVERTERS
+
+    @property
+    def unreachable(self) -> dict[str, str]:
+        """The target paths the spec of the converter that writes the target declares unreachable
+        (``UNREACHABLE``: no valid target document exists for some sources), with the reason."""
+        writer = (self.source.format if self.direct else "lux", self.target.format, self.kind)
+        return UNREACHABLE.get(writer, {})
 
 
 def pairs() -> list[Pair]:

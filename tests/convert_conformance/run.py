@@ -43,15 +43,17 @@ def _percent(part: int, whole: int) -> str:
 
 
 HEADER = (
-    f"{'pair':30} {'inputs':>13} {'valid outputs':>19} {'leaves conserved':>24} "
+    f"{'pair':30} {'inputs':>13} {'valid outputs':>19} {'no valid image':>14} {'leaves conserved':>24} "
     f"{'round-trip exact-eligible':>25} {'round-trip equal':>16}  bars"
 )
 
 
 def table(tallies: Iterable[Tally]) -> list[str]:
-    """One row per pair: inputs (corpus + generated), valid outputs, leaves conserved, round trips
-    whose every diagnostic is Exact and how many of them came back equal; then the distinct
-    documents behind the inputs of each source kind (each is converted once per pair)."""
+    """One row per pair: inputs (corpus + generated), valid outputs, the outputs with no valid
+    image (invalid only where the spec declares the target unreachable and a diagnostic says so;
+    the validity bar is valid + these = inputs), leaves conserved, round trips whose every
+    diagnostic is Exact and how many of them came back equal; then the distinct documents behind
+    the inputs of each source kind (each is converted once per pair)."""
     lines = [HEADER, "-" * len(HEADER)]
     distinct: dict[str, str] = {}
     for t in tallies:
@@ -59,12 +61,14 @@ def table(tallies: Iterable[Tally]) -> list[str]:
         p = t.pair
         inputs = f"{t.inputs} ({t.corpus}c)"
         valid = f"{t.valid}/{t.inputs} {_percent(t.valid, t.inputs):>7}"
+        unreachable = f"{t.unreachable}" if p.unreachable else "-"
         leaves = f"{t.conserved}/{t.leaves} {_percent(t.conserved, t.leaves):>7}"
         eligible = f"{t.eligible}" if p.round_trip else "-"
         equal = f"{t.equal}/{t.eligible}" if p.round_trip else "-"
         name = p.name + ("" if p.direct else " *")
-        lines.append(f"{name:30} {inputs:>13} {valid:>19} {leaves:>24} {eligible:>25} {equal:>16}  {'ok' if t.passed else 'FAIL'}")
+        lines.append(f"{name:30} {inputs:>13} {valid:>19} {unreachable:>14} {leaves:>24} {eligible:>25} {equal:>16}  {'ok' if t.passed else 'FAIL'}")
     lines.append("(* composed through Lux; inputs: corpus + generated, Nc of them from the corpus)")
+    lines.append("(no valid image: invalid only at target paths the spec declares unreachable, each named Invalid; '-': the spec declares none)")
     lines.append(f"(distinct documents per source kind: {', '.join(distinct.values())})")
     return lines
 
@@ -82,9 +86,10 @@ def failure_lines(tally: Tally, validity: Validity, show: int = 3, width: int = 
     """The faults of a pair, one line per check and signature with how many inputs show it
     (silent losses first, then the commonest), and for the first ``show`` of them the smallest
     failing input (shrunk further when ``minimize``)."""
-    invalid = tally.inputs - tally.valid
+    invalid = tally.inputs - tally.valid - tally.unreachable
     summary = (
-        f"{tally.pair.name}: {invalid} invalid outputs ({tally.unnamed} with a fault no diagnostic names), "
+        f"{tally.pair.name}: {invalid} invalid outputs ({tally.unnamed} with a fault no diagnostic names; "
+        f"{tally.unreachable} more with no valid image, as declared), "
         f"{tally.leaves - tally.conserved} leaves lost, {tally.eligible - tally.equal} exact round trips not equal, "
         f"{tally.checks['raised']} conversions raised"
     )
