@@ -30,9 +30,8 @@ def diags(result: Any) -> list[tuple[str, str]]:
 
 
 def needs(source: str, target: str, kind: str) -> None:
-    """Skip a note about a pair the other specs provide, until they are in the registry."""
-    if (source, target, kind) not in CONVERTERS:
-        pytest.skip(f"no {source} -> {target} {kind} converter yet")
+    """A note's pair has a direct converter in the registry."""
+    assert (source, target, kind) in CONVERTERS, f"no {source} -> {target} {kind} converter"
 
 
 # --------------------------------------------------------------------- 01 tool-call-only assistant

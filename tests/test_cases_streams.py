@@ -18,7 +18,7 @@ import pytest
 
 import lucent
 from lucent import streams
-from lucent.errors import StreamError, UsageError
+from lucent.errors import StreamError
 
 CASES = Path(__file__).parent / "data" / "cases"
 STREAM_CASES = ["02", "04", "07", "09", "14"]
@@ -123,12 +123,7 @@ def test_case_04_a_tool_call_without_args_assembles_to_an_empty_object() -> None
 def test_case_04_then_converted_to_sparktide() -> None:
     c = case("04")
     assembled = streams.assemble(source(c), "llm-sdk")
-    try:
-        result = lucent.convert(assembled, "llm-sdk", c["target"], kind=c["kind"])
-    except UsageError as exc:
-        if exc.code != "unsupported_conversion":
-            raise
-        pytest.skip("llm-sdk -> sparktide response conversion is not implemented yet")
+    result = lucent.convert(assembled, "llm-sdk", c["target"], kind=c["kind"])
     assert contains(msgspec.to_builtins(result.value), c["expect"]["converted_contains"])
 
 
