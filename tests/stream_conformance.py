@@ -32,6 +32,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import hypothesis
@@ -42,7 +43,6 @@ from hypothesis import strategies as st
 import lucent
 from lucent import streams
 from lucent._stream_convert import FINISH_FROM_SPARKTIDE
-from lucent.errors import UsageError
 from lucent.generated.convert_support import canonical_json
 
 FORMATS = ("sparktide", "llm-sdk", "lux")
@@ -251,15 +251,25 @@ def check(stream: Sequence[Any], source: str, target: str) -> int:
     return len(events)
 
 
-def missing_converter(source: str, target: str) -> bool:
-    """True when lucent.convert has no response converter for the pair (yet)."""
-    try:
-        lucent.convert(b"{}", source, target, kind="response")
-    except UsageError as exc:
-        return exc.code == "unsupported_conversion"
-    except Exception:
-        return False
-    return False
+DATA = Path(__file__).parent / "data"
+
+
+def corpus() -> list[tuple[str, str, Any]]:
+    """(name, format, events) for each valid stream in the corpus: the SparkTide documentation's
+    stream and the valid streams of the cases (tests/data)."""
+    found: list[tuple[str, str, Any]] = [
+        ("sparktide-docs/stream.sse", "sparktide", list(streams.iter_events((DATA / "sparktide-docs" / "stream.sse").read_bytes(), "sparktide"))),
+    ]
+    for path in sorted((DATA / "cases").glob("*.json")):
+        case = json.loads(path.read_text(encoding="utf-8"))
+        fmt = case.get("format", case.get("source"))
+        if case["operation"] not in ("assemble", "assemble_then_convert", "convert_stream") or case["expect"].get("error"):
+            continue
+        events = case.get("input_events", case.get("input_partials"))
+        if events is None:
+            events = list(streams.iter_events(case["input_sse"].encode("utf-8"), fmt))
+        found.append((path.stem, fmt, events))
+    return found
 
 
 def run_pair(source: str, target: str, count: int, *, seed: int | None = None) -> tuple[int, int]:
@@ -284,18 +294,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
     failed = False
+    streams_in_corpus = corpus()
     for source, target in PAIRS:
         start = time.perf_counter()
-        if missing_converter(source, target):
-            print(f"{source:>9} -> {target:<9}  xfail: unsupported_conversion (no response converter)")
-            continue
+        mine = [(name, events) for name, fmt, events in streams_in_corpus if fmt == source]
+        for name, events in mine:
+            try:
+                check(events, source, target)
+            except Exception as exc:  # noqa: BLE001 - printed and counted as a failure
+                failed = True
+                print(f"{source:>9} -> {target:<9}  FAILED on corpus stream {name}: {type(exc).__name__}: {exc}")
         try:
             checked, events = run_pair(source, target, args.count, seed=args.seed)
         except Exception as exc:  # a counterexample (AssertionError) or an error it raised
             failed = True
             print(f"{source:>9} -> {target:<9}  FAILED: {type(exc).__name__}: {exc}")
             continue
-        print(f"{source:>9} -> {target:<9}  {checked} streams, {events} target events, {time.perf_counter() - start:.1f}s")
+        print(f"{source:>9} -> {target:<9}  {len(mine)} corpus + {checked} generated streams, {events} target events, {time.perf_counter() - start:.1f}s")
     return 1 if failed else 0
 
 

@@ -2,14 +2,12 @@
 
 Under pytest: every stream of the corpus (the SparkTide documentation's stream, the valid streams
 of the cases) to every other format, and 50 generated streams per ordered pair;
-``python -m tests.stream_conformance --count 500`` runs 500 per pair. A pair whose response
-converter is missing is xfail ``unsupported_conversion``.
+``python -m tests.stream_conformance --count 500`` runs the corpus and 500 per pair.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -20,39 +18,13 @@ import lucent
 from lucent import streams
 from lucent.errors import StreamError
 from lucent.generated.lux_ir_v1 import LucentStreamEventError
-from tests.stream_conformance import CONTEXT, GENERATORS, PAIRS, check, missing_converter
-
-DATA = Path(__file__).parent / "data"
-
-
-def corpus() -> list[tuple[str, str, Any]]:
-    """(name, format, events) for each valid stream in the corpus."""
-    found: list[tuple[str, str, Any]] = [
-        ("sparktide-docs/stream.sse", "sparktide", list(streams.iter_events((DATA / "sparktide-docs" / "stream.sse").read_bytes(), "sparktide"))),
-    ]
-    for path in sorted((DATA / "cases").glob("*.json")):
-        case = json.loads(path.read_text(encoding="utf-8"))
-        fmt = case.get("format", case.get("source"))
-        if case["operation"] not in ("assemble", "assemble_then_convert", "convert_stream") or case["expect"].get("error"):
-            continue
-        events = case.get("input_events", case.get("input_partials"))
-        if events is None:
-            events = list(streams.iter_events(case["input_sse"].encode("utf-8"), fmt))
-        found.append((path.stem, fmt, events))
-    return found
-
+from tests.stream_conformance import CONTEXT, GENERATORS, PAIRS, check, corpus
 
 CORPUS = [(name, fmt, target, events) for name, fmt, events in corpus() for target in ("sparktide", "llm-sdk", "lux") if target != fmt]
 
 
-def needs(source: str, target: str) -> None:
-    if missing_converter(source, target):
-        pytest.xfail("unsupported_conversion")
-
-
 @pytest.mark.parametrize("name,source,target,events", CORPUS, ids=[f"{n}:{t}" for n, _, t, _ in CORPUS])
 def test_property_holds_for_every_corpus_stream(name: str, source: str, target: str, events: Any) -> None:
-    needs(source, target)
     check(events, source, target)
 
 
@@ -62,7 +34,6 @@ def test_the_corpus_holds_a_stream_of_every_format() -> None:
 
 @pytest.mark.parametrize("source,target", PAIRS)
 def test_property_holds_for_generated_streams(source: str, target: str) -> None:
-    needs(source, target)
 
     @settings(max_examples=50, deadline=None, database=None, suppress_health_check=list(HealthCheck))
     @given(GENERATORS[source]())
