@@ -22,7 +22,9 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def generate(session: nox.Session) -> None:
-    """Regenerate generated/ from schemas/ and mappings/ (``-- --check`` only compares)."""
+    """Regenerate generated/ from schemas/ and mappings/ (``-- --check`` only compares).
+
+    ``nox -s generate -- vendor [--check]`` re-extracts schemas/vendor/ from ../shared/specs."""
     session.install(".[codegen]")
     session.run("python", "-m", "codegen", *session.posargs)
 

@@ -2,6 +2,10 @@
 
 With ``--check`` nothing is written; the exit status is 1 when generated/ differs from a fresh
 run (a file is missing, stale or left over), 0 otherwise.
+
+``python -m codegen vendor [--specs DIR] [--check]`` is a separate step: it extracts
+schemas/vendor/*.json from the vendors' published specs (../shared/specs), see codegen/vendor.py.
+The normal run reads schemas/ and schemas/vendor/ only.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ def render_all() -> dict[str, str]:
     for document in load_all():
         model = BindingCompiler(document, protocols.get(document.stem)).compile()
         files[f"generated/{document.module}.py"] = emit.render_module(model)
-        files[f"generated/{document.module}_strategies.py"] = strategies.render(document.module, document.raw, document.stem)
+        vendor = document.path.parent.name == "vendor"
+        files[f"generated/{document.module}_strategies.py"] = strategies.render(document.module, document.raw, document.stem, lenient=vendor)
     for name, text in mappings.render_all(ROOT).items():
         files[name if "/" in name else f"generated/{name}"] = text
     return files
@@ -42,6 +47,11 @@ def _package_init() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["vendor"]:
+        from codegen import vendor
+
+        return vendor.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if generated/ is stale")
     args = parser.parse_args(argv)

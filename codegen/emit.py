@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from codegen import rules
 from codegen.bindings import ModuleModel, StructDef
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -55,7 +57,8 @@ def render_module(model: ModuleModel) -> str:
         [s.name for s in structs if not s.name.startswith("_")]
         + [a.name for a in aliases]
         + list(model.literal_aliases)
-        + ["DECODE_TYPES", "PROTOCOL", "PROTOCOL_CHECKS", "ROOT", "ROOT_ONE_OF"]
+        + ["DECODE_CHECKS", "DECODE_TYPES", "PROTOCOL", "PROTOCOL_CHECKS", "ROOT", "ROOT_ONE_OF"]
+        + (["ROOT_ANY_OF"] if model.root_any_of else [])
     )
     context: dict[str, Any] = {
         "title": doc.raw.get("title", doc.stem),
@@ -71,8 +74,50 @@ def render_module(model: ModuleModel) -> str:
         "decode_types": list(model.decode_types.items()),
         "root_type": model.root_type,
         "root_one_of": model.root_one_of,
+        "root_any_of": model.root_any_of,
     }
+    dispatches, wrappers, checks, code = _dispatch_context(model)
+    context.update(dispatches=dispatches, wrappers=wrappers, decode_checks=checks)
+    context["extra_support"] = _extra_support(model, code + ("convert_union(" if dispatches else ""))
     return _tidy(environment().get_template("module.py.jinja").render(**context))
+
+
+_OPTIONAL_SUPPORT = ("convert_union", "key_path")
+
+
+def _extra_support(model: ModuleModel, code: str) -> list[str]:
+    """Helpers of _support that only some modules call (imported only where used)."""
+    code += "\n".join(line for s in model.structs.values() for line in s.checks)
+    return [name for name in _OPTIONAL_SUPPORT if f"{name}(" in code]
+
+
+def _dispatch_context(model: ModuleModel) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], str]:
+    """The dispatch functions, the branch wrappers they need and the DECODE_CHECKS functions."""
+    dispatches = []
+    wrappers = []
+    for d in model.dispatches.values():
+        branches = []
+        for i, branch in enumerate(d.branches):
+            if branch in model.dispatches:
+                branches.append(f"dispatch_{branch}")
+                continue
+            fixups = rules.int_fixups(model, branch, "value", "{path}", 0, set())
+            if fixups:
+                wrapper = f"_branch_{d.name}_{i}"
+                wrappers.append({"name": wrapper, "type": branch, "lines": fixups})
+                branches.append(wrapper)
+            else:
+                branches.append(branch)  # every name in a branch exists at run time
+        dispatches.append({"name": d.name, "branches": branches, "one_of": d.one_of, "table": d.table})
+    checks = []
+    for name, expr in [*model.decode_types.items(), (None, model.root_type)]:
+        if expr is None:
+            continue
+        lines = rules.int_fixups(model, expr, "value", "{path}", 0, set())
+        if lines:
+            checks.append({"key": name, "name": "_decoded_" + re.sub(r"\W", "_", name or "root"), "lines": lines})
+    code = "\n".join(line for group in (wrappers, checks) for item in group for line in item["lines"])
+    return dispatches, wrappers, checks, code
 
 
 def render_support() -> str:

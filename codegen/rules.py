@@ -22,10 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from codegen.schema import SchemaError
 
+INTEGER_FORMATS_ = ("uint32", "uint", "uint64", "int32", "int64")  # codegen.bindings.INTEGER_FORMATS
+
 if TYPE_CHECKING:
     from codegen.bindings import BindingCompiler, StructDef
 
-ANNOTATIONS = {"description", "title", "$comment", "examples", "default"}
+ANNOTATIONS = {"description", "title", "$comment", "examples", "default", "deprecated", "readOnly", "writeOnly"}
 APPLICATORS = ("allOf", "anyOf", "oneOf", "not", "if")
 
 
@@ -132,6 +134,9 @@ class RuleCompiler:
         if schema is True or schema == {}:
             return []
         lines: list[str] = []
+        if "$ref" in schema:
+            _, node = self.compiler.doc.resolve(schema["$ref"])
+            lines += self.asserts(node.raw, subj)
         for kw, val in schema.items():
             if kw in ANNOTATIONS or kw in ("then", "else", "$ref"):
                 continue
@@ -182,7 +187,8 @@ def struct_checks(compiler: BindingCompiler, struct: StructDef) -> list[str]:
         raw = field.schema.raw if isinstance(field.schema.raw, dict) else {}
         attr = f"self.{field.attr}"
         path = _path_part(field.json_name)
-        if field.annotation.split(" | ")[0].startswith("JsonInt"):
+        first = _split_union(field.annotation)[0].strip()
+        if first.startswith("JsonInt"):
             bounds = "".join(
                 f", {name}={raw[keyword]!r}"
                 for name, keyword in (("ge", "minimum"), ("le", "maximum"), ("gt", "exclusiveMinimum"), ("lt", "exclusiveMaximum"))
@@ -190,18 +196,20 @@ def struct_checks(compiler: BindingCompiler, struct: StructDef) -> list[str]:
             )
             lines.append(f"if type({attr}) is float:")
             lines.append(f"    {attr} = as_integer({attr}, {path!r}{bounds})")
+            lines += wide_checks(compiler.model, first, attr, _fstring_literal(path))
             fmt = raw.get("format")
-            if fmt is not None:
+            if fmt in INTEGER_FORMATS_:
                 from codegen.bindings import INTEGER_FORMATS
 
                 low, high = INTEGER_FORMATS[fmt]
                 lines.append(f"if isinstance({attr}, int) and not {low} <= {attr} <= {high}:")
                 lines.append(f"    raise RuleViolation('format', 'must be a {fmt} ({low}..{high})', {path!r})")
-        elif _strip_annotated(field.annotation.split(" | ")[0]) == "float":
+        elif _strip_annotated(first) == "float":
             lines.append(f"if type({attr}) is float:")
             lines.append(f"    check_finite({attr}, {path!r})")
-        elif "JsonInt" in field.annotation:
-            raise SchemaError(f"{struct.pointer}/{field.json_name}: integers inside containers are not supported")
+        else:
+            annotation = field.annotation if field.required else field.annotation + " | UnsetType"
+            lines += int_fixups(compiler.model, annotation, attr, _fstring_literal(path), 0, set())
         if "allOf" in raw:
             narrowing = [s for s in raw["allOf"][1:]]
             sub = Subject(attr, compiler.model.structs.get(_struct_name(field.annotation)), path)
@@ -215,6 +223,72 @@ def struct_checks(compiler: BindingCompiler, struct: StructDef) -> list[str]:
         own = {k: v for k, v in struct.node.raw.items() if k in ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")}
         lines += rc.asserts(own, me)
     return lines
+
+
+def int_fixups(model: Any, annotation: str, target: str, path: str, depth: int, seen: set[str]) -> list[str]:
+    """Statements that turn JSON Schema integers written as ``1.0`` into ``int`` inside lists,
+    maps and unions, and that convert the plain JSON values of dispatched unions (see
+    BindingCompiler.dispatch) to their branch (``target`` is an assignable expression, ``path``
+    the body of an f-string)."""
+    parts = _runtime_parts(model, annotation, seen)
+    dispatched = [p for p in parts if p in model.dispatches]
+    if dispatched:
+        if len([p for p in parts if p != "UnsetType"]) != 1:
+            raise SchemaError(f"{target}: a dispatched union beside other types ({annotation})")
+        call = f"{target} = dispatch_{dispatched[0]}({target}, f{path!r})"
+        return [f"if {target} is not UNSET:", "    " + call] if "UnsetType" in parts else [call]
+    if any(p in ("float", "Any") for p in parts):
+        return []  # a JSON number is valid as it is (integer | number)
+    lines: list[str] = []
+    for part in parts:
+        if part in model.int_aliases:
+            if model.int_formats.get(part):
+                raise SchemaError(f"{target}: an integer format {sorted(model.int_formats[part])} inside a container")
+            bounds = "".join(f", {k}={v!r}" for k, v in model.int_bounds[part].items() if isinstance(v, int))
+            lines += [f"if type({target}) is float:", f"    {target} = as_integer({target}, f{path!r}{bounds})"]
+            lines += wide_checks(model, part, target, path)
+        elif part.startswith(("list[", "dict[")):
+            inner = part[part.index("[") + 1:-1]
+            is_list = part.startswith("list[")
+            if not is_list:
+                inner = inner.split(",", 1)[1].strip()
+            index, item = f"i{depth}", f"item{depth}"
+            body = int_fixups(model, inner, f"{target}[{index}]", path + ("[{%s}]" % index if is_list else "{key_path(%s)}" % index), depth + 1, seen)
+            if body:
+                loop = f"for {index} in range(len({target})):" if is_list else f"for {index} in list({target}):"
+                lines += [f"if isinstance({target}, {'list' if is_list else 'dict'}):", f"    {loop}"]
+                lines += ["        " + line for line in body]
+    return lines
+
+
+def wide_checks(model: Any, alias: str, target: str, path: str) -> list[str]:
+    """Integer bounds beyond int64, which msgspec.Meta cannot hold, checked on the int."""
+    ops = {"ge": (">=", "minimum"), "le": ("<=", "maximum"), "gt": (">", "exclusiveMinimum"), "lt": ("<", "exclusiveMaximum")}
+    lines = []
+    for key, bound in model.int_wide.get(alias, {}).items():
+        op, keyword = ops[key]
+        lines += [
+            f"if type({target}) is int and not {target} {op} {bound!r}:",
+            f"    raise RuleViolation({keyword!r}, {f'Expected `int` {op} {bound}'!r}, f{path!r})",
+        ]
+    return lines
+
+
+def _runtime_parts(model: Any, annotation: str, seen: set[str]) -> list[str]:
+    """The members of a union at run time, with aliases (not Structs) expanded."""
+    parts: list[str] = []
+    for part in _split_union(_strip_annotated(annotation)):
+        part = _strip_annotated(part.strip())
+        if part in model.aliases and part not in model.int_aliases and part not in model.dispatches and part not in seen:
+            alias = model.aliases[part]
+            parts += _runtime_parts(model, alias.runtime_expr or alias.expr, seen | {part})
+        else:
+            parts.append(part)
+    return parts
+
+
+def _fstring_literal(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 # ------------------------------------------------------------------ protocol

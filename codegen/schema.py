@@ -39,7 +39,10 @@ class Node:
             return True
         if not isinstance(self.raw, dict):
             return False
-        annotations = {"description", "title", "$dynamicAnchor", "$anchor", "examples", "default", "$comment"}
+        annotations = {
+            "description", "title", "$dynamicAnchor", "$anchor", "examples", "default", "$comment",
+            "deprecated", "readOnly", "writeOnly",
+        }
         return set(self.raw) <= annotations
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -115,9 +118,10 @@ class SchemaDocument:
 
 
 def load_all(schema_dir: Path = SCHEMA_DIR) -> list[SchemaDocument]:
-    """Every ``*.json`` in ``schema_dir`` (not recursing), sorted by file name."""
+    """Every ``*.json`` in ``schema_dir`` and then in ``schema_dir/vendor`` (the schemas that
+    ``python -m codegen vendor`` extracts from the vendors' specs), each sorted by file name."""
     documents = []
-    for path in sorted(schema_dir.glob("*.json")):
+    for path in sorted(schema_dir.glob("*.json")) + sorted((schema_dir / "vendor").glob("*.json")):
         text = path.read_text(encoding="utf-8")
         documents.append(SchemaDocument(path=path, stem=path.stem, raw=json.loads(text), text=text))
     return documents

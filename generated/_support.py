@@ -9,17 +9,24 @@ import json
 import math
 import re
 from itertools import accumulate
+from types import FunctionType
 from typing import Any
+
+import msgspec
 
 __all__ = [
     "MAX_JSON_TEXT_DEPTH",
+    "MSGSPEC_CODES",
     "JsonTextError",
     "RuleViolation",
     "as_integer",
     "check_finite",
     "check_json_object_text",
+    "convert_union",
     "dump_json_text",
+    "key_path",
     "load_json_text",
+    "violation",
 ]
 
 
@@ -70,6 +77,102 @@ def as_integer(
         if not ok:
             raise RuleViolation(keyword, f"Expected `int` within {keyword} {bound}", path)
     return number
+
+
+MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^Object missing required field"), "required"),
+    (re.compile(r"^Object contains unknown field"), "additionalProperties"),
+    (re.compile(r"^Expected `str` matching regex"), "pattern"),
+    (re.compile(r"^Expected `str` of length >="), "minLength"),
+    (re.compile(r"^Expected `str` of length <="), "maxLength"),
+    (re.compile(r"^Expected `array` of length >="), "minItems"),
+    (re.compile(r"^Expected `array` of length <="), "maxItems"),
+    (re.compile(r"^Expected `object` of length >="), "minProperties"),
+    (re.compile(r"^Expected `object` of length <="), "maxProperties"),
+    (re.compile(r"^Expected `(int|float)` >= "), "minimum"),
+    (re.compile(r"^Expected `(int|float)` <= "), "maximum"),
+    (re.compile(r"^Expected `(int|float)` > "), "exclusiveMinimum"),
+    (re.compile(r"^Expected `(int|float)` < "), "exclusiveMaximum"),
+    (re.compile(r"^Expected `"), "type"),
+    (re.compile(r"^(Number|Integer value) out of range"), "number_out_of_range"),
+    (re.compile(r"^Invalid enum value"), "enum"),
+    (re.compile(r"^Invalid value"), "const"),
+]
+"""msgspec's validation messages -> the JSON Schema keyword that failed (lucent.decode uses it too)."""
+
+
+def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
+    """A msgspec validation error as a RuleViolation whose path is ``base`` + the error's path."""
+    text = str(exc)
+    message, _, where = text.partition(" - at `")
+    where = where.removeprefix("key` in `")  # a map key that breaks propertyNames: the map's path
+    path = base + where[1:-1] if where.endswith("`") else base
+    cause = exc.__cause__
+    if isinstance(cause, RuleViolation):
+        return RuleViolation(cause.code, cause.message, cause.path if cause.path.startswith("$") else path + cause.path)
+    code = next((c for pattern, c in MSGSPEC_CODES if pattern.search(message)), "invalid")
+    if code in ("enum", "const"):
+        message = message.split(" '", 1)[0]  # never repeat the input value
+    return RuleViolation(code, message, path)
+
+
+_ABSENT = "\x00absent"
+
+
+def convert_union(
+    value: Any,
+    branches: tuple[Any, ...],
+    path: str,
+    one_of: bool,
+    table: tuple[str, dict[Any, list[int]], list[int], list[int]] | None = None,
+) -> Any:
+    """Convert a plain JSON value to the branch of a union that accepts it.
+
+    A branch is a msgspec type (converted with ``msgspec.convert``) or a function
+    ``(value, path) -> value``. ``one_of``: exactly one branch must accept the value (JSON Schema
+    ``oneOf``); otherwise the first that accepts it wins (``anyOf``). ``table`` (key, branches by
+    the key's value, branches for other values, branches for a value that is not an object)
+    names the only branches that can accept a value; the others are not tried.
+    """
+    indices: Any = range(len(branches))
+    if table is not None:
+        key, by_tag, other, non_objects = table
+        if isinstance(value, dict):
+            tag = value.get(key) if key in value else _ABSENT
+            indices = by_tag.get(tag, other) if tag is None or isinstance(tag, str) else other
+        else:
+            indices = non_objects
+        if not indices:
+            indices = range(len(branches))
+    accepted: list[Any] = []
+    failures: list[RuleViolation] = []
+    for index in indices:
+        branch = branches[index]
+        try:
+            converted = branch(value, path) if isinstance(branch, FunctionType) else msgspec.convert(value, branch)
+        except msgspec.ValidationError as exc:
+            failures.append(violation(exc, path))
+            continue
+        except RuleViolation as exc:
+            failures.append(exc)
+            continue
+        if not one_of:
+            return converted
+        accepted.append(converted)
+    if len(accepted) == 1:
+        return accepted[0]
+    if accepted:
+        raise RuleViolation("oneOf", f"matches {len(accepted)} branches of a oneOf; exactly one must match", path)
+    # No branch accepts the value: name the fault of the branch that got furthest.
+    raise max(failures, key=lambda f: (f.path.count(".") + f.path.count("["), f.code not in ("anyOf", "oneOf")))
+
+
+def key_path(key: str) -> str:
+    """The JSON path step for a map key: ``.key`` or ``["key"]``."""
+    return f".{key}" if _IDENTIFIER.fullmatch(key) else "[" + json.dumps(key) + "]"
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def check_finite(value: float, path: str) -> None:

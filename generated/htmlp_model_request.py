@@ -31,6 +31,7 @@ __all__ = [
     'ContentSourceToolDefinitions',
     'ContentSourceToolOutput',
     'ContentSourceUserMessage',
+    'DECODE_CHECKS',
     'DECODE_TYPES',
     'ModelRequest',
     'PROTOCOL',
@@ -235,6 +236,11 @@ ROOT: Any = ModelRequest
 
 ROOT_ONE_OF: tuple[str, ...] = ()
 """Definitions of which exactly one must accept a root document (an untagged root oneOf)."""
+
+DECODE_CHECKS: dict[str | None, Any] = {
+}
+"""Functions that finish a decoded value, by definition name (None: the root): they convert the
+plain JSON values of dispatched unions and integers written as 1.0 inside lists and maps."""
 
 PROTOCOL_CHECKS: dict[str, Any] = {
 }

@@ -23,6 +23,7 @@ __all__ = [
     'AudioPartDeltaTagged',
     'AudioPartTagged',
     'ContentDelta',
+    'DECODE_CHECKS',
     'DECODE_TYPES',
     'ImagePart',
     'ImagePartTagged',
@@ -744,6 +745,11 @@ ROOT: Any = Any
 
 ROOT_ONE_OF: tuple[str, ...] = ()
 """Definitions of which exactly one must accept a root document (an untagged root oneOf)."""
+
+DECODE_CHECKS: dict[str | None, Any] = {
+}
+"""Functions that finish a decoded value, by definition name (None: the root): they convert the
+plain JSON values of dispatched unions and integers written as 1.0 inside lists and maps."""
 
 PROTOCOL_CHECKS: dict[str, Any] = {
 }

@@ -17,6 +17,7 @@ __all__ = [
     'ConversionDiagnostic',
     'ConversionResult',
     'ConversionStatus',
+    'DECODE_CHECKS',
     'DECODE_TYPES',
     'DiagnosticReport',
     'LucentToolKind',
@@ -103,6 +104,11 @@ ROOT: Any = ConversionResult
 
 ROOT_ONE_OF: tuple[str, ...] = ()
 """Definitions of which exactly one must accept a root document (an untagged root oneOf)."""
+
+DECODE_CHECKS: dict[str | None, Any] = {
+}
+"""Functions that finish a decoded value, by definition name (None: the root): they convert the
+plain JSON values of dispatched unions and integers written as 1.0 inside lists and maps."""
 
 PROTOCOL_CHECKS: dict[str, Any] = {
 }

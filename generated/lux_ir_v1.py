@@ -15,6 +15,7 @@ from ._support import RuleViolation, as_integer, check_finite
 
 __all__ = [
     'ConversationSnapshot',
+    'DECODE_CHECKS',
     'DECODE_TYPES',
     'JsonValue',
     'LucentAgentAction',
@@ -703,6 +704,11 @@ ROOT: Any = LucentRequest
 
 ROOT_ONE_OF: tuple[str, ...] = ()
 """Definitions of which exactly one must accept a root document (an untagged root oneOf)."""
+
+DECODE_CHECKS: dict[str | None, Any] = {
+}
+"""Functions that finish a decoded value, by definition name (None: the root): they convert the
+plain JSON values of dispatched unions and integers written as 1.0 inside lists and maps."""
 
 PROTOCOL_CHECKS: dict[str, Any] = {
 }

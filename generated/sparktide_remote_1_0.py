@@ -14,6 +14,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType, field
 from ._support import RuleViolation, as_integer, check_finite, check_json_object_text
 
 __all__ = [
+    'DECODE_CHECKS',
     'DECODE_TYPES',
     'PROTOCOL',
     'PROTOCOL_CHECKS',
@@ -332,6 +333,11 @@ ROOT: Any = None
 
 ROOT_ONE_OF: tuple[str, ...] = ('RemoteModelRequest', 'RemoteModelResponse', 'RemoteModelStreamFrame', 'RemoteModelFailure', )
 """Definitions of which exactly one must accept a root document (an untagged root oneOf)."""
+
+DECODE_CHECKS: dict[str | None, Any] = {
+}
+"""Functions that finish a decoded value, by definition name (None: the root): they convert the
+plain JSON values of dispatched unions and integers written as 1.0 inside lists and maps."""
 
 PROTOCOL_CHECKS: dict[str, Any] = {
     'RemoteModelMessage': check_protocol_RemoteModelMessage,

@@ -157,10 +157,13 @@ class _Search:
             fields = _fields(struct)
             config = struct.__struct_config__
             names = {f.encode_name for f in fields} | ({config.tag_field} if config.tag_field else set())
-            if any(f.required and f.encode_name not in node for f in fields):
-                return ValidationError("Object missing a required field", code="required", path=path)
+            missing = next((f.encode_name for f in fields if f.required and f.encode_name not in node), None)
+            if missing is not None:
+                return ValidationError(f"Object missing required field `{missing}`", code="required", path=path)
             if config.forbid_unknown_fields and not set(node) <= names:
-                return ValidationError("Object contains an unknown field", code="additionalProperties", path=path)
+                unknown = next(str(key) for key in node if key not in names)
+                shown = unknown if len(unknown) <= 64 else unknown[:61] + "..."
+                return ValidationError(f"Object contains unknown field `{shown}`", code="additionalProperties", path=path)
         container = _container(tp, node)
         if container is not None and isinstance(node, list):
             for meta in container[1]:

@@ -29,8 +29,14 @@ FORMATS: dict[str, str] = {
     "sparktide": "sparktide-remote-1.0",
     "llm-sdk": "llm-sdk",
     "htmlp": "htmlp-model-request",
+    # The vendor wire formats (schemas/vendor/<stem>.json): decode and validate take them; their
+    # converters are not written yet (convert raises unsupported_conversion).
+    "openai-chat": "openai-chat",
+    "openai-responses": "openai-responses",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
 }
-"""Format name -> schema file stem (``schemas/<stem>.json``)."""
+"""Format name -> schema file stem (``schemas/<stem>.json`` or ``schemas/vendor/<stem>.json``)."""
 
 _LOSSY = ("Unsupported", "Invalid")
 

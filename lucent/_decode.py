@@ -13,7 +13,7 @@ import msgspec
 
 from lucent._best_error import shallowest
 from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
-from lucent.generated._support import RuleViolation
+from lucent.generated._support import MSGSPEC_CODES, RuleViolation
 
 SCHEMAS: dict[str, str] = {
     "lux-ir-v1": "lux_ir_v1",
@@ -21,6 +21,12 @@ SCHEMAS: dict[str, str] = {
     "llm-sdk": "llm_sdk",
     "htmlp-model-request": "htmlp_model_request",
     "lucent-diagnostics-v1": "lucent_diagnostics_v1",
+    # The vendor wire formats (schemas/vendor/, extracted from the vendors' published specs by
+    # `python -m codegen vendor`); each module is imported only when first used.
+    "openai-chat": "openai_chat",
+    "openai-responses": "openai_responses",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
 }
 """Schema file stem -> generated module name (lucent.generated.<module>)."""
 
@@ -62,7 +68,10 @@ def decode(
         One JSON document (RFC 8259), UTF-8 when bytes. No BOM, no trailing data.
     schema : str
         Schema file stem: ``lux-ir-v1``, ``sparktide-remote-1.0``, ``llm-sdk``,
-        ``htmlp-model-request`` or ``lucent-diagnostics-v1``.
+        ``htmlp-model-request`` or ``lucent-diagnostics-v1``; or a vendor format (the stem of
+        ``schemas/vendor/<format>.json``): ``openai-chat``, ``openai-responses``, ``anthropic``,
+        ``gemini``, whose root accepts any of the format's documents (the first of its
+        ``ROOT_ANY_OF`` definitions that accepts it gives the type).
     definition : str, optional
         A name under the schema's ``$defs``/``definitions``; ``None`` decodes the schema root
         (for SparkTide, exactly one of RemoteModelRequest, RemoteModelResponse,
@@ -106,7 +115,7 @@ def decode(
             raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
     try:
         if definition is None and module.ROOT is None:
-            return _decode_one_of(buf, schema, module.ROOT_ONE_OF, protocol)
+            return _decode_one_of(buf, schema, module.ROOT_ONE_OF or getattr(module, "ROOT_ANY_OF", ()), protocol)
         return _decode_as(buf, schema, definition, protocol)
     except RecursionError:
         raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
@@ -114,8 +123,11 @@ def decode(
 
 def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any]) -> Any:
     decoder = _decoder(schema, definition)
+    finish = schema_module(schema).DECODE_CHECKS.get(definition)
     try:
         value = _guarded(decoder.decode, buf)
+        if finish is not None:
+            value = _finished(finish, value)
     except msgspec.ValidationError as exc:
         first = _validation_error(exc)
         if first.code == "number_out_of_range":
@@ -125,6 +137,8 @@ def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[s
         try:
             # JSON Schema sees the last of duplicate properties; msgspec checks each of them.
             value = msgspec.convert(tree, decoder.type)
+            if finish is not None:
+                value = _finished(finish, value)
         except msgspec.ValidationError:
             raise shallowest(tree, decoder.type, first, _validation_error) from None
     if protocol.get("reject_duplicate_keys"):
@@ -140,6 +154,14 @@ def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[s
 
 
 _ANY: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+
+
+def _finished(finish: Any, value: Any) -> Any:
+    """Run a module's DECODE_CHECKS function (dispatched unions, integers in containers)."""
+    try:
+        return finish(value)
+    except RuleViolation as exc:
+        raise ValidationError(exc.message, code=exc.code, path="$" + exc.path) from None
 
 
 def _guarded(parse: Any, buf: bytes) -> Any:
@@ -190,28 +212,14 @@ def _as_bytes(data: bytes | bytearray | memoryview | str) -> bytes:
     raise UsageError(f"decode takes bytes or str, not {type(data).__name__}", code="invalid_input_type")
 
 
-_MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"^Object missing required field"), "required"),
-    (re.compile(r"^Object contains unknown field"), "additionalProperties"),
-    (re.compile(r"^Expected `str` matching regex"), "pattern"),
-    (re.compile(r"^Expected `str` of length >="), "minLength"),
-    (re.compile(r"^Expected `str` of length <="), "maxLength"),
-    (re.compile(r"^Expected `(array|object)` of length >="), "minItems"),
-    (re.compile(r"^Expected `(array|object)` of length <="), "maxItems"),
-    (re.compile(r"^Expected `(int|float)` >= "), "minimum"),
-    (re.compile(r"^Expected `(int|float)` <= "), "maximum"),
-    (re.compile(r"^Expected `(int|float)` > "), "exclusiveMinimum"),
-    (re.compile(r"^Expected `(int|float)` < "), "exclusiveMaximum"),
-    (re.compile(r"^Expected `"), "type"),
-    (re.compile(r"^(Number|Integer value) out of range"), "number_out_of_range"),
-    (re.compile(r"^Invalid enum value"), "enum"),
-    (re.compile(r"^Invalid value"), "const"),
-]
+_MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = MSGSPEC_CODES
+"""msgspec's validation messages -> the JSON Schema keyword (lucent.generated._support)."""
 
 
 def _validation_error(exc: msgspec.ValidationError, base: str = "$") -> ValidationError:
     text = str(exc)
     message, _, where = text.partition(" - at `")
+    where = where.removeprefix("key` in `")  # a map key that breaks propertyNames: the map's path
     path = base + where[1:-1] if where.endswith("`") else base
     cause = exc.__cause__
     if isinstance(cause, RuleViolation):

@@ -1,14 +1,19 @@
 """The ``lucent`` command line.
 
-``lucent validate --schema NAME [--definition D] FILE...``
+``lucent validate --schema NAME | --format F [--definition D] FILE...``
     One line per invalid document (``FILE: PATH: MESSAGE [code]``) on stdout; exit status 1
-    when any document is invalid, 2 when a file cannot be read or the call is wrong.
+    when any document is invalid, 2 when a file cannot be read or the call is wrong. ``--format``
+    names the schema by its format (``sparktide``, ``openai-chat``, ``openai-responses``,
+    ``anthropic``, ``gemini``, ...); without ``--definition`` a vendor format accepts any of its
+    documents (request, response or stream event).
 
 ``lucent convert --from F --to T [--kind K] [--strict] [--context JSON] [--diagnostics OUT] FILE|-``
     The converted document as JSON on stdout and one line per diagnostic on stderr
     (``STATUS FIELD: DETAIL``); ``--diagnostics OUT`` also writes them as a ``DiagnosticReport``
     (schemas/lucent-diagnostics-v1.json). Exit status 1 on a lucent error (and, with
-    ``--strict``, on any Unsupported or Invalid diagnostic).
+    ``--strict``, on any Unsupported or Invalid diagnostic; ``--diagnostics OUT`` is written
+    then too); exit status 3 when the output was written but a diagnostic is Invalid (it does
+    not validate against the target schema, e.g. a value only ``--context`` can give is missing).
 
     ``--kind stream`` (``--from``/``--to`` sparktide, llm-sdk or lux) reads a ``text/event-stream``
     as it arrives and writes the converted stream as ``text/event-stream`` on stdout, event by
@@ -19,18 +24,26 @@
     Reads a ``text/event-stream`` (SparkTide, llm-sdk or Lux events) as it arrives and writes the
     final response as JSON on stdout. A broken stream prints ``lucent: PATH: MESSAGE [code]``
     and, when usage had arrived, ``usage received: JSON`` on stderr; exit status 1.
+
+When the reader of stdout goes away (``lucent ... | head``), the command stops quietly with exit
+status 1 (the recipe of the Python docs, "Note on SIGPIPE").
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from lucent._convert import FORMATS
 from lucent._decode import SCHEMAS, decode, encode
 from lucent.errors import ConversionError, LucentError, UsageError
+
+
+_INVALID_OUTPUT = 3  # the output was written, but a diagnostic says it is Invalid
 
 
 def _read(name: str) -> bytes:
@@ -41,9 +54,10 @@ def _read(name: str) -> bytes:
 
 def _validate(args: argparse.Namespace) -> int:
     invalid = 0
+    schema = args.schema if args.schema is not None else FORMATS[args.format]
     for name in args.files:
         try:
-            decode(_read(name), args.schema, args.definition)
+            decode(_read(name), schema, args.definition)
         except OSError as exc:
             print(f"{name}: cannot read: {exc.strerror}", file=sys.stderr)
             return 2
@@ -74,7 +88,12 @@ def _convert(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
         return 2
-    result = convert(data, args.source, args.target, kind=args.kind, strict=args.strict, context=context)
+    try:
+        result = convert(data, args.source, args.target, kind=args.kind, strict=args.strict, context=context)
+    except ConversionError as exc:
+        if args.diagnostics is not None:  # the report is wanted most when the conversion is refused
+            _write_report(args.diagnostics, DiagnosticReport(source=args.source, target=args.target, kind=args.kind, diagnostics=list(exc.diagnostics)))
+        raise
     for diagnostic in result.diagnostics:
         detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
         print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
@@ -83,7 +102,7 @@ def _convert(args: argparse.Namespace) -> int:
         if not _write_report(args.diagnostics, report):
             return 2
     sys.stdout.buffer.write(encode(result.value) + b"\n")
-    return 0
+    return _INVALID_OUTPUT if any(d.status == "Invalid" for d in result.diagnostics) else 0
 
 
 def _write_report(name: str, report: Any) -> bool:
@@ -127,6 +146,8 @@ def _convert_stream(args: argparse.Namespace, context: Any) -> int:
         report = DiagnosticReport(source=args.source, target=args.target, kind="stream", diagnostics=list(conversion.diagnostics))
         if not _write_report(args.diagnostics, report):
             return 2
+    if status == 0 and any(d.status == "Invalid" for d in conversion.diagnostics):
+        return _INVALID_OUTPUT
     return status
 
 
@@ -154,11 +175,19 @@ def _assemble(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="lucent", description="Exact bindings and converters for LLM wire protocols.")
+    top = argparse.ArgumentParser(
+        prog="lucent",
+        description="Exact bindings and converters for LLM wire protocols.",
+        epilog="Exit status: 0 done; 1 an invalid document, a lucent error or a --strict refusal; "
+        "2 a usage or file error; 3 converted, but a diagnostic says the output is Invalid; 130 interrupted.",
+    )
+    top.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = top.add_subparsers(dest="command", required=True)
 
     validate = commands.add_parser("validate", help="check documents against a schema")
-    validate.add_argument("--schema", required=True, choices=sorted(SCHEMAS))
+    which = validate.add_mutually_exclusive_group(required=True)
+    which.add_argument("--schema", choices=sorted(SCHEMAS), help="a schema file stem")
+    which.add_argument("--format", choices=list(FORMATS), help="a format name: its schema")
     validate.add_argument("--definition", default=None, help="a $defs/definitions name; default: the schema root")
     validate.add_argument("files", nargs="+", metavar="FILE")
     validate.set_defaults(run=_validate)
@@ -166,7 +195,8 @@ def parser() -> argparse.ArgumentParser:
     conv = commands.add_parser("convert", help="convert a document between formats through Lux")
     conv.add_argument("--from", dest="source", required=True, help="lux, sparktide, llm-sdk or htmlp")
     conv.add_argument("--to", dest="target", required=True, help="lux, sparktide, llm-sdk or htmlp")
-    conv.add_argument("--kind", default="request", help="request (default), response, error, stream (SSE in, SSE out)")
+    conv.add_argument("--kind", default="request", choices=["request", "response", "error", "stream"],
+                      help="request (default), response, error, stream (SSE in, SSE out; sparktide, llm-sdk, lux)")
     conv.add_argument("--strict", action="store_true", help="fail on any Unsupported or Invalid diagnostic")
     conv.add_argument("--context", default=None, metavar="JSON", help="values the target needs that the source lacks")
     conv.add_argument("--diagnostics", default=None, metavar="OUT", help="also write the diagnostics as JSON")
@@ -181,6 +211,15 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lucent")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (see the module docstring)."""
     args = parser().parse_args(argv)
@@ -190,10 +229,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         for diagnostic in exc.diagnostics:
             detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
             print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
-        print(f"lucent: strict conversion refused: {len(exc.diagnostics)} diagnostic(s) [{exc.code}]", file=sys.stderr)
+        lossy = sum(d.status in ("Unsupported", "Invalid") for d in exc.diagnostics)
+        print(f"lucent: strict conversion refused: {lossy} of {len(exc.diagnostics)} diagnostic(s) are Unsupported or Invalid [{exc.code}]", file=sys.stderr)
         return 1
     except LucentError as exc:
         print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130  # 128 + SIGINT, as a shell reports it; no traceback
+    except BrokenPipeError:
+        # Python docs, "Note on SIGPIPE": nothing more reaches the reader; keep the interpreter
+        # from failing again while flushing stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     return status
 

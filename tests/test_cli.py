@@ -36,3 +36,64 @@ def test_validate_prints_file_path_and_message_for_each_invalid_document(tmp_pat
 def test_validate_with_an_unknown_definition_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "--schema", "llm-sdk", "--definition", "Nope", str(DOCS / "request.json")]) == 2
     assert "unknown_definition" in capsys.readouterr().err
+
+
+def test_a_reader_that_goes_away_stops_the_cli_quietly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    frames = "".join(f'data: {{"protocolVersion":"1.0","type":"text.delta","text":"w{i}"}}\n\n' for i in range(20_000))
+    stream = tmp_path / "stream.sse"
+    stream.write_text(frames + 'data: {"protocolVersion":"1.0","type":"model.completed","finishReason":"STOP"}\n\n', encoding="utf-8")
+    code = "import sys; from lucent.cli import main; sys.exit(main(sys.argv[1:]))"
+    cli = subprocess.Popen([sys.executable, "-c", code, "convert", "--kind", "stream", "--from", "sparktide", "--to", "lux", str(stream)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert cli.stdout is not None and cli.stderr is not None
+    first = cli.stdout.readline()
+    cli.stdout.close()  # the reader goes away, as `| head -1` does
+    errors = cli.stderr.read().decode()
+    assert cli.wait(timeout=60) == 1
+    assert first.startswith(b"data: ")
+    assert "Traceback" not in errors and "BrokenPipeError" not in errors
+
+
+LLM_SDK_INPUT = {"messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}
+
+
+def test_an_output_with_an_invalid_diagnostic_is_written_with_exit_status_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "in.json"
+    source.write_text(json.dumps(LLM_SDK_INPUT), encoding="utf-8")
+    assert main(["convert", "--from", "llm-sdk", "--to", "sparktide", "--context", '{"invocationId": "x"}', str(source)]) == 3
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["invocationId"] == "x"
+    assert "Invalid target:$.deadline" in captured.err
+    full = {"invocationId": "x", "deadline": 1893456000000, "purpose": "SYNTHETIC_PROBE", "appId": "a", "model": "m", "stream": False, "max_completion_tokens": 256}
+    status = main(["convert", "--from", "llm-sdk", "--to", "sparktide", "--context", json.dumps(full), str(source)])
+    assert "Invalid" not in capsys.readouterr().err
+    assert status == 0
+
+
+def test_a_strict_refusal_still_writes_the_diagnostics_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source, report = tmp_path / "in.json", tmp_path / "report.json"
+    source.write_text(json.dumps(LLM_SDK_INPUT), encoding="utf-8")
+    assert main(["convert", "--from", "llm-sdk", "--to", "sparktide", "--strict", "--diagnostics", str(report), str(source)]) == 1
+    written = json.loads(report.read_text(encoding="utf-8"))
+    lossy = [d for d in written["diagnostics"] if d["status"] in ("Unsupported", "Invalid")]
+    assert (written["source"], written["target"], written["kind"]) == ("llm-sdk", "sparktide", "request")
+    assert lossy and f"refused: {len(lossy)} of {len(written['diagnostics'])} diagnostic(s)" in capsys.readouterr().err
+
+
+def test_an_unknown_kind_is_refused_by_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["convert", "--from", "lux", "--to", "sparktide", "--kind", "banana", "x.json"])
+    assert caught.value.code == 2
+    assert "invalid choice: 'banana'" in capsys.readouterr().err
+
+
+def test_version_and_python_dash_m() -> None:
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    shown = subprocess.run([sys.executable, "-m", "lucent", "--version"], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == f"lucent {version('lucent')}"

@@ -55,7 +55,7 @@ def test_convert_an_llm_sdk_response_to_lux_reports_the_missing_id_and_model(tmp
     source = tmp_path / "response.json"
     source.write_text(json.dumps({"content": [{"type": "text", "text": "Hello."}]}), encoding="utf-8")
     report = tmp_path / "diagnostics.json"
-    assert main(["convert", "--from", "llm-sdk", "--to", "lux", "--kind", "response", "--diagnostics", str(report), str(source)]) == 0
+    assert main(["convert", "--from", "llm-sdk", "--to", "lux", "--kind", "response", "--diagnostics", str(report), str(source)]) == 3  # written, but Invalid
     written = json.loads(report.read_text(encoding="utf-8"))
     report_validator().validate(written)
     assert [(d["field"], d["status"]) for d in written["diagnostics"]][:2] == [("target:$.id", "Invalid"), ("target:$.model", "Invalid")]

@@ -374,3 +374,14 @@ def test_an_unknown_rules_value_is_a_usage_error_not_a_silent_schema_only_decode
 def test_a_struct_built_with_nan_is_refused() -> None:
     with pytest.raises(ValueError, match="finite"):
         llm_sdk.LanguageModelInput(messages=[], temperature=float("nan"))
+
+
+def test_a_missing_or_unknown_property_is_named_in_the_message() -> None:
+    with pytest.raises(ValidationError) as caught:
+        lucent.decode(b'{"model": "m", "conversation": [], "options": {"stream": false}, "extra": {"a": [1, {"b": 2}]}}', "lux-ir-v1", "LucentRequest")
+    assert (caught.value.code, caught.value.path) == ("required", "$")
+    assert "`schema_version`" in caught.value.message
+    with pytest.raises(ValidationError) as caught:
+        lucent.decode(b'{"delta": {"index": 0, "part": {"type": "text", "text": "a"}}, "nope": [{"x": 1}]}', "llm-sdk", "PartialModelResponse")
+    assert (caught.value.code, caught.value.path) == ("additionalProperties", "$")
+    assert "`nope`" in caught.value.message

@@ -41,7 +41,11 @@ def _patterns_in(node: Any) -> Iterator[str]:
 
 
 SCHEMA_PATTERNS = sorted(
-    {p for path in SCHEMA_DIR.glob("*.json") for p in _patterns_in(json.loads(path.read_text()))}
+    {
+        p
+        for path in [*SCHEMA_DIR.glob("*.json"), *SCHEMA_DIR.glob("vendor/*.json")]
+        for p in _patterns_in(json.loads(path.read_text()))
+    }
 )
 
 # (pattern, strings it matches): the strings seed the near-miss generator.

@@ -17,7 +17,7 @@ import time
 from collections import Counter
 
 from . import corpus, report
-from .kinds import KINDS
+from .kinds import KINDS, VENDOR_KINDS
 from .oracle import Oracle
 from .runner import Runner, Tally
 from .subject import Subject, available
@@ -28,7 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.conformance", description=__doc__)
     parser.add_argument("--count", type=int, default=2000, help="valid documents per kind (default 2000)")
     parser.add_argument("--mutations", type=int, help="mutations per kind (default: --count)")
-    parser.add_argument("--schema", action="append", help="only this schema stem (repeatable)")
+    parser.add_argument("--schema", action="append", help="only this schema stem (repeatable; a vendor format too)")
+    parser.add_argument("--vendor", action="store_true", help="also the vendor formats (schemas/vendor/)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=20, help="unlisted sorts to print")
     parser.add_argument(
@@ -44,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     tallies: list[Tally] = []
     independent: list[Tally] = []
-    for kind in KINDS:
+    for kind in KINDS + VENDOR_KINDS:
+        if kind in VENDOR_KINDS and not args.vendor and not (args.schema and kind.schema in args.schema):
+            continue
         if args.schema and kind.schema not in args.schema:
             continue
         tallies.append(runner.run_kind(kind, args.count, args.mutations or args.count))

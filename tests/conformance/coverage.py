@@ -45,7 +45,7 @@ BREAKABLE = frozenset(
 
 
 def _resolve(oracle: Oracle, schema: str, ref: str) -> tuple[str, Any]:
-    node: Any = oracle.documents[schema]
+    node: Any = oracle.document(schema)
     for part in ref[2:].split("/") if ref != "#" else []:
         node = node[part.replace("~1", "/").replace("~0", "~")]
     return ref[1:], node

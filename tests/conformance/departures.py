@@ -223,7 +223,7 @@ def _patterns(oracle: Oracle, schema: str) -> tuple[str, ...]:
             for sub in node:
                 visit(sub)
 
-    visit(oracle.documents[schema])
+    visit(oracle.document(schema))
     return tuple(found)
 
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from codegen.strategies import render
 
-from .kinds import MODULES
-from .paths import SCHEMAS_DIR
+from .kinds import MODULES, VENDOR_MODULES
+from .paths import schema_path
 
 __all__ = ["close_tool_arguments", "draw", "independent_strategy", "strategies_module", "strategy"]
 
@@ -28,9 +28,10 @@ __all__ = ["close_tool_arguments", "draw", "independent_strategy", "strategies_m
 @lru_cache(maxsize=None)
 def strategies_module(schema: str) -> types.ModuleType:
     """The rendered strategies module of one schema, loaded in memory."""
-    document = json.loads((SCHEMAS_DIR / f"{schema}.json").read_text(encoding="utf-8"))
-    name = f"_conformance_{MODULES[schema]}_strategies"
-    source = render(MODULES[schema], document, schema)
+    document = json.loads(schema_path(schema).read_text(encoding="utf-8"))
+    modules = {**MODULES, **VENDOR_MODULES}
+    name = f"_conformance_{modules[schema]}_strategies"
+    source = render(modules[schema], document, schema, lenient=schema in VENDOR_MODULES)
     module = types.ModuleType(name)
     module.__file__ = f"<{name}>"
     sys.modules[name] = module
@@ -56,7 +57,7 @@ def independent_strategy(schema: str, definition: str | None) -> st.SearchStrate
 
     from hypothesis_jsonschema import from_schema
 
-    document = json.loads((SCHEMAS_DIR / f"{schema}.json").read_text(encoding="utf-8"))
+    document = json.loads(schema_path(schema).read_text(encoding="utf-8"))
     node: Any = document
     for section in ("$defs", "definitions"):
         if definition in document.get(section, {}):

@@ -126,7 +126,7 @@ def sites(oracle: Oracle, schema: str, pointer: str, node: Any, value: Any, loca
     yield Site(location, node, pointer)
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith("#"):
-        target = oracle.documents[schema]
+        target = oracle.document(schema)
         for part in ref[2:].split("/") if ref != "#" else []:
             target = target[part.replace("~1", "/").replace("~0", "~")]
         yield from sites(oracle, schema, ref[1:], target, value, location)
@@ -160,7 +160,7 @@ def example(oracle: Oracle, schema: str, node: Any, depth: int = 0) -> Any:
     if not isinstance(node, dict) or depth > 6:
         return {}
     if "$ref" in node:
-        target = oracle.documents[schema]
+        target = oracle.document(schema)
         for part in node["$ref"][2:].split("/"):
             target = target[part]
         return example(oracle, schema, target, depth + 1)
@@ -224,7 +224,7 @@ class _Context:
     def __init__(self, oracle: Oracle, schema: str) -> None:
         self.oracle = oracle
         self.schema = schema
-        self.constants = _constants_by_property(oracle.documents[schema])
+        self.constants = _constants_by_property(oracle.document(schema))
 
 
 def _constants_by_property(document: Any) -> dict[str, list[Any]]:
@@ -248,7 +248,7 @@ def _constants_by_property(document: Any) -> dict[str, list[Any]]:
 def candidates(oracle: Oracle, schema: str, pointer: str, instance: Any) -> list[Mutation]:
     """Every single mutation of *instance* that the schema's keywords suggest."""
     context = _Context(oracle, schema)
-    root = oracle.documents[schema]
+    root = oracle.document(schema)
     node: Any = root
     for part in pointer.split("/")[1:]:
         node = node[part]

@@ -87,18 +87,28 @@ class Oracle:
         """Every schema document, by file stem."""
         return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(self.schemas_dir.glob("*.json"))}
 
+    @cached_property
+    def vendor_documents(self) -> dict[str, dict[str, Any]]:
+        """The vendor schemas (schemas/vendor/), by file stem."""
+        folder = self.schemas_dir / "vendor"
+        return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))}
+
+    def document(self, schema: str) -> dict[str, Any]:
+        """A schema document, seed or vendor."""
+        return self.documents[schema] if schema in self.documents else self.vendor_documents[schema]
+
     def pointer(self, schema: str, definition: str | None) -> str:
         """The JSON pointer of a definition in its schema (``""`` for the root)."""
         if definition is None:
             return ""
         for section in ("$defs", "definitions"):
-            if definition in self.documents[schema].get(section, {}):
+            if definition in self.document(schema).get(section, {}):
                 return f"/{section}/{definition}"
         raise KeyError(f"{schema} has no definition {definition}")
 
     def subschema(self, schema: str, definition: str | None) -> Any:
         """The schema of a definition (the whole document for the root)."""
-        node: Any = self.documents[schema]
+        node: Any = self.document(schema)
         for part in self.pointer(schema, definition).split("/")[1:]:
             node = node[part]
         return node
@@ -106,7 +116,7 @@ class Oracle:
     @lru_cache(maxsize=None)  # noqa: B019 - one oracle per run
     def validator(self, schema: str, definition: str | None = None) -> Validator:
         """A validator for one definition, resolving references in its document."""
-        document = self.documents[schema]
+        document = self.document(schema)
         cls = Draft7Validator if "draft-07" in document.get("$schema", "") else Draft202012Validator
         root = cls(document, format_checker=format_checker())
         return root if definition is None else root.evolve(schema=self.subschema(schema, definition))

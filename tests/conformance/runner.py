@@ -250,7 +250,7 @@ class Runner:
         "New" is a property path, or a schema constant at a path (a branch of a
         tagged union), that no value chosen so far has.
         """
-        constants, names = _vocabulary(self.oracle.documents[kind.schema])
+        constants, names = _vocabulary(self.oracle.document(kind.schema))
         seen: set[str] = set()
         chosen: list[int] = []
         for index, value in enumerate(values):
