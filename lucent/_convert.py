@@ -62,8 +62,8 @@ def convert(
         Format names. Each format converts to and from Lux by a generated converter
         (``lucent.generated.convert_registry.CONVERTERS``); any other pair is composed through
         Lux (source -> Lux -> target), with every diagnostic of both hops named by its path in
-        the source document. ``source == target`` returns the decoded document unchanged, with no
-        diagnostics.
+        the source document. ``source == target`` returns the decoded document unchanged; its only
+        diagnostics are the protocol rules it breaks (Invalid, as below).
     kind : {"request", "response", "error"}
         What the document is, per format (``DOCUMENTS``): ``request`` is ``LucentRequest``
         (lux-ir-v1), ``RemoteModelRequest`` (sparktide-remote-1.0), ``LanguageModelInput``
@@ -226,6 +226,8 @@ def _definition(fmt: str, kind: str) -> str:
     try:
         return DOCUMENTS[(fmt, kind)][1]
     except KeyError:
+        if kind == "stream":
+            raise UsageError("a stream converts event by event: use lucent.streams.convert_stream", code="unsupported_conversion") from None
         raise UsageError(f"converting {kind} documents of {fmt} is not implemented yet", code="unsupported_conversion") from None
 
 

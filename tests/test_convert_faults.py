@@ -53,3 +53,10 @@ def test_a_deep_mistyped_context_value_is_invalid_without_echoing_it() -> None:
     found = [d for d in result.diagnostics if d.field == "target:$.invocationId"]
     assert [d.status for d in found][:1] == ["Invalid"]
     assert "is of type list" in (found[0].detail or "") and "secret" not in (found[0].detail or "")
+
+
+def test_a_stream_kind_points_to_the_stream_converter() -> None:
+    with pytest.raises(lucent.errors.UsageError) as caught:
+        lucent.convert(b"data: {}\n\n", "sparktide", "lux", kind="stream")
+    assert caught.value.code == "unsupported_conversion"
+    assert "lucent.streams.convert_stream" in caught.value.message
