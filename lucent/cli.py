@@ -5,7 +5,8 @@
     when any document is invalid, 2 when a file cannot be read or the call is wrong. ``--format``
     names the schema by its format (``sparktide``, ``openai-chat``, ``openai-responses``,
     ``anthropic``, ``gemini``, ...); without ``--definition`` a vendor format accepts any of its
-    documents (request, response or stream event).
+    documents (request, response or stream event). A schema whose root accepts any JSON value
+    (llm-sdk's is only ``$defs``) needs ``--definition`` (exit status 2 without it).
 
 ``lucent convert --from F --to T [--kind K] [--strict] [--context JSON] [--diagnostics OUT] FILE|-``
     The converted document as JSON on stdout and one line per diagnostic on stderr
@@ -55,6 +56,9 @@ def _read(name: str) -> bytes:
 def _validate(args: argparse.Namespace) -> int:
     invalid = 0
     schema = args.schema if args.schema is not None else FORMATS[args.format]
+    if args.definition is None and _root_accepts_anything(schema):
+        print(f"lucent: the root of {schema} accepts any JSON value; name a definition with --definition [usage]", file=sys.stderr)
+        return 2
     for name in args.files:
         try:
             decode(_read(name), schema, args.definition)
@@ -68,6 +72,16 @@ def _validate(args: argparse.Namespace) -> int:
             invalid += 1
             print(f"{name}: {exc.path}: {exc.message} [{exc.code}]")
     return 1 if invalid else 0
+
+
+def _root_accepts_anything(schema: str) -> bool:
+    """True when the schema's root is an empty schema (only $defs), as llm-sdk's is: checking a
+    document against it would pass anything."""
+    from typing import Any as AnyType
+
+    from lucent._decode import schema_module
+
+    return getattr(schema_module(schema), "ROOT", None) is AnyType
 
 
 def _convert(args: argparse.Namespace) -> int:

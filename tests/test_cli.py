@@ -97,3 +97,12 @@ def test_version_and_python_dash_m() -> None:
 
     shown = subprocess.run([sys.executable, "-m", "lucent", "--version"], capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == f"lucent {version('lucent')}"
+
+
+def test_validate_refuses_a_schema_root_that_accepts_anything_without_a_definition(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = tmp_path / "hello.json"
+    document.write_text('"hello"', encoding="utf-8")
+    assert main(["validate", "--schema", "llm-sdk", str(document)]) == 2
+    assert "accepts any JSON value" in capsys.readouterr().err
+    assert main(["validate", "--schema", "llm-sdk", "--definition", "LanguageModelInput", str(document)]) == 1
+    assert "Expected `object`, got `str` [type]" in capsys.readouterr().out
