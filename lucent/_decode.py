@@ -13,7 +13,7 @@ import msgspec
 
 from lucent._best_error import shallowest
 from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
-from lucent.generated._support import MSGSPEC_CODES, RuleViolation
+from lucent.generated._support import MSGSPEC_CODES, RuleViolation, violation
 
 SCHEMAS: dict[str, str] = {
     "lux-ir-v1": "lux_ir_v1",
@@ -217,18 +217,9 @@ _MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = MSGSPEC_CODES
 
 
 def _validation_error(exc: msgspec.ValidationError, base: str = "$") -> ValidationError:
-    text = str(exc)
-    message, _, where = text.partition(" - at `")
-    where = where.removeprefix("key` in `")  # a map key that breaks propertyNames: the map's path
-    path = base + where[1:-1] if where.endswith("`") else base
-    cause = exc.__cause__
-    if isinstance(cause, RuleViolation):
-        full = cause.path if cause.path.startswith("$") else path + cause.path
-        return ValidationError(cause.message, code=cause.code, path=full)
-    code = next((c for pattern, c in _MSGSPEC_CODES if pattern.search(message)), "invalid")
-    if code in ("enum", "const"):
-        message = message.split(" '", 1)[0]  # never repeat the input value
-    return ValidationError(message, code=code, path=path)
+    """msgspec's error as a ValidationError (the same reading as the generated rules use)."""
+    fault = violation(exc, base)
+    return ValidationError(fault.message, code=fault.code, path=fault.path)
 
 
 _BYTE = re.compile(r"\(byte (\d+)\)")
