@@ -119,6 +119,7 @@ fields are written; every named mapping and transform exists; rule keys are from
 
 from __future__ import annotations
 
+import ast
 import json
 import keyword
 import pathlib
@@ -152,6 +153,11 @@ FORMATS: dict[str, Format] = {
     "sparktide": Format("sparktide", "sparktide-remote-1.0.json", "sparktide_remote_1_0", "SparkTide REMOTE 1.0", "SparkTide"),
     "htmlp": Format("htmlp", "htmlp-model-request.json", "htmlp_model_request", "htmlp", "htmlp"),
     "llm-sdk": Format("llm-sdk", "llm-sdk.json", "llm_sdk", "llm-sdk", "llm-sdk"),
+    # The vendor wire formats (schemas/vendor/, extracted by `python -m codegen vendor`).
+    "openai-chat": Format("openai-chat", "vendor/openai-chat.json", "openai_chat", "OpenAI Chat Completions", "Chat Completions"),
+    "openai-responses": Format("openai-responses", "vendor/openai-responses.json", "openai_responses", "OpenAI Responses", "Responses"),
+    "anthropic": Format("anthropic", "vendor/anthropic.json", "anthropic", "Anthropic Messages", "Anthropic"),
+    "gemini": Format("gemini", "vendor/gemini.json", "gemini", "Gemini generateContent", "Gemini"),
 }
 
 # The closed vocabulary of transforms: name -> (where it may be used, what it does). Each one is a
@@ -251,6 +257,32 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
     "total_is_sum": ("unless", "total_tokens is prompt_tokens + completion_tokens"),
     "emit_response_content": ("emit", "the first choice's parts as the llm-sdk response content; other choices, the finish reason (Degraded when the content gives it back), an index other than 0 and a role other than assistant are reported"),
 }
+
+# Vendor support modules. A spec whose [pair] names `support = "X"` calls the transforms of
+# generated/convert_support_X.py (template codegen/templates/converter_support_X.py.jinja, which
+# places `{{ shared_imports }}` after its docstring: the shared transforms of convert_support.py it
+# does not define itself, re-exported, so `_s.NAME` reaches both). Its vocabulary is
+# codegen/vocabulary/X.toml: `[transforms]` then `NAME = { use = "via", does = "..." }`; the names
+# join TRANSFORMS and must not repeat one there.
+VOCABULARY_DIR = pathlib.Path(__file__).parent / "vocabulary"
+
+
+def _load_vocabulary() -> dict[str, str]:
+    """Add every codegen/vocabulary/X.toml to TRANSFORMS; return transform name -> X."""
+    owners: dict[str, str] = {}
+    for path in sorted(VOCABULARY_DIR.glob("*.toml")):
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("transforms", {})
+        for name, entry in table.items():
+            if name in TRANSFORMS:
+                raise MappingSpecError(f"codegen/vocabulary/{path.name}: transform {name!r} is already defined")
+            if not isinstance(entry, dict) or set(entry) != {"use", "does"}:
+                raise MappingSpecError(f"codegen/vocabulary/{path.name}: {name} needs exactly use and does")
+            TRANSFORMS[name] = (str(entry["use"]), str(entry["does"]))
+            owners[name] = path.stem
+    return owners
+
+
+VOCABULARY_OWNERS = _load_vocabulary()
 
 RULE_KEYS = {
     "const", "from", "via", "with", "carried", "each", "map", "emit", "collect", "parts", "values",
@@ -512,6 +544,9 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
         for key in ("title", "source", "target", "kind", "entry", "function", "output"):
             if key not in pair:
                 raise MappingSpecError(f"mappings/{path.name}: [pair] has no {key}")
+        support = pair.get("support")
+        if support is not None and not (repo_root / "codegen" / "templates" / f"converter_support_{support}.py.jinja").is_file():
+            raise MappingSpecError(f"mappings/{path.name}: [pair] support {support!r} has no template converter_support_{support}.py.jinja")
         try:
             sf, tf = FORMATS[pair["source"]], FORMATS[pair["target"]]
         except KeyError as exc:
@@ -913,6 +948,7 @@ class Lowering:
         return {
             "spec_file": f"mappings/{self.spec.path.name}",
             "pair": self.spec.pair,
+            "support_module": "convert_support_" + self.spec.pair["support"] if "support" in self.spec.pair else "convert_support",
             "source_format": self.spec.source_format,
             "target_format": self.spec.target_format,
             "source_module": self.spec.source_format.module,
@@ -1784,9 +1820,29 @@ def render_all(repo_root: pathlib.Path) -> dict[str, str]:
     out["convert_support.py"] = env.get_template("converter_support.py.jinja").render(
         specs=[f"mappings/{s.path.name}" for s in specs], text_checks=text_checks(repo_root)
     )
+    shared = _public_names(out["convert_support.py"])
+    for support in sorted({s.pair["support"] for s in specs if "support" in s.pair}):
+        template = env.get_template(f"converter_support_{support}.py.jinja")
+        users = [f"mappings/{s.path.name}" for s in specs if s.pair.get("support") == support]
+        own = set(_public_names(template.render(specs=users, shared_imports="")))
+        names = [n for n in shared if n not in own]
+        imports = "from .convert_support import (\n" + "".join(f"    {n} as {n},\n" for n in names) + ")\n"
+        out[f"convert_support_{support}.py"] = template.render(specs=users, shared_imports=imports)
     out["convert_registry.py"] = render_registry(env, specs)
     out["docs/mappings.md"] = render_docs(repo_root, specs)
     return out
+
+
+def _public_names(text: str) -> list[str]:
+    """The top-level public functions, classes and constants a rendered support module defines."""
+    names = []
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return [n for n in names if not n.startswith("_")]
 
 
 # The SparkTide strings the Lux -> SparkTide transform settle_tool_ids makes fit: (function of
@@ -1841,7 +1897,7 @@ def render_registry(env: jinja2.Environment, specs: list[Spec]) -> str:
             "unreachable": {f"$.{k}": v for k, v in entry.get("unreachable", {}).items()},
         })
         for fmt, definition in ((pair["source"], entry["source"]), (pair["target"], entry["target"])):
-            stem = FORMATS[fmt].schema_file.removesuffix(".json")
+            stem = FORMATS[fmt].schema_file.removesuffix(".json").removeprefix("vendor/")
             known = documents.setdefault((fmt, pair["kind"]), (stem, definition))
             if known != (stem, definition):
                 raise MappingSpecError(f"mappings/{spec.path.name}: {fmt} {pair['kind']} is {definition} here but {known[1]} elsewhere")

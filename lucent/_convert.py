@@ -30,7 +30,7 @@ FORMATS: dict[str, str] = {
     "llm-sdk": "llm-sdk",
     "htmlp": "htmlp-model-request",
     # The vendor wire formats (schemas/vendor/<stem>.json): decode and validate take them; their
-    # converters are not written yet (convert raises unsupported_conversion).
+    # converters are the mapping specs whose [pair] names them (mappings/*.toml).
     "openai-chat": "openai-chat",
     "openai-responses": "openai-responses",
     "anthropic": "anthropic",
