@@ -325,6 +325,17 @@ def _lit(value: Any) -> str:
 # --------------------------------------------------------------------------------------- schemas
 
 
+def _tag_value(node: Any) -> Any:
+    """A union tag: a property's `const`, or its one-value string `enum` (as the bindings read
+    OpenAI's `"role": {"enum": ["system"]}`); None otherwise."""
+    if not isinstance(node, dict):
+        return None
+    if "const" in node:
+        return node["const"]
+    enum = node.get("enum")
+    return enum[0] if isinstance(enum, list) and len(enum) == 1 and isinstance(enum[0], str) else None
+
+
 @dataclass
 class Type:
     """What a schema node is, as the generated bindings spell it."""
@@ -369,7 +380,7 @@ class Schema:
                     walk(item)
             elif isinstance(raw, dict):
                 refs = [v["$ref"].rsplit("/", 1)[1] for v in raw.get("oneOf", []) if isinstance(v, dict) and set(v) == {"$ref"}]
-                consts = [{p for p, n in self.defs.get(r, {}).get("properties", {}).items() if "const" in n} for r in refs]
+                consts = [{p for p, n in self.defs.get(r, {}).get("properties", {}).items() if _tag_value(n) is not None} for r in refs]
                 common = set.intersection(*consts) if len(consts) > 1 else set()
                 for ref in refs if len(common) == 1 else []:
                     tags[ref] = next(iter(common))
@@ -413,6 +424,8 @@ class Schema:
         if not isinstance(node, dict):  # a boolean schema (htmlp's `"arguments": true`): any JSON
             return Type("any", "Any", {})
         name, node = self.deref(node)
+        if name is not None and any("properties" in b for b in node.get("allOf", []) if "$ref" not in b):
+            node = self._merged(node)  # an allOf of objects: one Struct, as codegen.bindings merges it
         refs = [b for b in node.get("allOf", []) if "$ref" in b]
         if len(refs) == 1 and not {"type", "properties", "oneOf"} & set(node):
             return self.type_of(refs[0], hint)  # a definition narrowed by allOf: its own type
@@ -431,8 +444,8 @@ class Schema:
                         variants[v] = Variant(v, "literal")
                     continue
                 for prop, pnode in b.get("properties", {}).items():
-                    if isinstance(pnode, dict) and "const" in pnode:
-                        tag = pnode["const"]
+                    if _tag_value(pnode) is not None:
+                        tag = _tag_value(pnode)
                         # a branch that is a definition of its own keeps its class name (llm-sdk's
                         # Message is UserMessage | AssistantMessage | ToolMessage)
                         variants[tag] = Variant(tag, "object", ref or f"{cls}{_pascal(tag)}", b, prop)
@@ -467,6 +480,18 @@ class Schema:
             inner = self.type_of(extra, cls + "Value").py if isinstance(extra, dict) else "Any"
             return Type("dict", f"dict[str, {inner}]", node)
         return Type("any", "Any", node)
+
+    def _merged(self, node: dict[str, Any]) -> dict[str, Any]:
+        """A definition that is an allOf of objects (OpenAI's CreateChatCompletionRequest) as one
+        object: the properties and required members of every branch."""
+        merged: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
+        for branch in [node, *node["allOf"]]:
+            _name, branch = self.deref(branch)
+            if "allOf" in branch and branch is not node:
+                branch = self._merged(branch)
+            merged["properties"].update(branch.get("properties", {}))
+            merged["required"] += [r for r in branch.get("required", []) if r not in merged["required"]]
+        return merged
 
     @staticmethod
     def _literals(node: dict[str, Any]) -> tuple[Any, ...]:
