@@ -1458,6 +1458,10 @@ class Lowering:
         if ttype is None:
             return []
         node = ttype.node
+        either = node.get("anyOf", [])
+        values = [b for b in either if not (isinstance(b, dict) and b.get("type") == "null")]
+        if len(either) == 2 and len(values) == 1 and isinstance(values[0], dict):
+            node = values[0]  # a nullable value written as anyOf [value, null] (OpenAI's temperature)
         name = f"{self.spec.target_format.label} {tpath}"
         found: list[tuple[str, str, str]] = []
         ops = {"minimum": "<", "exclusiveMinimum": "<=", "maximum": ">", "exclusiveMaximum": ">="}

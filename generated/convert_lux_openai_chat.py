@@ -104,7 +104,26 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         carried="json_schema",
     )
     # temperature <- options.temperature otherwise extra.openai_chat.temperature
-    temperature = src.options.temperature if src.options.temperature is not UNSET else cx.from_carried("temperature", "any")
+    temperature: Any | UnsetType = src.options.temperature
+    # Chat Completions temperature: minimum 0, maximum 2; a value outside is left out (Unsupported)
+    if temperature is not UNSET:
+        if temperature < 0:
+            temperature = _s.left_out(
+                temperature,
+                f"{path}.options.temperature",
+                cx,
+                "Chat Completions temperature has minimum 0",
+            )
+        elif temperature > 2:
+            temperature = _s.left_out(
+                temperature,
+                f"{path}.options.temperature",
+                cx,
+                "Chat Completions temperature has maximum 2",
+            )
+    # temperature: otherwise extra.openai_chat.temperature
+    if src.options.temperature is UNSET:
+        temperature = cx.from_carried("temperature", "any")
     # extra.openai_chat.temperature: Unsupported when options.temperature is set too and differs
     if src.options.temperature is not UNSET and "temperature" in cx.carried and cx.carried["temperature"] != temperature:
         cx.report(
@@ -113,7 +132,26 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
             "not written: Lux $.options.temperature is set and wins over it",
         )
     # top_p <- options.top_p otherwise extra.openai_chat.top_p
-    top_p = src.options.top_p if src.options.top_p is not UNSET else cx.from_carried("top_p", "any")
+    top_p: Any | UnsetType = src.options.top_p
+    # Chat Completions top_p: minimum 0, maximum 1; a value outside is left out (Unsupported)
+    if top_p is not UNSET:
+        if top_p < 0:
+            top_p = _s.left_out(
+                top_p,
+                f"{path}.options.top_p",
+                cx,
+                "Chat Completions top_p has minimum 0",
+            )
+        elif top_p > 1:
+            top_p = _s.left_out(
+                top_p,
+                f"{path}.options.top_p",
+                cx,
+                "Chat Completions top_p has maximum 1",
+            )
+    # top_p: otherwise extra.openai_chat.top_p
+    if src.options.top_p is UNSET:
+        top_p = cx.from_carried("top_p", "any")
     # extra.openai_chat.top_p: Unsupported when options.top_p is set too and differs
     if src.options.top_p is not UNSET and "top_p" in cx.carried and cx.carried["top_p"] != top_p:
         cx.report(
@@ -263,6 +301,50 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
                 cx,
                 "Chat Completions top_logprobs has maximum 20",
             )
+    # verbosity <- extra.openai_chat.verbosity
+    verbosity: Any | UnsetType = cx.from_carried("verbosity", "any")
+    # Chat Completions verbosity: one of ["low", "medium", "high"]; a value outside is left out (Unsupported)
+    if verbosity is not UNSET:
+        if verbosity not in ("low", "medium", "high"):
+            verbosity = _s.left_out(
+                verbosity,
+                f"{path}.extra.openai_chat.verbosity",
+                cx,
+                "Chat Completions verbosity is one of [\"low\", \"medium\", \"high\"]",
+            )
+    # service_tier <- extra.openai_chat.service_tier
+    service_tier: Any | UnsetType = cx.from_carried("service_tier", "any")
+    # Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
+    if service_tier is not UNSET:
+        if service_tier not in ("auto", "default", "flex", "scale", "priority", "fast"):
+            service_tier = _s.left_out(
+                service_tier,
+                f"{path}.extra.openai_chat.service_tier",
+                cx,
+                "Chat Completions service_tier is one of [\"auto\", \"default\", \"flex\", \"scale\", \"priority\", \"fast\"]",
+            )
+    # safety_identifier <- extra.openai_chat.safety_identifier
+    safety_identifier: Any | UnsetType = cx.from_carried("safety_identifier", "any")
+    # Chat Completions safety_identifier: maxLength 64; a value outside is left out (Unsupported)
+    if safety_identifier is not UNSET:
+        if isinstance(safety_identifier, str) and len(safety_identifier) > 64:
+            safety_identifier = _s.left_out(
+                safety_identifier,
+                f"{path}.extra.openai_chat.safety_identifier",
+                cx,
+                "Chat Completions safety_identifier has maxLength 64",
+            )
+    # prompt_cache_retention <- extra.openai_chat.prompt_cache_retention
+    prompt_cache_retention: Any | UnsetType = cx.from_carried("prompt_cache_retention", "any")
+    # Chat Completions prompt_cache_retention: one of ["in_memory", "24h"]; a value outside is left out (Unsupported)
+    if prompt_cache_retention is not UNSET:
+        if prompt_cache_retention not in ("in_memory", "24h"):
+            prompt_cache_retention = _s.left_out(
+                prompt_cache_retention,
+                f"{path}.extra.openai_chat.prompt_cache_retention",
+                cx,
+                "Chat Completions prompt_cache_retention is one of [\"in_memory\", \"24h\"]",
+            )
     # functions <- extra.openai_chat.functions
     functions: list[ChatCompletionFunctions] | UnsetType = cx.from_carried("functions", "array")
     # Chat Completions functions: minItems 1, maxItems 128; a value outside is left out (Unsupported)
@@ -368,18 +450,18 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         top_logprobs=top_logprobs,
         modalities=cx.from_carried("modalities", "any"),
         audio=cx.from_carried("audio", "any"),
-        verbosity=cx.from_carried("verbosity", "any"),
+        verbosity=verbosity,
         web_search_options=cx.from_carried("web_search_options", "any"),
         prediction=cx.from_carried("prediction", "any"),
         parallel_tool_calls=cx.from_carried("parallel_tool_calls", "boolean"),
         stream_options=cx.from_carried("stream_options", "any"),
         store=cx.from_carried("store", "any"),
         moderation=cx.from_carried("moderation", "any"),
-        service_tier=cx.from_carried("service_tier", "any"),
+        service_tier=service_tier,
         user=cx.from_carried("user", "string"),
-        safety_identifier=cx.from_carried("safety_identifier", "any"),
+        safety_identifier=safety_identifier,
         prompt_cache_key=cx.from_carried("prompt_cache_key", "any"),
-        prompt_cache_retention=cx.from_carried("prompt_cache_retention", "any"),
+        prompt_cache_retention=prompt_cache_retention,
         prompt_cache_options=cx.from_carried("prompt_cache_options", "any"),
         function_call=cx.from_carried("function_call", "any"),
         functions=functions,

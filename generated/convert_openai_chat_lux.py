@@ -54,6 +54,7 @@ _FROM_REQUEST: dict[str, str] = {
     "extra.openai_chat.temperature": "temperature",
     "extra.openai_chat.top_p": "top_p",
     "extra.openai_chat.max_completion_tokens": "max_completion_tokens",
+    "extra.openai_chat.max_tokens": "max_tokens",
     "extra.openai_chat.stop": "stop",
     "extra.openai_chat.stop_string": "stop",
     "extra.openai_chat.stream": "stream",
@@ -167,10 +168,9 @@ def _request(src: CreateChatCompletionRequest, path: str, cx: Cx) -> LucentReque
     extra_openai_chat_top_p = _s.null_kept(src.top_p, f"{path}.top_p", cx)
     # extra.openai_chat.max_completion_tokens <- max_completion_tokens via null_kept
     extra_openai_chat_max_completion_tokens = _s.null_kept(src.max_completion_tokens, f"{path}.max_completion_tokens", cx)
-    # extra.openai_chat.max_tokens <- max_tokens, max_completion_tokens via chat_max_tokens_kept
+    # extra.openai_chat.max_tokens <- max_tokens via chat_max_tokens_kept
     extra_openai_chat_max_tokens = _s.chat_max_tokens_kept(
         src.max_tokens,
-        src.max_completion_tokens,
         f"{path}.max_tokens",
         cx,
         "Degraded",

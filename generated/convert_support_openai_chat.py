@@ -255,6 +255,8 @@ def image_media(url: str, path: str, cx: Cx) -> LucentMultimedia:
     """An image URL as Lux media: a base64 data URL is inline (bytes in extra.media), any other
     URL a url image whose media type is guessed from the file name (else image/*)."""
     found = _DATA_URL.match(url)
+    if found is None and url.startswith("data:"):
+        cx.report(f"{path}.url", "Degraded", "not a base64 data URL of a media type; kept as a url image")
     if found is not None:
         cx.keep("media", path, "data", found.group(2), f"{path}.url")
         return cx.built(path, LucentMultimedia(media_type=found.group(1), source="inline"), {"media_type": "url", "source": "url"})
@@ -403,10 +405,13 @@ def _is_int(value: Any) -> bool:
 
 
 def chat_token_limit(completion: int | None | UnsetType, legacy: int | None | UnsetType, path: str, cx: Cx) -> int | UnsetType:
-    """max_completion_tokens, else the deprecated max_tokens."""
+    """max_completion_tokens, else the deprecated max_tokens (remembered for chat_max_tokens_kept)."""
     if _is_int(completion):
         return completion  # type: ignore[return-value]
-    return legacy if _is_int(legacy) else UNSET  # type: ignore[return-value]
+    if _is_int(legacy):
+        cx.memo["chat_limit"] = "max_tokens"
+        return legacy  # type: ignore[return-value]
+    return UNSET
 
 
 def chat_limit_field(completion: int | None | UnsetType, legacy: int | None | UnsetType, path: str, cx: Cx) -> str | UnsetType:
@@ -414,14 +419,12 @@ def chat_limit_field(completion: int | None | UnsetType, legacy: int | None | Un
     return "max_tokens" if not _is_int(completion) and _is_int(legacy) else UNSET
 
 
-def chat_max_tokens_kept(
-    legacy: int | None | UnsetType, completion: int | None | UnsetType, path: str, cx: Cx, status: Status, reason: str
-) -> int | None | UnsetType:
-    """max_tokens when the Lux limit does not hold it: null (kept), or a value beside
-    max_completion_tokens (kept, reported)."""
+def chat_max_tokens_kept(legacy: int | None | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> int | None | UnsetType:
+    """max_tokens when the Lux limit (chat_token_limit, run before) does not hold it: null
+    (kept), or a value beside max_completion_tokens (kept, reported)."""
     if legacy is None:
         return None
-    if legacy is UNSET or not _is_int(completion):
+    if legacy is UNSET or cx.memo.get("chat_limit") == "max_tokens":
         return UNSET
     cx.report(path, status, reason)
     return legacy
@@ -555,8 +558,17 @@ def _tool_message(result: LucentToolResult, path: str, cx: Cx) -> ChatCompletion
             parts.append(_text_part(block, where, cx))
         else:
             _unsupported(where, "tool message (text only)", cx)
-    content = _as_content(parts, path, cx)
-    return cx.built(path, ChatCompletionRequestToolMessage(tool_call_id=result.tool_use_id, content="" if content is UNSET else content))
+    content = _or_empty(_as_content(parts, path, cx), path, cx)
+    return cx.built(path, ChatCompletionRequestToolMessage(tool_call_id=result.tool_use_id, content=content))
+
+
+def _or_empty(content: Any, path: str, cx: Cx) -> Any:
+    """Content a Chat message requires: none is written as "" (Degraded: it comes back as one
+    empty text block)."""
+    if content is not UNSET:
+        return content
+    cx.report(f"{path}.content", "Degraded", "a Chat message needs content; one with no text is written with content \"\"")
+    return ""
 
 
 def _media_url(media: LucentMultimedia, path: str, cx: Cx) -> str | None:
@@ -566,7 +578,10 @@ def _media_url(media: LucentMultimedia, path: str, cx: Cx) -> str | None:
         if data is UNSET:
             cx.report(path, "Invalid", "inline media without its bytes in extra.media; dropped")
             return None
-        return f"data:{media.media_type};base64,{data}"
+        url = f"data:{media.media_type};base64,{data}"
+        if _DATA_URL.match(url) is None:
+            cx.report(path, "Degraded", "the media type and bytes do not form a base64 data URL that reads back; written as the data URL text")
+        return url
     if media.source == "url":
         url = cx.kept("media", path, "url", "string")
         if url is UNSET:
@@ -706,13 +721,11 @@ def _emit_message(out: list[Any], message: LucentMessage, path: str, cx: Cx) -> 
         built = _assistant(message, path, cx)
     elif role == "user":
         parts = _put_back_files(_user_parts(message.content, path, cx), path, cx)
-        content = _as_content(parts, path, cx)
-        built = ChatCompletionRequestUserMessage(content="" if content is UNSET else content)
+        built = ChatCompletionRequestUserMessage(content=_or_empty(_as_content(parts, path, cx), path, cx))
     else:
         parts = _text_only(message.content, path, f"{role} message (text only)", cx)
-        content = _as_content(parts, path, cx)
         kind = ChatCompletionRequestSystemMessage if role == "system" else ChatCompletionRequestDeveloperMessage
-        built = kind(content="" if content is UNSET else content)
+        built = kind(content=_or_empty(_as_content(parts, path, cx), path, cx))
     if name is not UNSET:
         built.name = name
     out.append(cx.built(path, built))

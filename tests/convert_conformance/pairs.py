@@ -47,9 +47,9 @@ class Side:
 
 @cache
 def _definitions(schema: str) -> frozenset[str]:
-    from tests.conformance.paths import SCHEMAS_DIR
+    from tests.conformance.paths import schema_path
 
-    document = json.loads((SCHEMAS_DIR / f"{schema}.json").read_text(encoding="utf-8"))
+    document = json.loads(schema_path(schema).read_text(encoding="utf-8"))
     return frozenset(name for section in ("$defs", "definitions") for name in document.get(section, {}))
 
 
