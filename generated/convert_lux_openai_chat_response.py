@@ -28,6 +28,7 @@ __all__ = ["lux_to_openai_chat_response"]
 
 _FROM_RESPONSE: dict[str, str] = {
     "id": "id",
+    "created": "created_at",
     "model": "model",
     "choices": "choices",
     "usage": "usage",
@@ -65,11 +66,8 @@ def lux_to_openai_chat_response(
 
 def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionResponse:
     """[maps.response]: LucentResponse -> CreateChatCompletionResponse."""
-    # created <- context created_at else created_at
-    created: int | UnsetType = cx.from_context("created_at", "integer", "$.created")
-    created = cx.prefer(created, src.created_at, f"{path}.created_at", "created_at")
-    if created is UNSET:
-        cx.missing("$.created", "created_at")
+    # created <- created_at via chat_created
+    created = _s.chat_created(src.created_at, f"{path}.created_at", cx)
     # choices <- choices each choice
     choices = [_choice(item, f"{path}.choices[{i}]", cx) for i, item in enumerate(src.choices)]
     # usage <- usage via chat_usage
@@ -106,7 +104,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionRes
     return cx.built(path, _s.unchecked(CreateChatCompletionResponse)(
         id=src.id,
         object="chat.completion",
-        created=_s.present(created),
+        created=created,
         model=src.model,
         choices=choices,
         usage=usage,

@@ -133,7 +133,7 @@ import json
 import re
 from typing import Any
 
-from msgspec import UNSET, UnsetType, to_builtins
+from msgspec import UNSET, UnsetType, ValidationError, convert, to_builtins
 
 from .lux_ir_v1 import (
     LucentAnnotation,
@@ -177,6 +177,8 @@ from .openai_chat import (
     ChatCompletionNamedToolChoiceCustomCustom,
     ChatCompletionNamedToolChoiceFunction,
     ChatCompletionRequestAssistantMessage,
+    ChatCompletionRequestAssistantMessageAudioId,
+    ChatCompletionRequestAssistantMessageFunctionCallArguments,
     ChatCompletionRequestAssistantMessageContentPart,
     ChatCompletionRequestDeveloperMessage,
     ChatCompletionRequestFunctionMessage,
@@ -193,11 +195,21 @@ from .openai_chat import (
     ChatCompletionRequestUserMessage,
     ChatCompletionRequestUserMessageContentPart,
     ChatCompletionResponseMessage,
+    ChatCompletionResponseMessageAnnotationsItem,
+    ChatCompletionResponseMessageAnnotationsItemUrlCitation,
+    ChatCompletionResponseMessageAudioId,
+    ChatCompletionResponseMessageFunctionCall,
+    CompletionUsage,
+    CompletionUsagePromptTokensDetails,
+    CompletionUsageCompletionTokensDetails,
     ChatCompletionTool,
     ChatCompletionToolChoiceOption,
     CustomToolChatCompletions,
     CustomToolChatCompletionsCustom,
+    CustomToolChatCompletionsCustomFormatGrammar,
+    CustomToolChatCompletionsCustomFormatText,
     FunctionObject,
+    PromptCacheBreakpointParam,
     ResponseFormatJsonObject,
     ResponseFormatJsonSchema,
     ResponseFormatJsonSchemaJsonSchema,
@@ -217,6 +229,16 @@ _NEAREST_EFFORT = {"minimal": "low", "low": "low", "medium": "medium", "high": "
 
 def _parent(path: str) -> str:
     return path.rsplit(".", 1)[0]
+
+
+def typed(value: Any, tp: Any, path: str, cx: Cx) -> Any:
+    """A kept JSON value as the Chat type it stands for (so the Struct written reads back like a
+    decoded one), or UNSET when it is not one (reported Invalid at its side-car path)."""
+    try:
+        return convert(value, tp)
+    except (ValidationError, TypeError, ValueError) as exc:
+        cx.report(path, "Invalid", f"not a Chat value of this place ({exc}); ignored")
+        return UNSET
 
 
 # ------------------------------------------------------------------------- Chat -> Lux requests
@@ -514,8 +536,12 @@ def _text_part(block: LucentContentText, path: str, cx: Cx) -> ChatCompletionReq
     part = ChatCompletionRequestMessageContentPartText(text=block.text)
     breakpoint_ = _members(path, "prompt_cache_breakpoint", "object", cx)
     if breakpoint_ is not UNSET:
-        part.prompt_cache_breakpoint = breakpoint_
+        part.prompt_cache_breakpoint = typed(breakpoint_, PromptCacheBreakpointParam, _kept_path(path, "prompt_cache_breakpoint", cx), cx)
     return cx.built(path, part)
+
+
+def _kept_path(path: str, key: str, cx: Cx) -> str:
+    return member(member(f"{cx.sidecar_path}.{MEMBERS}", path), key)
 
 
 def _as_content(parts: list[Any], path: str, cx: Cx) -> Any:
@@ -632,7 +658,7 @@ def _user_parts(blocks: list[LucentContent], path: str, cx: Cx) -> list[Any]:
 def _with_breakpoint(part: Any, path: str, cx: Cx) -> Any:
     breakpoint_ = _members(path, "prompt_cache_breakpoint", "object", cx)
     if breakpoint_ is not UNSET:
-        part.prompt_cache_breakpoint = breakpoint_
+        part.prompt_cache_breakpoint = typed(breakpoint_, PromptCacheBreakpointParam, _kept_path(path, "prompt_cache_breakpoint", cx), cx)
     return cx.built(path, part)
 
 
@@ -645,7 +671,9 @@ def _put_back_files(parts: list[Any], path: str, cx: Cx) -> list[Any]:
         if not isinstance(entry, dict) or set(entry) != {"index", "part"} or not isinstance(entry["index"], int) or not isinstance(entry["part"], dict):
             cx.report(f"{cx.sidecar_path}.{MEMBERS}[{json.dumps(path)}].files[{n}]", "Invalid", "not an {index, part} entry; ignored")
             continue
-        merged.insert(min(max(entry["index"], 0), len(merged)), entry["part"])
+        part = typed(entry["part"], ChatCompletionRequestMessageContentPartFile, _kept_path(path, "files", cx), cx)
+        if part is not UNSET:
+            merged.insert(min(max(entry["index"], 0), len(merged)), part)
     return merged
 
 
@@ -683,10 +711,10 @@ def _assistant(message: LucentMessage, path: str, cx: Cx) -> ChatCompletionReque
         out.tool_calls = calls
     elif _members(path, "tool_calls", "array", cx) == []:
         out.tool_calls = []
-    for key in ("audio", "function_call"):
+    for key, tp in (("audio", ChatCompletionRequestAssistantMessageAudioId | None), ("function_call", ChatCompletionRequestAssistantMessageFunctionCallArguments | None)):
         kept = _members(path, key, "any", cx)
         if kept is not UNSET:
-            setattr(out, key, kept)
+            setattr(out, key, typed(kept, tp, _kept_path(path, key, cx), cx))
     return out
 
 
@@ -797,7 +825,7 @@ def chat_tools(tools: list[LucentTool] | UnsetType, path: str, cx: Cx) -> list[C
             custom = CustomToolChatCompletionsCustom(name=tool.name, description=tool.description)
             kept = _members(where, "format", "object", cx)
             if kept is not UNSET:
-                custom.format = kept
+                custom.format = typed(kept, CustomToolChatCompletionsCustomFormatText | CustomToolChatCompletionsCustomFormatGrammar, _kept_path(where, "format", cx), cx)
             if tool.parameters is not None:
                 cx.report(f"{where}.parameters", "Unsupported", "a custom tool takes free text and has no parameters; dropped")
             if tool.strict is not UNSET:
@@ -821,7 +849,8 @@ def chat_tool_choice(choice: LucentToolChoice | UnsetType, path: str, cx: Cx, ca
     """auto / none / required as they are; specific_tool as a named function (or custom, when
     kept so); without a Lux choice, the carried allowed_tools choice."""
     if choice is UNSET:
-        return cx.from_carried(carried, "object")
+        kept = cx.from_carried(carried, "object")
+        return UNSET if kept is UNSET else typed(kept, ChatCompletionAllowedToolsChoice, f"{cx.carried_path}.{carried}", cx)
     if isinstance(choice, str):
         return choice
     if _members(path, "type", ("custom",), cx) == "custom":
@@ -834,7 +863,10 @@ def chat_response_format(value: LucentStructuredOutput | UnsetType, path: str, c
     description / strict (name "response" when none, Degraded; a schema that is not an object
     Invalid, no response_format); without a Lux value, the carried verbatim response_format."""
     if value is UNSET:
-        return cx.from_carried("response_format", "object")
+        kept_format = cx.from_carried("response_format", "object")
+        if kept_format is UNSET:
+            return UNSET
+        return typed(kept_format, ResponseFormatText | ResponseFormatJsonSchema | ResponseFormatJsonObject, f"{cx.carried_path}.response_format", cx)
     if value == "text":
         return ResponseFormatText()
     if value == "json_object":
@@ -950,7 +982,9 @@ def chat_response_content(message: ChatCompletionResponseMessage, path: str, cx:
     if message.annotations == []:
         cx.keep(MEMBERS, choice, "annotations", [], f"{path}.annotations")
     if message.refusal is not None:
-        blocks.append(cx.built(f"{path}.refusal", LucentContentRefusal(refusal=message.refusal), {"refusal": ""}))
+        # with no content the refusal block stands for the whole message (content null included)
+        where = f"{path}.refusal" if message.content is not None else path
+        blocks.append(cx.built(where, LucentContentRefusal(refusal=message.refusal), {"refusal": "refusal" if message.content is None else ""}))
     if message.tool_calls is not UNSET:
         if not message.tool_calls:
             cx.keep(MEMBERS, choice, "tool_calls", [], f"{path}.tool_calls")
@@ -1017,10 +1051,12 @@ def chat_usage_details(usage: Any, path: str, cx: Cx, status: Status, reason: st
         details = getattr(usage, name)
         if details is UNSET:
             continue
-        rest = {k: v for k, v in to_builtins(details).items() if k not in lux}
+        counts = to_builtins(details)
+        rest = {k: v for k, v in counts.items() if k not in lux}
         for key in rest:
             cx.report(f"{path}.{name}.{key}", status, reason)
-        kept[name] = rest
+        if rest or not any(k in counts for k in lux):  # else the Lux counts give the object back
+            kept[name] = rest
     return kept if kept else UNSET
 
 
@@ -1034,8 +1070,8 @@ def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatComp
     the refusal (likewise), tool_use blocks as tool_calls, url annotations as url_citation; the
     members kept at the choice put back; other blocks Unsupported."""
     choice = _parent(path)
-    if message.role not in ("assistant", "model"):
-        cx.report(f"{path}.role", "Degraded", f"a Chat response message is always assistant; the {message.role} role is not written")
+    if message.role != "assistant":
+        cx.report(f"{path}.role", "Degraded", f"a Chat response message is always assistant; the {message.role} role is written as assistant")
     texts: list[str] = []
     refusals: list[str] = []
     calls: list[Any] = []
@@ -1075,11 +1111,11 @@ def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatComp
     if annotations:
         out.annotations = annotations
     elif kept is not UNSET:
-        out.annotations = kept
-    for key in ("audio", "function_call"):
+        out.annotations = typed(kept, list[ChatCompletionResponseMessageAnnotationsItem], _kept_path(choice, "annotations", cx), cx)
+    for key, tp in (("audio", ChatCompletionResponseMessageAudioId | None), ("function_call", ChatCompletionResponseMessageFunctionCall)):
         value = _members(choice, key, "any", cx)
         if value is not UNSET:
-            setattr(out, key, value)
+            setattr(out, key, typed(value, tp, _kept_path(choice, key, cx), cx))
     return cx.built(path, out)
 
 
@@ -1100,7 +1136,8 @@ def _url_citations(annotations: list[LucentAnnotation], path: str, offset: int, 
             title = note.text if note.text is not UNSET else ""
         elif note.text is not UNSET:
             cx.report(f"{where}.text", "Unsupported", "a Chat url_citation has no cited text; dropped")
-        out.append({"type": "url_citation", "url_citation": {"end_index": note.end + offset, "start_index": note.start + offset, "url": note.ref, "title": title}})
+        cite = ChatCompletionResponseMessageAnnotationsItemUrlCitation(end_index=note.end + offset, start_index=note.start + offset, url=note.ref, title=title)
+        out.append(cx.built(where, ChatCompletionResponseMessageAnnotationsItem(type="url_citation", url_citation=cite)))
     return out
 
 
@@ -1131,12 +1168,31 @@ def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) 
         return UNSET
     kept = cx.from_carried(carried, "object")
     kept = kept if isinstance(kept, dict) else {}
-    out: dict[str, Any] = {"completion_tokens": usage.completion_tokens, "prompt_tokens": usage.prompt_tokens, "total_tokens": usage.total_tokens}
+    out = CompletionUsage(completion_tokens=usage.completion_tokens, prompt_tokens=usage.prompt_tokens, total_tokens=usage.total_tokens)
     values = {"cached_tokens": usage.cached_tokens, "cache_write_tokens": usage.cache_creation_tokens, "reasoning_tokens": usage.reasoning_tokens}
+    types = {"prompt_tokens_details": CompletionUsagePromptTokensDetails, "completion_tokens_details": CompletionUsageCompletionTokensDetails}
     for name, lux in _LUX_DETAILS.items():
-        details = dict(kept[name]) if isinstance(kept.get(name), dict) else None
+        details = kept.get(name)
         found = {key: values[key] for key in lux if values[key] is not UNSET}
         if details is None and not found:
             continue
-        out[name] = {**(details or {}), **found}
-    return cx.built(path, out)
+        if not isinstance(details, dict):
+            if details is not None:
+                cx.report(f"{cx.carried_path}.{carried}.{name}", "Invalid", "not a JSON object of token counts; ignored")
+            details = {}
+        rest = typed({k: v for k, v in details.items() if k not in lux}, types[name], f"{cx.carried_path}.{carried}.{name}", cx)
+        setattr(out, name, types[name](**{**(to_builtins(rest) if rest is not UNSET else {}), **found}))
+    return cx.built(path, out, {"prompt_tokens": "prompt_tokens", "completion_tokens": "completion_tokens", "total_tokens": "total_tokens"})
+
+
+def chat_created(created_at: int | UnsetType, path: str, cx: Cx) -> int | UnsetType:
+    """The caller's context["created_at"] (a different Lux created_at reported Degraded), else
+    Lux created_at; a context value the Lux document lacks is reported Degraded (the round trip
+    gains it); found in neither: Invalid target:$.created."""
+    given = cx.from_context("created_at", "integer", "$.created")
+    value = cx.prefer(given, created_at, path, "created_at")
+    if value is UNSET:
+        cx.missing("$.created", "created_at", "a Chat response states its creation time")
+    elif created_at is UNSET:
+        cx.report(path, "Degraded", "absent in Lux; the Chat created time is the caller's context['created_at']")
+    return value

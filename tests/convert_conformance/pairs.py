@@ -122,6 +122,8 @@ FIXED_CONTEXT: dict[str, Any] = {
     "stream": False,
     # Lux: what llm-sdk and SparkTide responses leave to the caller
     "id": "resp_conformance",
+    # OpenAI Chat Completions: a response's creation time, which Lux may lack
+    "created_at": 1893456000,
 }
 """The values a caller holds outside the documents (``lucent.convert``'s ``context``)."""
 
