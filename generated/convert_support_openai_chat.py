@@ -333,6 +333,16 @@ def _tool_use_block(call: ChatCompletionMessageToolCall | ChatCompletionMessageC
     return LucentContentToolUse(tool_use=cx.built(path, use, {"id": "id", "name": "custom.name", "arguments": "custom.input"}))
 
 
+def _refusal_block(refusal: str, message: str, null_content: bool, cx: Cx) -> LucentContentRefusal:
+    """The refusal of the message at `message` as a refusal block. With content null the block
+    also stands for that null (its kind, a refusal instead of text, says it): a finding about the
+    block names both source members."""
+    block = LucentContentRefusal(refusal=refusal)
+    if null_content:
+        return cx.sourced(block, {"refusal": f"{message}.refusal", "type": f"{message}.content"})
+    return cx.built(f"{message}.refusal", block, {"refusal": ""})
+
+
 def chat_assistant_content(
     content: str | list[ChatCompletionRequestAssistantMessageContentPart] | None | UnsetType,
     refusal: str | None | UnsetType,
@@ -370,7 +380,7 @@ def chat_assistant_content(
     if refusal is None:
         cx.keep(MEMBERS, message, "refusal", None, f"{message}.refusal")
     elif isinstance(refusal, str):
-        blocks.append(cx.built(f"{message}.refusal", LucentContentRefusal(refusal=refusal), {"refusal": ""}))
+        blocks.append(_refusal_block(refusal, message, content is None, cx))
     if isinstance(tool_calls, list):
         if not tool_calls:
             cx.keep(MEMBERS, message, "tool_calls", [], f"{message}.tool_calls")
@@ -982,9 +992,7 @@ def chat_response_content(message: ChatCompletionResponseMessage, path: str, cx:
     if message.annotations == []:
         cx.keep(MEMBERS, choice, "annotations", [], f"{path}.annotations")
     if message.refusal is not None:
-        # with no content the refusal block stands for the whole message (content null included)
-        where = f"{path}.refusal" if message.content is not None else path
-        blocks.append(cx.built(where, LucentContentRefusal(refusal=message.refusal), {"refusal": "refusal" if message.content is None else ""}))
+        blocks.append(_refusal_block(message.refusal, path, message.content is None, cx))
     if message.tool_calls is not UNSET:
         if not message.tool_calls:
             cx.keep(MEMBERS, choice, "tool_calls", [], f"{path}.tool_calls")
