@@ -124,7 +124,7 @@ import json
 import keyword
 import pathlib
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jinja2
@@ -325,6 +325,15 @@ def _lit(value: Any) -> str:
 # --------------------------------------------------------------------------------------- schemas
 
 
+def _nullable(node: Any) -> bool:
+    """Whether a schema node accepts null (`type` lists it, or an anyOf / oneOf branch is null)."""
+    if not isinstance(node, dict):
+        return True
+    types = node.get("type")
+    branches = node.get("anyOf", []) + node.get("oneOf", [])
+    return (isinstance(types, list) and "null" in types) or types == "null" or any(_nullable(b) for b in branches if isinstance(b, dict) and "type" in b)
+
+
 def _tag_value(node: Any) -> Any:
     """A union tag: a property's `const`, or its one-value string `enum` (as the bindings read
     OpenAI's `"role": {"enum": ["system"]}`); None otherwise."""
@@ -489,7 +498,10 @@ class Schema:
             _name, branch = self.deref(branch)
             if "allOf" in branch and branch is not node:
                 branch = self._merged(branch)
-            merged["properties"].update(branch.get("properties", {}))
+            for prop, pnode in branch.get("properties", {}).items():
+                # a member in several branches must meet all of them: one that refuses null wins
+                if prop not in merged["properties"] or not _nullable(pnode) or _nullable(merged["properties"][prop]):
+                    merged["properties"][prop] = pnode
             merged["required"] += [r for r in branch.get("required", []) if r not in merged["required"]]
         return merged
 
@@ -1405,7 +1417,8 @@ class Lowering:
             self.uses.update({"UNSET", "UnsetType"})
             value = f"_s.null_as_absent({expr})" if rule.get("null_is_absent") else expr
             body.append({"kind": "assign", "name": local, "ann": f"{self.tpy(ttype)} | UnsetType", "expr": value, "comment": comment})
-            body.append({"kind": "expr", "code": self._bounds_code(checks, local, fpath, stype),
+            guarded = replace(stype, nullable=True) if stype is not None and ttype.nullable else stype  # the local may hold null
+            body.append({"kind": "expr", "code": self._bounds_code(checks, local, fpath, guarded),
                          "comment": f"{self._bounds_text(checks)}; a value outside is left out (Unsupported)"})
         if "otherwise" in rule:
             key = self._carried_key(rule["otherwise"])

@@ -178,7 +178,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # n <- options.candidate_count otherwise extra.openai_chat.n
     n: int | None | UnsetType = src.options.candidate_count
     # Chat Completions n: minimum 1, maximum 128; a value outside is left out (Unsupported)
-    if n is not UNSET:
+    if n is not UNSET and n is not None:
         if n < 1:
             n = _s.left_out(
                 n,
@@ -206,7 +206,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # seed <- options.seed otherwise extra.openai_chat.seed
     seed: int | None | UnsetType = src.options.seed
     # Chat Completions seed: minimum -9223372036854776000, maximum 9223372036854776000; a value outside is left out (Unsupported)
-    if seed is not UNSET:
+    if seed is not UNSET and seed is not None:
         if seed < -9223372036854776000:
             seed = _s.left_out(
                 seed,
@@ -250,7 +250,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # frequency_penalty <- extra.openai_chat.frequency_penalty
     frequency_penalty: float | None | UnsetType = cx.from_carried("frequency_penalty", "any")
     # Chat Completions frequency_penalty: minimum -2, maximum 2; a value outside is left out (Unsupported)
-    if frequency_penalty is not UNSET:
+    if frequency_penalty is not UNSET and frequency_penalty is not None:
         if isinstance(frequency_penalty, (int, float)) and not isinstance(frequency_penalty, bool) and frequency_penalty < -2:
             frequency_penalty = _s.left_out(
                 frequency_penalty,
@@ -268,7 +268,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # presence_penalty <- extra.openai_chat.presence_penalty
     presence_penalty: float | None | UnsetType = cx.from_carried("presence_penalty", "any")
     # Chat Completions presence_penalty: minimum -2, maximum 2; a value outside is left out (Unsupported)
-    if presence_penalty is not UNSET:
+    if presence_penalty is not UNSET and presence_penalty is not None:
         if isinstance(presence_penalty, (int, float)) and not isinstance(presence_penalty, bool) and presence_penalty < -2:
             presence_penalty = _s.left_out(
                 presence_penalty,
@@ -284,7 +284,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
                 "Chat Completions presence_penalty has maximum 2",
             )
     # top_logprobs <- extra.openai_chat.top_logprobs
-    top_logprobs: int | None | UnsetType = cx.from_carried("top_logprobs", "any")
+    top_logprobs: int | UnsetType = cx.from_carried("top_logprobs", "integer")
     # Chat Completions top_logprobs: minimum 0, maximum 20; a value outside is left out (Unsupported)
     if top_logprobs is not UNSET:
         if isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs < 0:

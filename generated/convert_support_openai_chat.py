@@ -131,7 +131,7 @@ from .convert_support import (
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 from msgspec import UNSET, UnsetType, ValidationError, convert, to_builtins
 
@@ -200,6 +200,7 @@ from .openai_chat import (
     ChatCompletionResponseMessageAudioId,
     ChatCompletionResponseMessageFunctionCall,
     CompletionUsage,
+    CreateChatCompletionResponseChoicesItemLogprobsContent,
     CompletionUsagePromptTokensDetails,
     CompletionUsageCompletionTokensDetails,
     ChatCompletionTool,
@@ -1049,7 +1050,7 @@ def chat_reasoning_tokens(details: Any, path: str, cx: Cx) -> int | UnsetType:
 _LUX_DETAILS = {"prompt_tokens_details": ("cached_tokens", "cache_write_tokens"), "completion_tokens_details": ("reasoning_tokens",)}
 
 
-def chat_usage_details(usage: Any, path: str, cx: Cx, status: Status, reason: str) -> dict[str, Any] | UnsetType:
+def chat_usage_details(usage: CompletionUsage | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> dict[str, Any] | UnsetType:
     """The token details Lux usage has no field for (audio and prediction counts), per details
     object, verbatim; an object kept empty says it was present (reported when any count is kept)."""
     if usage is UNSET:
@@ -1070,7 +1071,12 @@ def chat_usage_details(usage: Any, path: str, cx: Cx, status: Status, reason: st
 
 # ------------------------------------------------------------------------ Lux -> Chat responses
 
-_FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "content_filter": "content_filter"}
+_FINISH: dict[str, Literal["stop", "length", "tool_calls", "content_filter"]] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "content_filter": "content_filter",
+}
 
 
 def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatCompletionResponseMessage:
@@ -1149,7 +1155,7 @@ def _url_citations(annotations: list[LucentAnnotation], path: str, offset: int, 
     return out
 
 
-def chat_finish(reason: LucentFinishReason, path: str, cx: Cx) -> str:
+def chat_finish(reason: LucentFinishReason, path: str, cx: Cx) -> Literal["stop", "length", "tool_calls", "content_filter", "function_call"]:
     """The Chat finish reason: the same name, function_call when kept so, safety and recitation
     as content_filter (Degraded), malformed_tool_call and error as stop (Unsupported)."""
     if _members(_parent(path), "finish_reason", ("function_call",), cx) == "function_call" and reason == "tool_calls":
@@ -1163,7 +1169,7 @@ def chat_finish(reason: LucentFinishReason, path: str, cx: Cx) -> str:
     return "stop"
 
 
-def chat_no_logprobs(index: int, path: str, cx: Cx) -> None:
+def chat_no_logprobs(index: int, path: str, cx: Cx) -> CreateChatCompletionResponseChoicesItemLogprobsContent | None:
     """No log probabilities: null."""
     return None
 
@@ -1193,7 +1199,7 @@ def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) 
     return cx.built(path, out, {"prompt_tokens": "prompt_tokens", "completion_tokens": "completion_tokens", "total_tokens": "total_tokens"})
 
 
-def chat_created(created_at: int | UnsetType, path: str, cx: Cx) -> int | UnsetType:
+def chat_created(created_at: int | UnsetType, path: str, cx: Cx) -> int:
     """The caller's context["created_at"] (a different Lux created_at reported Degraded), else
     Lux created_at; a context value the Lux document lacks is reported Degraded (the round trip
     gains it); found in neither: Invalid target:$.created."""
@@ -1203,4 +1209,5 @@ def chat_created(created_at: int | UnsetType, path: str, cx: Cx) -> int | UnsetT
         cx.missing("$.created", "created_at", "a Chat response states its creation time")
     elif created_at is UNSET:
         cx.report(path, "Degraded", "absent in Lux; the Chat created time is the caller's context['created_at']")
-    return value
+    created: int = present(value)
+    return created
