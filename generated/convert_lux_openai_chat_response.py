@@ -108,7 +108,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionRes
         model=src.model,
         choices=choices,
         usage=usage,
-        system_fingerprint=cx.from_carried("system_fingerprint", "string"),
+        system_fingerprint=cx.from_carried("system_fingerprint", "any"),
         service_tier=service_tier,
         moderation=cx.from_carried("moderation", "any"),
     ), _FROM_RESPONSE)
@@ -120,11 +120,6 @@ def _choice(src: LucentChoice, path: str, cx: Cx) -> CreateChatCompletionRespons
     message = _s.chat_response_message(src.message, f"{path}.message", cx)
     # finish_reason <- finish_reason via chat_finish
     finish_reason = _s.chat_finish(src.finish_reason, f"{path}.finish_reason", cx)
-    # logprobs <- kept openai_chat.members else index via chat_no_logprobs
-    logprobs = cx.kept("openai_chat.members", path, "logprobs", "any")
-    # logprobs: else from index
-    if logprobs is UNSET:
-        logprobs = _s.chat_no_logprobs(src.index, f"{path}.index", cx)
     # safety_ratings: Unsupported
     if src.safety_ratings is not UNSET:
         cx.report(
@@ -136,6 +131,6 @@ def _choice(src: LucentChoice, path: str, cx: Cx) -> CreateChatCompletionRespons
         index=src.index,
         message=message,
         finish_reason=finish_reason,
-        logprobs=logprobs,
+        logprobs=cx.kept("openai_chat.members", path, "logprobs", "any"),
     ), _FROM_CHOICE)
 

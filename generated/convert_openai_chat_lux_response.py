@@ -139,8 +139,8 @@ def _choice(src: CreateChatCompletionResponseChoicesItem, path: str, cx: Cx) -> 
     message_content = _s.chat_response_content(src.message, f"{path}.message", cx)
     # finish_reason <- finish_reason via chat_finish_reason
     finish_reason = _s.chat_finish_reason(src.finish_reason, f"{path}.finish_reason", cx)
-    # logprobs: kept in openai_chat.members[<Lux path>].logprobs unless chat_logprobs_null
-    if not _s.chat_logprobs_null(src, path, cx):
+    # logprobs: kept in openai_chat.members[<Lux path>].logprobs
+    if src.logprobs is not UNSET:
         cx.keep(
             "openai_chat.members",
             path,

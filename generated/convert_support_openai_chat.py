@@ -200,7 +200,6 @@ from .openai_chat import (
     ChatCompletionResponseMessageAudioId,
     ChatCompletionResponseMessageFunctionCall,
     CompletionUsage,
-    CreateChatCompletionResponseChoicesItemLogprobsContent,
     CompletionUsagePromptTokensDetails,
     CompletionUsageCompletionTokensDetails,
     ChatCompletionTool,
@@ -1018,15 +1017,6 @@ def chat_finish_reason(reason: str, path: str, cx: Cx) -> LucentFinishReason:
     return reason  # type: ignore[return-value]
 
 
-def chat_logprobs_null(choice: Any, path: str, cx: Cx) -> bool:
-    """The choice's logprobs are null (what Lux -> Chat writes when none was kept); others are
-    kept in members and reported Degraded here (Lux has no log probabilities)."""
-    if choice.logprobs is None:
-        return True
-    cx.report(f"{path}.logprobs", "Degraded", "Lux has no log probabilities; kept in provider_payload.openai_chat.members")
-    return False
-
-
 def _detail(details: Any, key: str) -> int | UnsetType:
     value = getattr(details, key, UNSET) if details is not UNSET and details is not None else UNSET
     return value if _is_int(value) else UNSET
@@ -1167,11 +1157,6 @@ def chat_finish(reason: LucentFinishReason, path: str, cx: Cx) -> Literal["stop"
         return "content_filter"
     cx.report(path, "Unsupported", f"Chat Completions has no {reason} finish reason; written as stop")
     return "stop"
-
-
-def chat_no_logprobs(index: int, path: str, cx: Cx) -> CreateChatCompletionResponseChoicesItemLogprobsContent | None:
-    """No log probabilities: null."""
-    return None
 
 
 def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) -> Any:
