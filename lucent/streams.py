@@ -67,10 +67,14 @@ from typing import Any, Literal, overload
 
 import msgspec
 
+from lucent._stream_anthropic import AnthropicAssembler
 from lucent._stream_base import Assembler
 from lucent._stream_convert import AsyncStreamConversion, StreamConversion
 from lucent._stream_llm_sdk import LlmSdkAssembler
+from lucent._stream_gemini import GeminiAssembler
 from lucent._stream_lux import LuxAssembler
+from lucent._stream_openai_chat import OpenAIChatAssembler
+from lucent._stream_openai_responses import OpenAIResponsesAssembler
 from lucent._stream_read import aframes, frames, non_finite_path, spec
 from lucent._stream_sparktide import SparkTideAssembler
 from lucent.errors import EncodeError, LucentError, StreamError, UsageError
@@ -93,13 +97,17 @@ __all__ = [
     "iter_events",
 ]
 
-FORMATS: tuple[str, ...] = ("sparktide", "llm-sdk", "lux")
+FORMATS: tuple[str, ...] = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini")
 """The stream format names."""
 
 _ASSEMBLERS: dict[str, type[Assembler]] = {
     "sparktide": SparkTideAssembler,
     "llm-sdk": LlmSdkAssembler,
     "lux": LuxAssembler,
+    "openai-chat": OpenAIChatAssembler,
+    "openai-responses": OpenAIResponsesAssembler,
+    "anthropic": AnthropicAssembler,
+    "gemini": GeminiAssembler,
 }
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
