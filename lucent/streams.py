@@ -70,6 +70,7 @@ import msgspec
 from lucent._stream_anthropic import AnthropicAssembler
 from lucent._stream_base import Assembler
 from lucent._stream_convert import AsyncStreamConversion, StreamConversion
+from lucent._stream_convert_vendor import register as _register_vendor_streams
 from lucent._stream_llm_sdk import LlmSdkAssembler
 from lucent._stream_gemini import GeminiAssembler
 from lucent._stream_lux import LuxAssembler
@@ -109,6 +110,8 @@ _ASSEMBLERS: dict[str, type[Assembler]] = {
     "anthropic": AnthropicAssembler,
     "gemini": GeminiAssembler,
 }
+
+_register_vendor_streams()
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
 """SSE bytes, an iterable of byte chunks, or an iterable of events (Structs or JSON objects)."""
