@@ -237,11 +237,20 @@ def aiter_events(source: AsyncSource, format: str) -> AsyncIterator[Any]:
     return aframes(source, spec(format))
 
 
-def encode_sse(events: Iterable[Any]) -> Iterator[bytes]:
+def encode_sse(events: Iterable[Any], format: str | None = None) -> Iterator[bytes]:
     """Each event as one SSE event: ``data: <compact JSON>`` and a blank line (UTF-8).
 
     The JSON of an event never holds a raw line end, so each frame is one ``data:`` line, as
-    SparkTide requires. No ``[DONE]`` is written.
+    SparkTide requires. No ``[DONE]`` is written, except as the format's own terminator:
+
+    Parameters
+    ----------
+    events : Iterable[event]
+    format : str, optional
+        The stream format, for what its wire adds around the events: ``"openai-chat"`` ends with
+        ``data: [DONE]`` (the Chat Completions terminator); ``"anthropic"`` and
+        ``"openai-responses"`` put the event's ``type`` in an ``event:`` field before its data,
+        as those APIs do (their SDKs dispatch on it). Other formats (and None) add nothing.
 
     Raises
     ------
@@ -256,16 +265,21 @@ def encode_sse(events: Iterable[Any]) -> Iterator[bytes]:
     """
     if isinstance(events, (str, bytes, bytearray, memoryview, Mapping, msgspec.Struct)) or not isinstance(events, Iterable):
         raise UsageError(f"encode_sse takes an iterable of events, not {type(events).__name__}", code="invalid_input_type")
-    return _encode_sse(iter(events))
+    if format is not None:
+        spec(format)
+    return _encode_sse(iter(events), format)
 
 
-def _encode_sse(events: Iterator[Any]) -> Iterator[bytes]:
+def _encode_sse(events: Iterator[Any], format: str | None = None) -> Iterator[bytes]:
+    named = format in ("anthropic", "openai-responses")
     encoder = msgspec.json.Encoder()
     index = 0
     while True:
         try:
             event = next(events)
         except StopIteration:
+            if format == "openai-chat":
+                yield b"data: [DONE]\n\n"
             return
         except LucentError:
             raise
@@ -282,6 +296,12 @@ def _encode_sse(events: Iterator[Any]) -> Iterator[bytes]:
             if found is not None:
                 raise EncodeError(f"event {index} holds NaN or an infinite number, which JSON cannot carry", code="unencodable", path=f"$[{index}]{found}")
         index += 1
+        if named:
+            tag = getattr(type(event), "__struct_config__", None)
+            name = tag.tag if tag is not None and isinstance(tag.tag, str) else None
+            if name is not None:
+                yield b"event: " + name.encode() + b"\ndata: " + body + b"\n\n"
+                continue
         yield b"data: " + body + b"\n\n"
 
 
