@@ -38,7 +38,7 @@ from msgspec import UNSET
 
 from lucent._stream_base import parse_arguments
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
-from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
+from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, context_value, item_end, item_start, lux_usage
 from lucent._stream_events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
 from lucent.generated.anthropic import (
     ContentBlockDeltaEvent,
@@ -91,11 +91,14 @@ ERROR_TYPE = {"rate_limit": "rate_limit_error", "invalid_request": "invalid_requ
 
 
 def anthropic_usage_to_lux(usage: Mapping[str, Any]) -> LucentUsage:
-    """Anthropic counts (input excludes cache reads and writes) -> Lux (inclusive)."""
+    """Anthropic counts (input excludes cache reads and writes) -> Lux (inclusive); the thinking
+    tokens of ``output_tokens_details`` (inside ``output_tokens``) are Lux ``reasoning_tokens``."""
     read = int(usage.get("cache_read_input_tokens") or 0)
     write = int(usage.get("cache_creation_input_tokens") or 0)
     prompt = int(usage.get("input_tokens") or 0) + read + write
-    return lux_usage(prompt, int(usage.get("output_tokens") or 0), cached=read, cache_creation=write)
+    details = usage.get("output_tokens_details")
+    thinking = details.get("thinking_tokens") if isinstance(details, dict) else None
+    return lux_usage(prompt, int(usage.get("output_tokens") or 0), cached=read, cache_creation=write, reasoning=None if thinking is None else int(thinking))
 
 
 class AnthropicReader(_Reader):
@@ -166,7 +169,7 @@ class AnthropicReader(_Reader):
                 if value is None:
                     continue
                 self._usage[name] = value
-                if name not in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+                if name not in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens_details"):
                     self._sink.report(f"{at}.usage.{name}", "Unsupported", "a Lux usage has no such count; dropped")
             self._usage_at = f"{at}.usage"
         elif isinstance(event, MessageStopEvent):
@@ -198,7 +201,7 @@ class AnthropicReader(_Reader):
         prompt = anthropic_usage_to_lux(usage).prompt_tokens
         out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=message["id"], model=message["model"], usage_input=prompt)), at))
         for name, value in usage.items():
-            if name not in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens") and value is not None:
+            if name not in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens", "output_tokens_details") and value is not None:
                 self._sink.report(f"{at}.message.usage.{name}", "Unsupported", "a Lux stream has no such usage member; dropped")
         for name in ("stop_reason", "stop_sequence", "stop_details", "container"):
             if message.get(name) is not None:
@@ -271,8 +274,8 @@ class AnthropicReader(_Reader):
             pieces, _, start = self._json[n]
             pieces.append(delta.partial_json)
             self._json[n] = (pieces, index, start)
-            if delta.partial_json:
-                self._blocks.delta(n, LucentBlockDeltaToolArguments(arguments=delta.partial_json), f"{where}.partial_json", out)
+            # An empty piece too: the API sends one first, and the round trip keeps it.
+            self._blocks.delta(n, LucentBlockDeltaToolArguments(arguments=delta.partial_json), f"{where}.partial_json", out)
 
     def _stop(self, n: int, index: int, out: Hub) -> None:
         at = f"$[{index}]"
@@ -294,6 +297,12 @@ class AnthropicReader(_Reader):
         self._blocks.end(n, at, out)
 
 
+    def close(self, count: int) -> Hub:
+        if self._ended is None:
+            raise _fail("missing_terminal", f"the stream ended after {count} events without message_stop", f"$[{count}]", self.usage)
+        return []
+
+
 class AnthropicWriter(VendorWriter):
     """Lux events -> MessageStreamEvent (see the module docstring)."""
 
@@ -311,7 +320,7 @@ class AnthropicWriter(VendorWriter):
         self._ended = False
 
     def _emit(self, value: dict[str, Any], kind: Any, out: list[Any]) -> None:
-        out.append(msgspec.convert(value, type=kind))
+        out.append(build(value, kind))
 
     def push(self, event: Any, origin: str, out: list[Any]) -> None:
         if isinstance(event, LucentStreamEventConversationStart):
@@ -387,7 +396,7 @@ class AnthropicWriter(VendorWriter):
             elif kind == "thinking":
                 block = {"type": "thinking", "thinking": "", "signature": ""}
             elif isinstance(kind, LucentBlockTypeToolCall):
-                block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}}
+                block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}, "caller": {"type": "direct"}}
                 kind = "tool"
             else:
                 if kind == "refusal":
@@ -441,7 +450,7 @@ class AnthropicWriter(VendorWriter):
             write = 0 if u.cache_creation_tokens is UNSET else u.cache_creation_tokens
             usage = {"input_tokens": u.prompt_tokens - read - write, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": u.completion_tokens}
             if u.reasoning_tokens is not UNSET:
-                self._sink.report(self.at(origin, ""), "Degraded", "Anthropic counts reasoning inside output_tokens; reasoning_tokens is not written")
+                usage["output_tokens_details"] = {"thinking_tokens": u.reasoning_tokens}
         else:
             self._sink.report(self.at(origin, ""), "Invalid", "message_delta needs usage, and the Lux stream has none: the counts say 0")
         if not self._started:

@@ -11,8 +11,11 @@ give is reported, never invented silently.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
+
+import msgspec
 
 from lucent._stream_convert import Hub, Status, _Sink, _Writer
 from lucent.generated.lux_ir_v1 import (
@@ -25,6 +28,9 @@ from lucent.generated.lux_ir_v1 import (
     LucentStreamEventItemStart,
     LucentUsage,
 )
+
+
+T = TypeVar("T")
 
 
 class LuxBlocks:
@@ -85,6 +91,31 @@ def context_value(context: Mapping[str, Any], key: str, kind: type | tuple[type,
     else:
         sink.report(f"target:$.{key}", "Invalid", f"context[{key!r}] has the wrong type; ignored")
     return None
+
+
+_MISSING_FIELD = re.compile(r"Object missing required field `([^`]+)`(?: - at `\$((?:\.[A-Za-z_0-9]+|\[\d+\])*)`)?")
+_STEP = re.compile(r"\.([A-Za-z_0-9]+)|\[(\d+)\]")
+
+
+def build(value: dict[str, Any], kind: type[T]) -> T:
+    """A target event from its JSON members, as the API writes it (members without a value left
+    out). Where the published schema requires a nullable member that the API leaves out
+    (schemas/vendor: Anthropic's ``container``, ``stop_details``, ...), it is written as null,
+    the value the schema gives it; anything else the schema refuses is a bug of the writer."""
+    for _ in range(64):
+        try:
+            return msgspec.convert(value, type=kind)
+        except msgspec.ValidationError as exc:
+            found = _MISSING_FIELD.fullmatch(str(exc))
+            if found is None:
+                raise
+            node: Any = value
+            for name, item in _STEP.findall(found.group(2) or ""):
+                node = node[name] if name else node[int(item)]
+            if not isinstance(node, dict) or found.group(1) in node:
+                raise
+            node[found.group(1)] = None
+    return msgspec.convert(value, type=kind)  # pragma: no cover - more than 64 members missing
 
 
 class VendorWriter(_Writer):
