@@ -42,7 +42,7 @@ import msgspec
 from msgspec import UNSET
 
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
-from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, item_end, item_start, lux_usage
+from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent._stream_openai_responses import ENVELOPE, TERMINAL, item_texts
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
@@ -73,7 +73,9 @@ from lucent.generated.lux_ir_v1 import (
     LucentUsage,
 )
 from lucent.generated.openai_responses import (
+    DECODE_TYPES,
     Response,
+    ResponseFunctionCallArgumentsDoneEvent,
     ResponseErrorEvent,
     ResponseFailedEvent,
     ResponseIncompleteEvent,
@@ -81,6 +83,17 @@ from lucent.generated.openai_responses import (
 
 SUMMARY_JOIN = "\n\n"
 ERROR_KIND = {"rate_limit_exceeded": "rate_limit", "invalid_prompt": "invalid_request", "server_error": "server_error", "vector_store_timeout": "server_error", "invalid_image": "invalid_request"}
+
+
+def _required(kind: type, name: str) -> bool:
+    info = msgspec.inspect.type_info(kind)
+    assert isinstance(info, msgspec.inspect.StructType)
+    return any(f.name == name and f.required for f in info.fields)
+
+
+DONE_NEEDS_NAME = _required(ResponseFunctionCallArgumentsDoneEvent, "name")
+"""The published ResponseFunctionCallArgumentsDoneEvent requires ``name``; the API leaves it out.
+The writer sends it only while the schema in use requires it (schemas/vendor patch layer)."""
 
 
 def _digest(value: Any) -> bytes:
@@ -94,13 +107,17 @@ def usage_to_lux(usage: dict[str, Any]) -> LucentUsage:
         int(usage["input_tokens"]), int(usage["output_tokens"]), int(usage["total_tokens"]),
         reasoning=None if out_details.get("reasoning_tokens") is None else int(out_details["reasoning_tokens"]),
         cached=None if details.get("cached_tokens") is None else int(details["cached_tokens"]),
+        cache_creation=None if details.get("cache_write_tokens") is None else int(details["cache_write_tokens"]),
     )
 
 
 def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
     return {
         "input_tokens": usage.prompt_tokens,
-        "input_tokens_details": {"cached_tokens": 0 if usage.cached_tokens is UNSET else usage.cached_tokens},
+        "input_tokens_details": {
+            "cached_tokens": 0 if usage.cached_tokens is UNSET else usage.cached_tokens,
+            "cache_write_tokens": 0 if usage.cache_creation_tokens is UNSET else usage.cache_creation_tokens,
+        },
         "output_tokens": usage.completion_tokens,
         "output_tokens_details": {"reasoning_tokens": 0 if usage.reasoning_tokens is UNSET else usage.reasoning_tokens},
         "total_tokens": usage.total_tokens,
@@ -164,7 +181,7 @@ class OpenAIResponsesReader(_Reader):
         item = self._items.get(int(n))
         if item is None or item.done is not None:
             raise _fail("item_not_open", f"event {index} names output item {n}, which is not open", f"{at}.output_index", self.usage)
-        if item.kind == "drop":
+        if item.kind == "drop" and kind != "response.output_item.done":
             return out
         self._event(kind, tree, item, int(n), index, out)
         return out
@@ -259,7 +276,7 @@ class OpenAIResponsesReader(_Reader):
         for key, where, text in item_texts(done):
             if key in item.pieces and "".join(item.pieces[key]) != text:
                 raise _fail("delta_mismatch", f"output item {n} holds a text that its deltas do not build", f"{at}.item{where}", self.usage)
-        item.done = _digest(done)
+        item.done = _digest(sorted((key, text) for key, _, text in item_texts(done)))
         item.pieces = {}
         if item.kind == "reasoning":
             if done.get("encrypted_content"):
@@ -290,8 +307,8 @@ class OpenAIResponsesReader(_Reader):
         if len(output) != len(self._items):
             raise _fail("delta_mismatch", f"the final response has {len(output)} output items; the stream built {len(self._items)}", f"{at}.response.output", self.usage)
         for n, item in sorted(self._items.items()):
-            if _digest(output[n]) != item.done:
-                raise _fail("delta_mismatch", f"output item {n} of the final response differs from its output_item.done", f"{at}.response.output[{n}]", self.usage)
+            if _digest(sorted((key, text) for key, _, text in item_texts(output[n]))) != item.done:
+                raise _fail("delta_mismatch", f"output item {n} of the final response holds a text that differs from its output_item.done", f"{at}.response.output[{n}]", self.usage)
         out.append((item_end(0), at))
         if isinstance(event, ResponseFailedEvent):
             out.append((LucentStreamEventFinish(finish_reason="error"), at))
@@ -341,16 +358,12 @@ class OpenAIResponsesWriter(VendorWriter):
         self._finish: tuple[str, str] | None = None
         self._usage: LucentUsage | None = None
         self._ended = False
-        self._decoder: msgspec.json.Decoder[Any] | None = None
+        self._event_type: Any = DECODE_TYPES["ResponseStreamEvent"]
 
     def _emit(self, value: dict[str, Any], out: list[Any]) -> None:
-        from lucent.generated.openai_responses import DECODE_TYPES
-
         value["sequence_number"] = self._sequence
         self._sequence += 1
-        if self._decoder is None:
-            self._decoder = msgspec.json.Decoder(DECODE_TYPES["ResponseStreamEvent"])
-        out.append(self._decoder.decode(msgspec.json.encode(value)))
+        out.append(build(value, self._event_type))
 
     def _response(self, status: str, *, output: list[Any] | None = None, usage: Any = None) -> dict[str, Any]:
         response = dict(self._envelope)
@@ -522,7 +535,10 @@ class OpenAIResponsesWriter(VendorWriter):
             item = {"id": block.id, "type": "message", "status": "completed", "content": [part], "role": "assistant"}
         else:
             assert block.call is not None
-            self._emit({"type": "response.function_call_arguments.done", **common, "arguments": text}, out)
+            done: dict[str, Any] = {"type": "response.function_call_arguments.done", **common, "arguments": text}
+            if DONE_NEEDS_NAME:
+                done["name"] = block.call.name
+            self._emit(done, out)
             item = {"id": block.id, "type": "function_call", "status": "completed", "arguments": text, "call_id": block.call.id, "name": block.call.name}
         block.kind = "drop"
         block.text = []

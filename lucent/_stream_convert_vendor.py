@@ -94,6 +94,7 @@ def context_value(context: Mapping[str, Any], key: str, kind: type | tuple[type,
 
 
 _MISSING_FIELD = re.compile(r"Object missing required field `([^`]+)`(?: - at `\$((?:\.[A-Za-z_0-9]+|\[\d+\])*)`)?")
+_NULL_REFUSED = re.compile(r"Expected `[^`]+`, got `null` - at `\$((?:\.[A-Za-z_0-9]+|\[\d+\])*)\.([A-Za-z_0-9]+)`")
 _STEP = re.compile(r"\.([A-Za-z_0-9]+)|\[(\d+)\]")
 
 
@@ -101,15 +102,26 @@ def build(value: dict[str, Any], kind: type[T]) -> T:
     """A target event from its JSON members, as the API writes it (members without a value left
     out). Where the published schema requires a nullable member that the API leaves out
     (schemas/vendor: Anthropic's ``container``, ``stop_details``, ...), it is written as null,
-    the value the schema gives it; anything else the schema refuses is a bug of the writer."""
+    the value the schema gives it; where it refuses a null that the API sends (Responses
+    ``usage: null`` while a response is in progress), the member is left out. Anything else the
+    schema refuses is a bug of the writer."""
     for _ in range(64):
         try:
             return msgspec.convert(value, type=kind)
         except msgspec.ValidationError as exc:
             found = _MISSING_FIELD.fullmatch(str(exc))
             if found is None:
-                raise
-            node: Any = value
+                null = _NULL_REFUSED.fullmatch(str(exc))
+                if null is None:
+                    raise
+                node: Any = value
+                for name, item in _STEP.findall(null.group(1)):
+                    node = node[name] if name else node[int(item)]
+                if not isinstance(node, dict) or node.get(null.group(2), 0) is not None:
+                    raise
+                del node[null.group(2)]
+                continue
+            node = value
             for name, item in _STEP.findall(found.group(2) or ""):
                 node = node[name] if name else node[int(item)]
             if not isinstance(node, dict) or found.group(1) in node:

@@ -18,7 +18,9 @@ terminal event carries the whole ``Response``: it is the assembled result, after
 the deltas agree with it (``delta_mismatch``, a typed error naming the terminal event's field):
 each ``*.done`` event's full text must be the concatenation of its deltas, each
 ``output_item.done`` item must hold the texts its deltas built, and the terminal response's
-``output`` must be the ``output_item.done`` items. ``response.failed`` and ``error`` end the
+``output`` must hold the ``output_item.done`` items' texts (text, refusal, summary, arguments,
+input, code; other members may differ: the API encrypts ``encrypted_content`` again for the
+final response). ``response.failed`` and ``error`` end the
 stream with ``StreamError(code="model_error")`` (``.error``: the event); ``response.incomplete``
 is a result (``status: "incomplete"``, ``incomplete_details.reason``).
 """
@@ -184,11 +186,14 @@ class OpenAIResponsesAssembler(Assembler):
         still = [n for n, item in self._items.items() if item.done is None]
         if still:
             raise self._fail("item_not_closed", f"the response ends while output item {min(still)} is open (no output_item.done)", at)
-        for n, item in sorted(self._items.items()):
-            if n >= len(output):
-                raise self._fail("delta_mismatch", f"the final response has no output item {n}, which the stream built", f"{at}.response.output")
-            if output[n] != item.done:
-                raise self._fail("delta_mismatch", f"output item {n} of the final response differs from its output_item.done (event {item.done_at})", f"{at}.response.output[{n}]")
         if len(output) != len(self._items):
             raise self._fail("delta_mismatch", f"the final response has {len(output)} output items; the stream built {len(self._items)}", f"{at}.response.output")
+        for n, item in sorted(self._items.items()):
+            assert item.done is not None
+            built = {key: (where, text) for key, where, text in item_texts(item.done)}
+            final = {key: (where, text) for key, where, text in item_texts(output[n])}
+            for key in built.keys() | final.keys():
+                if built.get(key, (None, None))[1] != final.get(key, (None, None))[1]:
+                    where = (final.get(key) or built[key])[0]
+                    raise self._fail("delta_mismatch", f"output item {n} of the final response holds a text that differs from its output_item.done (event {item.done_at})", f"{at}.response.output[{n}]{where}")
         return response

@@ -119,8 +119,15 @@ def json_diff(a: Any, b: Any, path: str = "$") -> Iterator[str]:
                 yield f"{path}[{i}]"
             else:
                 yield from json_diff(a[i], b[i], f"{path}[{i}]")
+    elif _number(a) and _number(b):
+        if a != b:  # 1 and 1.0 are one JSON number
+            yield path
     elif a != b or type(a) is not type(b):
         yield path
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def round_trip_context(stream: Stream) -> dict[str, Any]:
