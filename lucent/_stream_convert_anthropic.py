@@ -41,12 +41,17 @@ from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, context_value, item_end, item_start, lux_usage
 from lucent._stream_events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
 from lucent.generated.anthropic import (
+    CitationsDelta,
     ContentBlockDeltaEvent,
     ContentBlockStartEvent,
     ContentBlockStopEvent,
     MessageDeltaEvent,
     MessageStartEvent,
     MessageStopEvent,
+    InputJsonContentBlockDelta,
+    SignatureContentBlockDelta,
+    TextContentBlockDelta,
+    ThinkingContentBlockDelta,
 )
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaSignature,
@@ -257,20 +262,18 @@ class AnthropicReader(_Reader):
             raise _fail("delta_type_mismatch", f"event {index} sends a {tag} to a {kind} block", f"{at}.delta.type", self.usage)
         where = f"{at}.delta"
         if kind == "drop":
-            if tag == "input_json_delta":
-                pass  # the block was reported where it started
-            return
-        if tag == "text_delta":
+            return  # the block was reported where it started
+        if isinstance(delta, TextContentBlockDelta):
             if delta.text:
                 self._blocks.delta(n, LucentBlockDeltaText(text=delta.text), f"{where}.text", out)
-        elif tag == "citations_delta":
+        elif isinstance(delta, CitationsDelta):
             self._sink.report(f"$[{index}].delta.citation", "Unsupported", "a Lux stream carries no citations; dropped")
-        elif tag == "thinking_delta":
+        elif isinstance(delta, ThinkingContentBlockDelta):
             if delta.thinking:
                 self._blocks.delta(n, LucentBlockDeltaThinking(text=delta.thinking), f"{where}.thinking", out)
-        elif tag == "signature_delta":
+        elif isinstance(delta, SignatureContentBlockDelta):
             self._blocks.delta(n, LucentBlockDeltaSignature(signature=delta.signature), f"{where}.signature", out)
-        else:
+        elif isinstance(delta, InputJsonContentBlockDelta):
             pieces, _, start = self._json[n]
             pieces.append(delta.partial_json)
             self._json[n] = (pieces, index, start)
@@ -369,51 +372,49 @@ class AnthropicWriter(VendorWriter):
             self._sink.report(self.at(origin, ".item.message.role"), "Degraded", "an Anthropic response message is the assistant's")
         for i, content in enumerate(message.content):
             where = self.at(origin, f".item.message.content[{i}]")
-            key = -1 - i
+            slot = -1 - i  # initial content: indexes no Lux block takes
             if isinstance(content, LucentContentText):
-                self._block(LucentStreamEventBlockStart(index=key, block_type="text"), where, out)
-                self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaText(text=content.text)), where, out)
+                self._block(LucentStreamEventBlockStart(index=slot, block_type="text"), where, out)
+                self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaText(text=content.text)), where, out)
             elif isinstance(content, LucentContentThinking):
-                self._block(LucentStreamEventBlockStart(index=key, block_type="thinking"), where, out)
-                self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaThinking(text=content.thinking.text)), where, out)
+                self._block(LucentStreamEventBlockStart(index=slot, block_type="thinking"), where, out)
+                self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaThinking(text=content.thinking.text)), where, out)
                 if content.thinking.signature is not UNSET:
-                    self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaSignature(signature=content.thinking.signature)), where, out)
+                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaSignature(signature=content.thinking.signature)), where, out)
             elif isinstance(content, LucentContentToolUse):
                 call = content.tool_use
-                self._block(LucentStreamEventBlockStart(index=key, block_type=LucentBlockTypeToolCall(id=call.id, name=call.name)), where, out)
-                self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaToolArguments(arguments=call.arguments)), where, out)
+                self._block(LucentStreamEventBlockStart(index=slot, block_type=LucentBlockTypeToolCall(id=call.id, name=call.name)), where, out)
+                self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaToolArguments(arguments=call.arguments)), where, out)
             else:
                 self._sink.report(where, "Unsupported", "an Anthropic stream cannot carry this content; dropped")
                 continue
-            self._block(LucentStreamEventBlockEnd(index=key), where, out)
+            self._block(LucentStreamEventBlockEnd(index=slot), where, out)
 
     def _block(self, event: Any, origin: str, out: list[Any]) -> None:
         if isinstance(event, LucentStreamEventBlockStart):
             kind = event.block_type
             where = self.at(origin, ".block_type")
+            name = kind if isinstance(kind, str) else "tool"
             if kind == "text":
                 block: dict[str, Any] = {"type": "text", "text": ""}
             elif kind == "thinking":
                 block = {"type": "thinking", "thinking": "", "signature": ""}
             elif isinstance(kind, LucentBlockTypeToolCall):
                 block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}, "caller": {"type": "direct"}}
-                kind = "tool"
+            elif kind == "refusal":
+                self._sink.report(where, "Degraded", "Anthropic has no refusal block; the refusal is written as text (stop_reason refusal says it)")
+                block = {"type": "text", "text": ""}
+                name = "text"
             else:
-                if kind == "refusal":
-                    self._sink.report(where, "Degraded", "Anthropic has no refusal block; the refusal is written as text (stop_reason refusal says it)")
-                    block = {"type": "text", "text": ""}
-                    kind = "text"
-                else:
-                    self._sink.report(where, "Unsupported", f"an Anthropic stream has no {kind} block; dropped")
-                    self._kind[event.index] = "drop"
-                    return
+                self._sink.report(where, "Unsupported", f"an Anthropic stream has no {kind} block; dropped")
+                self._kind[event.index] = "drop"
+                return
             n = self._index[event.index] = self._next
             self._next += 1
-            self._kind[event.index] = str(kind)
+            self._kind[event.index] = name
             self._emit({"type": "content_block_start", "index": n, "content_block": block}, ContentBlockStartEvent, out)
             return
-        kind = self._kind.get(event.index, "drop")
-        if kind == "drop":
+        if self._kind.get(event.index, "drop") == "drop":
             return
         n = self._index[event.index]
         if isinstance(event, LucentStreamEventBlockDelta):

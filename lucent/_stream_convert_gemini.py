@@ -109,7 +109,7 @@ def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
 class _Candidate:
     first: int
     blocks: LuxBlocks
-    run: tuple[str, bool] | None = None  # the open text run: its key and thought flag
+    run: tuple[tuple[str, int], bool] | None = None  # the open text run: its key and thought flag
     runs: int = 0
     calls: int = 0
     finish: tuple[str, str] | None = None
@@ -146,8 +146,12 @@ class GeminiReader(_Reader):
         out: Hub = []
         if not self._begun:
             self._begun = True
-            meta = {k: v for k, v in (("id", tree.get("responseId", self._context.get("id"))), ("model", tree.get("modelVersion", self._context.get("model")))) if isinstance(v, str)}
-            out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(**meta)), at))
+            found = {k: tree.get(name, self._context.get(k)) for k, name in (("id", "responseId"), ("model", "modelVersion"))}
+            meta = LucentConversationMeta(
+                id=found["id"] if isinstance(found["id"], str) else UNSET,
+                model=found["model"] if isinstance(found["model"], str) else UNSET,
+            )
+            out.append((LucentStreamEventConversationStart(meta=meta), at))
         for name in ("promptFeedback", "modelStatus"):
             if name in tree:
                 self._sink.report(f"{at}.{name}", "Unsupported", f"a Lux stream has no {name}; dropped")
@@ -218,10 +222,9 @@ class GeminiReader(_Reader):
             if signature is not None and not thought:
                 self._signature_block(candidate, signature, at, events)
             if candidate.run is None:
-                key = ("text", candidate.runs)
+                candidate.run = (("text", candidate.runs), thought)
                 candidate.runs += 1
-                candidate.run = (key, thought)  # type: ignore[assignment]
-                blocks.start(key, "thinking" if thought else "text", at, events)
+                blocks.start(candidate.run[0], "thinking" if thought else "text", at, events)
             key = candidate.run[0]
             if part["text"]:
                 blocks.delta(key, LucentBlockDeltaThinking(text=part["text"]) if thought else LucentBlockDeltaText(text=part["text"]), f"{at}.text", events)
@@ -343,22 +346,22 @@ class GeminiWriter(VendorWriter):
                 self._sink.report(self.at(origin, ".item.message.role"), "Degraded", "a candidate's content is the model's")
             for i, content in enumerate(message.content):
                 where = self.at(origin, f".item.message.content[{i}]")
-                key = -1 - i
+                slot = -1 - i  # initial content: indexes no Lux block takes
                 if isinstance(content, LucentContentText):
-                    self._block(LucentStreamEventBlockStart(index=key, block_type="text"), where, out)
-                    self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaText(text=content.text)), where, out)
+                    self._block(LucentStreamEventBlockStart(index=slot, block_type="text"), where, out)
+                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaText(text=content.text)), where, out)
                 elif isinstance(content, LucentContentThinking):
-                    self._block(LucentStreamEventBlockStart(index=key, block_type="thinking"), where, out)
-                    self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaThinking(text=content.thinking.text)), where, out)
+                    self._block(LucentStreamEventBlockStart(index=slot, block_type="thinking"), where, out)
+                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaThinking(text=content.thinking.text)), where, out)
                     if content.thinking.signature is not UNSET:
-                        self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaSignature(signature=content.thinking.signature)), where, out)
+                        self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaSignature(signature=content.thinking.signature)), where, out)
                 elif isinstance(content, LucentContentToolUse):
-                    self._block(LucentStreamEventBlockStart(index=key, block_type=LucentBlockTypeToolCall(id=content.tool_use.id, name=content.tool_use.name)), where, out)
-                    self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaToolArguments(arguments=content.tool_use.arguments)), where, out)
+                    self._block(LucentStreamEventBlockStart(index=slot, block_type=LucentBlockTypeToolCall(id=content.tool_use.id, name=content.tool_use.name)), where, out)
+                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaToolArguments(arguments=content.tool_use.arguments)), where, out)
                 else:
                     self._sink.report(where, "Unsupported", "a Gemini stream cannot carry this content; dropped")
                     continue
-                self._block(LucentStreamEventBlockEnd(index=key), where, out)
+                self._block(LucentStreamEventBlockEnd(index=slot), where, out)
         elif isinstance(event, (LucentStreamEventBlockStart, LucentStreamEventBlockDelta, LucentStreamEventBlockEnd, LucentStreamEventBlockDiscard, LucentStreamEventAnnotations)):
             if self._item is not None:
                 self._block(event, origin, out)

@@ -35,7 +35,8 @@ from typing import Any
 
 from msgspec import UNSET
 
-from lucent._stream_convert import Hub, StreamError, _fail, _Reader, _Sink
+from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent.errors import StreamError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
@@ -226,10 +227,10 @@ class OpenAIChatReader(_Reader):
             choice.finish = item.finish_reason
             choice.finished_at = index
             for k in sorted(choice.calls):
-                call = choice.calls[k]
-                if not call.started:
-                    missing = " and ".join(x for x, v in (("id", call.id), ("function.name", call.name)) if v is None)
-                    raise _fail("incomplete_tool_call", f"tool call {k} of choice {n} never received its {missing}", f"$[{call.first}]", self.usage)
+                known = choice.calls[k]
+                if not known.started:
+                    missing = " and ".join(x for x, v in (("id", known.id), ("function.name", known.name)) if v is None)
+                    raise _fail("incomplete_tool_call", f"tool call {k} of choice {n} never received its {missing}", f"$[{known.first}]", self.usage)
             if item.finish_reason == "function_call":
                 self._sink.report(f"{at}.finish_reason", "Degraded", "the deprecated function_call finish reason is tool_calls in Lux")
             blocks.end_all(f"{at}.finish_reason", events)

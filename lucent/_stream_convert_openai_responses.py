@@ -515,8 +515,10 @@ class OpenAIResponsesWriter(VendorWriter):
     def _end_block(self, block: _Out, out: list[Any]) -> None:
         common = {"item_id": block.id, "output_index": block.index}
         text = "".join(block.text)
+        item: dict[str, Any]
+        part: dict[str, Any]
         if block.kind == "reasoning":
-            item: dict[str, Any] = {"id": block.id, "type": "reasoning", "summary": []}
+            item = {"id": block.id, "type": "reasoning", "summary": []}
             if block.text:
                 self._emit({"type": "response.reasoning_summary_text.done", **common, "summary_index": 0, "text": text}, out)
                 part = {"type": "summary_text", "text": text}

@@ -123,7 +123,7 @@ class OpenAIResponsesAssembler(Assembler):
         kind = tag.tag if tag is not None else None
         if not isinstance(kind, str) or not hasattr(event, "sequence_number"):
             raise self._unknown(event, index)
-        number = int(event.sequence_number)  # type: ignore[attr-defined]
+        number = int(event.sequence_number)
         if self._sequence is not None and number != self._sequence + 1:
             raise self._fail("sequence_out_of_order", f"event {index} has sequence_number {number}; {self._sequence + 1} follows {self._sequence}", f"{at}.sequence_number")
         self._sequence = number

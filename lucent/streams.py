@@ -1,13 +1,24 @@
 """Streams: read a streamed response and assemble it into the format's final response.
 
-Three formats, each with its own event Struct (generated, in ``lucent.generated``):
+Seven formats, each with its own event Struct (generated, in ``lucent.generated``):
 
 * ``sparktide``: ``RemoteModelStreamFrame`` (sparktide-remote-1.0
   ``#/$defs/RemoteModelStreamFrame``) -> ``RemoteModelResponse``;
 * ``llm-sdk``: ``PartialModelResponse`` (llm-sdk ``#/definitions/PartialModelResponse``) ->
   ``ModelResponse``;
 * ``lux``: ``LucentStreamEvent`` (lux-ir-v1 ``#/definitions/LucentStreamEvent``) ->
-  ``LucentResponse``.
+  ``LucentResponse``;
+* ``openai-chat``: ``CreateChatCompletionStreamResponse`` (schemas/vendor/openai-chat.json) ->
+  ``CreateChatCompletionResponse``; the SSE stream ends with ``data: [DONE]``
+  (:mod:`lucent._stream_openai_chat`);
+* ``openai-responses``: ``ResponseStreamEvent`` -> ``Response``, the terminal event's response
+  checked against the deltas (:mod:`lucent._stream_openai_responses`);
+* ``anthropic``: ``MessageStreamEvent`` (and the ``ping``/``error`` events the published union
+  lacks, :mod:`lucent._stream_events`) -> ``Message`` (:mod:`lucent._stream_anthropic`);
+* ``gemini``: ``GenerateContentResponse`` chunks (``alt=sse``) -> ``GenerateContentResponse``
+  (:mod:`lucent._stream_gemini`).
+
+The vendor specs state no size cap: the 4 MiB cap is SparkTide's alone.
 
 A source is any of: the whole ``text/event-stream`` as bytes; an iterable (or, for the async
 functions, an async iterable) of byte chunks split anywhere; an iterable of events, either
@@ -23,7 +34,9 @@ frame/event, ``$[3].arguments`` a field of it) and ``.usage`` (the usage receive
 failure, kept). The codes, one per class of failure:
 
 * reading, any format: ``interrupted`` (the source raised, or ended inside a frame),
-  ``invalid_utf8`` (``.offset``), ``done_sentinel`` (a ``[DONE]`` frame), ``malformed_frame``
+  ``invalid_utf8`` (``.offset``), ``done_sentinel`` (a ``[DONE]`` frame; for openai-chat it is
+  the terminator instead: ``missing_terminal`` when an SSE stream ends without it,
+  ``data_after_terminal`` / ``duplicate_terminal`` after it), ``malformed_frame``
   (not one JSON object, or nested too deeply; for SparkTide also an event with several
   ``data:`` lines),
   ``unknown_frame`` (a type tag the schema does not define), ``invalid_frame`` (the schema
@@ -52,7 +65,29 @@ failure, kept). The codes, one per class of failure:
   ``delta_type_mismatch``, ``duplicate_finish``, ``missing_finish``, ``missing_meta``,
   ``duplicate_error``, ``tool_name_not_declared``, ``duplicate_terminal``,
   ``data_after_terminal``, ``missing_terminal`` (no ``done``), ``model_error`` (an ``error``
-  event; ``.error`` is the ``LucentError``).
+  event; ``.error`` is the ``LucentError``);
+* openai-chat: ``response_identity_changed`` (a chunk changes ``id``, ``model`` or a choice's
+  role), ``data_after_finish`` / ``duplicate_finish`` (a choice gets content or a second
+  ``finish_reason`` after its ``finish_reason``), ``missing_finish`` (a choice never finished),
+  ``tool_identity_changed``, ``duplicate_call_id``, ``incomplete_tool_call`` (an index that never
+  got its id or function name), ``tool_name_not_declared``, ``missing_terminal`` (no chunk);
+  arguments are kept as the model wrote them (the spec: "may not be valid JSON");
+* openai-responses: ``sequence_out_of_order`` (``sequence_number`` is not the previous + 1),
+  ``missing_response_created``, ``duplicate_item_index``, ``item_not_open``, ``item_not_closed``,
+  ``delta_mismatch`` (a ``*.done`` event, an ``output_item.done`` item or the terminal
+  response holds a text that the deltas do not build), ``tool_name_not_declared``,
+  ``duplicate_terminal``, ``data_after_terminal``, ``missing_terminal``, ``model_error``
+  (``response.failed`` or ``error``; ``.error`` is the event);
+* anthropic: ``missing_message_start``, ``duplicate_message_start``, ``duplicate_block_index``,
+  ``block_not_open``, ``block_not_closed`` (``message_delta``/``message_stop`` with a block
+  open), ``delta_type_mismatch`` (e.g. ``text_delta`` to a ``tool_use`` block),
+  ``malformed_arguments`` (the ``input_json_delta`` pieces are not one JSON object),
+  ``tool_name_not_declared``, ``duplicate_terminal``, ``data_after_terminal``,
+  ``missing_terminal`` (no ``message_stop``), ``model_error`` (an ``error`` event; ``.error``);
+* gemini: ``response_identity_changed`` (``responseId``, ``modelVersion``, a candidate's role),
+  ``missing_finish`` (a candidate without ``finishReason``: the stream was cut off),
+  ``data_after_finish`` (in a conversion), ``incomplete_tool_call`` (a ``functionCall`` without
+  ``name``, in a conversion), ``tool_name_not_declared``, ``missing_terminal`` (no chunk).
 
 :func:`convert_stream` converts a stream to another format event by event (source -> Lux
 events -> target), in constant memory but for the blocks still open; :func:`iter_events` reads
@@ -125,7 +160,7 @@ def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
 
     Parameters
     ----------
-    format : {"sparktide", "llm-sdk", "lux"}
+    format : {"sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini"}
     tools : Iterable[str], optional
         Tool names the request declared; a call to any other is ``tool_name_not_declared``.
 
@@ -155,17 +190,21 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None)
         The ``text/event-stream`` bytes; byte chunks split anywhere (inside a line, a CRLF pair
         or a UTF-8 character); or events (generated Structs, or JSON objects, validated as if
         decoded). ``str`` is refused: encode the text.
-    format : {"sparktide", "llm-sdk", "lux"}
+    format : {"sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini"}
     tools : Iterable[str], optional
         The tool names the request declared (SparkTide: "tool names must come from
         request.tools"); checked in every format when given.
 
     Returns
     -------
-    RemoteModelResponse, ModelResponse or LucentResponse
+    Struct
         ``lucent.generated.sparktide_remote_1_0.RemoteModelResponse`` (content ``null`` when the
         reply is only tool calls; ``usage`` is ``{}`` when none arrived),
-        ``lucent.generated.llm_sdk.ModelResponse`` or ``lucent.generated.lux_ir_v1.LucentResponse``.
+        ``lucent.generated.llm_sdk.ModelResponse``, ``lucent.generated.lux_ir_v1.LucentResponse``,
+        ``lucent.generated.openai_chat.CreateChatCompletionResponse`` (``usage`` only with
+        ``stream_options.include_usage``), ``lucent.generated.openai_responses.Response`` (the
+        terminal event's), ``lucent.generated.anthropic.Message`` or
+        ``lucent.generated.gemini.GenerateContentResponse``.
 
     Raises
     ------
@@ -321,13 +360,20 @@ def convert_stream(
     events : bytes, Iterable[bytes] or Iterable[event]
         What :func:`assemble` takes: the ``text/event-stream`` bytes, byte chunks split anywhere,
         or events (generated Structs or JSON objects) of ``source``.
-    source, target : {"sparktide", "llm-sdk", "lux"}
+    source, target : {"sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini"}
         ``source == target`` yields the source events (as Structs) unchanged, with the source's
-        rules checked.
+        rules checked. Any pair goes through Lux events.
     context : Mapping[str, Any], optional
         For a Lux target from SparkTide or llm-sdk, ``id`` and ``model`` for
         ``conversation_start.meta`` (the source has neither; missing, each is an Invalid
-        diagnostic ``target:$.id``/``target:$.model``, never invented).
+        diagnostic ``target:$.id``/``target:$.model``, never invented). For a vendor target,
+        the envelope values a Lux stream does not carry: openai-chat ``created`` (required;
+        without it 0 and Invalid ``target:$.created``), ``system_fingerprint``,
+        ``service_tier``; openai-responses ``response`` (a Response object whose envelope
+        members, the request settings it repeats, are written as they are; without it an
+        empty request's defaults, Degraded) or ``created_at``; ``id``/``model`` when the Lux
+        stream has none. The vendor readers and writers are described in
+        ``lucent._stream_convert_<format>``.
     strict : bool, default False
         Raise :class:`~lucent.errors.ConversionError` (``conversion_lossy``) at the first
         Unsupported or Invalid diagnostic, before the target event that would carry the loss.
@@ -340,7 +386,8 @@ def convert_stream(
         An iterator of target events: ``RemoteModelStreamFrame`` (sparktide-remote-1.0
         ``#/$defs/RemoteModelStreamFrame``), ``LucentStreamEvent`` (lux-ir-v1
         ``#/definitions/LucentStreamEvent``) or ``PartialModelResponse`` (llm-sdk
-        ``#/definitions/PartialModelResponse``) Structs; write them with :func:`encode_sse`.
+        ``#/definitions/PartialModelResponse``) Structs, or the vendor format's events; write
+        them with :func:`encode_sse` (``format=target`` for a vendor target).
         ``.diagnostics`` lists every loss (``ConversionDiagnostic``; ``field`` is a path in the
         source stream, ``$[3]`` its fourth event), complete once the iterator is exhausted. A
         member of a Lux source event that the schema does not define (Lux objects are open) is
