@@ -33,10 +33,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
-from lucent.errors import StreamError
+from lucent.errors import StreamError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
@@ -326,6 +327,12 @@ class OpenAIChatWriter(VendorWriter):
         self._texts = 0
         self._ended: list[int] = []
         self._usage: LucentUsage | None = None
+        check = {"id": "", "choices": [], "created": self.context.get("created", 0), "model": "", "object": "chat.completion.chunk"}
+        check.update({k: self.context[k] for k in ("system_fingerprint", "service_tier") if k in self.context})
+        try:
+            msgspec.convert(check, type=CreateChatCompletionStreamResponse)
+        except msgspec.ValidationError as exc:
+            raise UsageError(f"the context has a value a chat chunk cannot hold: {exc}", code="invalid_context") from None
 
     def _chunk(self, choices: list[CreateChatCompletionStreamResponseChoicesItem], usage: Any = UNSET) -> CreateChatCompletionStreamResponse:
         return CreateChatCompletionStreamResponse(id=self._id, choices=choices, created=self._created, model=self._model, object="chat.completion.chunk", usage=usage, **self._envelope)

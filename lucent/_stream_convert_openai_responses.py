@@ -42,6 +42,7 @@ import msgspec
 from msgspec import UNSET
 
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent._stream_openai_responses import ENVELOPE, TERMINAL, item_texts
 from lucent.generated.lux_ir_v1 import (
@@ -359,6 +360,18 @@ class OpenAIResponsesWriter(VendorWriter):
         self._usage: LucentUsage | None = None
         self._ended = False
         self._event_type: Any = DECODE_TYPES["ResponseStreamEvent"]
+        template = self.context.get("response")
+        if template is not None:
+            if isinstance(template, Response):
+                template = msgspec.to_builtins(template)
+            if not isinstance(template, Mapping):
+                raise UsageError("context['response'] is a Response object (a mapping)", code="invalid_context")
+            check = {k: v for k, v in template.items() if k not in ("output", "usage", "status")}
+            check.update(id=check.get("id", ""), model=check.get("model", ""), status="in_progress", output=[], usage=None)
+            try:
+                build({"type": "response.created", "response": check, "sequence_number": 0}, self._event_type)
+            except EncodeError as exc:
+                raise UsageError(f"context['response'] is not a Response envelope: {exc.message}", code="invalid_context") from None
 
     def _emit(self, value: dict[str, Any], out: list[Any]) -> None:
         value["sequence_number"] = self._sequence
@@ -407,10 +420,10 @@ class OpenAIResponsesWriter(VendorWriter):
     def _start(self, meta: LucentConversationMeta, origin: str, out: list[Any]) -> None:
         template = self.context.get("response")
         envelope: dict[str, Any] = {}
+        if isinstance(template, Response):
+            template = msgspec.to_builtins(template)
         if isinstance(template, Mapping):
             envelope = {k: v for k, v in template.items() if k not in ("output", "usage", "status")}
-        elif isinstance(template, Response):
-            envelope = {k: v for k, v in msgspec.to_builtins(template).items() if k not in ("output", "usage", "status")}
         else:
             self._sink.report("target:$.response", "Degraded", "a Responses stream repeats the request's settings in its response envelope, which a Lux stream does not carry; written as an empty request's defaults (supply context['response'])")
             created = self.context.get("created_at")

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from lucent._stream_convert import Hub, Status, _Sink, _Writer
+from lucent.errors import EncodeError
 from lucent.generated.lux_ir_v1 import (
     LucentConversationItemMessage,
     LucentMessage,
@@ -104,30 +105,41 @@ def build(value: dict[str, Any], kind: type[T]) -> T:
     (schemas/vendor: Anthropic's ``container``, ``stop_details``, ...), it is written as null,
     the value the schema gives it; where it refuses a null that the API sends (Responses
     ``usage: null`` while a response is in progress), the member is left out. Anything else the
-    schema refuses is a bug of the writer."""
+    schema refuses raises EncodeError(code="unencodable"): the writer built a wrong event.
+    """
     for _ in range(64):
         try:
             return msgspec.convert(value, type=kind)
         except msgspec.ValidationError as exc:
-            found = _MISSING_FIELD.fullmatch(str(exc))
-            if found is None:
-                null = _NULL_REFUSED.fullmatch(str(exc))
-                if null is None:
-                    raise
-                node: Any = value
-                for name, item in _STEP.findall(null.group(1)):
-                    node = node[name] if name else node[int(item)]
-                if not isinstance(node, dict) or node.get(null.group(2), 0) is not None:
-                    raise
-                del node[null.group(2)]
-                continue
-            node = value
-            for name, item in _STEP.findall(found.group(2) or ""):
-                node = node[name] if name else node[int(item)]
-            if not isinstance(node, dict) or found.group(1) in node:
-                raise
-            node[found.group(1)] = None
-    return msgspec.convert(value, type=kind)  # pragma: no cover - more than 64 members missing
+            if not _fill(value, str(exc)):
+                raise EncodeError(f"the writer built a {kind.__name__ if isinstance(kind, type) else 'target'} event its schema refuses: {exc}", code="unencodable") from None
+    raise EncodeError("the writer built an event with too many members missing", code="unencodable")  # pragma: no cover
+
+
+def _fill(value: dict[str, Any], message: str) -> bool:
+    """Fill in the member a ValidationError message names (see :func:`build`); False if it cannot."""
+    found = _MISSING_FIELD.fullmatch(message)
+    null = None if found is not None else _NULL_REFUSED.fullmatch(message)
+    if found is None and null is None:
+        return False
+    node: Any = value
+    try:
+        for name, item in _STEP.findall((found.group(2) or "") if found is not None else null.group(1)):  # type: ignore[union-attr]
+            node = node[name] if name else node[int(item)]
+    except (KeyError, IndexError, TypeError):
+        return False
+    if not isinstance(node, dict):
+        return False
+    if found is not None:
+        if found.group(1) in node:
+            return False
+        node[found.group(1)] = None
+        return True
+    assert null is not None
+    if node.get(null.group(2), 0) is not None:
+        return False
+    del node[null.group(2)]
+    return True
 
 
 class VendorWriter(_Writer):

@@ -439,3 +439,40 @@ def test_vendor_formats_are_stream_formats() -> None:
     assert {"openai-chat", "openai-responses", "anthropic", "gemini"} <= set(streams.FORMATS)
     with pytest.raises(UsageError):
         list(streams.encode_sse([], "no-such-format"))
+
+
+def test_a_context_the_target_cannot_hold_is_refused_at_once() -> None:
+    events = load("toolCallRequest", "google")
+    with pytest.raises(UsageError) as caught:
+        streams.convert_stream(events, "gemini", "openai-chat", context={"created": "yesterday"})
+    assert caught.value.code == "invalid_context"
+    with pytest.raises(UsageError) as caught:
+        streams.convert_stream(events, "gemini", "openai-responses", context={"response": {"tools": "all"}})
+    assert caught.value.code == "invalid_context"
+
+
+def test_without_created_the_chat_target_is_invalid_not_silent() -> None:
+    conversion = streams.convert_stream(load("toolCallRequest", "google"), "gemini", "openai-chat")
+    chunks = builtins(list(conversion))
+    assert {c["created"] for c in chunks} == {0}
+    assert [(d.field, d.status) for d in conversion.diagnostics if d.field == "target:$.created"] == [("target:$.created", "Invalid")]
+
+
+def test_async_vendor_streams() -> None:
+    import asyncio
+
+    events = load("thinkingLevelParam", "google")
+
+    async def chunks() -> Any:
+        body = sse(events)
+        for i in range(0, len(body), 7):  # split anywhere
+            yield body[i : i + 7]
+
+    async def run() -> tuple[Any, list[Any]]:
+        response = await streams.assemble_async(chunks(), "gemini")
+        converted = [e async for e in streams.aconvert_stream(chunks(), "gemini", "anthropic")]
+        return response, converted
+
+    response, converted = asyncio.run(run())
+    assert builtins(response) == builtins(streams.assemble(events, "gemini"))
+    assert builtins(converted[0])["type"] == "message_start" and builtins(converted[-1]) == {"type": "message_stop"}
