@@ -38,7 +38,8 @@ from msgspec import UNSET
 
 from lucent._stream_base import parse_arguments
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
-from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, item_end, item_start, lux_usage
+from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
+from lucent.errors import EncodeError
 from lucent.generated.gemini import GenerateContentResponse
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
@@ -307,7 +308,7 @@ class GeminiWriter(VendorWriter):
         self._ended: list[int] = []
         self._written: set[int] = set()
         self._finish: tuple[str, str] | None = None
-        self._usage: LucentUsage | None = None
+        self._usage: tuple[LucentUsage, str] | None = None
 
     def _chunk(self, candidate: dict[str, Any]) -> dict[str, Any]:
         return {"candidates": [candidate], **self._top}
@@ -323,7 +324,7 @@ class GeminiWriter(VendorWriter):
 
     def _flush(self, out: list[Any]) -> None:
         if self._held is not None:
-            out.append(msgspec.convert(self._held, type=GenerateContentResponse))
+            out.append(build(self._held, GenerateContentResponse))
             self._held = None
 
     def push(self, event: Any, origin: str, out: list[Any]) -> None:
@@ -374,7 +375,7 @@ class GeminiWriter(VendorWriter):
         elif isinstance(event, LucentStreamEventFinish):
             self._finish = (event.finish_reason, self.at(origin, ".finish_reason"))
         elif isinstance(event, LucentStreamEventUsage):
-            self._usage = event.usage
+            self._usage = (event.usage, self.at(origin, ".usage"))
         elif isinstance(event, LucentStreamEventError):
             self._sink.report(self.at(origin, ".error"), "Unsupported", "a Gemini stream has no error chunk (the HTTP stream fails): the error is dropped; the candidates finish with OTHER")
             self._finish = ("error", self.at(origin, ""))
@@ -466,11 +467,17 @@ class GeminiWriter(VendorWriter):
             if n == self._ended[-1] and held is None:
                 held = self._held = chunk
             else:
-                out.append(msgspec.convert(chunk, type=GenerateContentResponse))
+                out.append(build(chunk, GenerateContentResponse))
         if held is None:
             held = self._held = dict(self._top)
         for held_candidate in held.get("candidates", []):
             held_candidate["finishReason"] = reason
         if self._usage is not None:
-            held["usageMetadata"] = usage_from_lux(self._usage)
+            usage, origin = self._usage
+            held["usageMetadata"] = usage_from_lux(usage)
+            try:
+                build(dict(held), GenerateContentResponse)
+            except EncodeError:
+                del held["usageMetadata"]
+                self._sink.report(origin, "Invalid", "a count is out of the range Gemini's usageMetadata takes (int32); the usage is not written")
         self._flush(out)

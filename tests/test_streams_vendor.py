@@ -476,3 +476,39 @@ def test_async_vendor_streams() -> None:
     response, converted = asyncio.run(run())
     assert builtins(response) == builtins(streams.assemble(events, "gemini"))
     assert builtins(converted[0])["type"] == "message_start" and builtins(converted[-1]) == {"type": "message_stop"}
+
+
+def _tool_ids(fmt: str, response: Any) -> list[str]:
+    tree = builtins(response)
+    if fmt == "lux":
+        return [c["tool_use"]["id"] for c in (tree["choices"][0]["message"]["content"] if tree["choices"] else []) if c["type"] == "tool_use"]
+    if fmt == "openai-chat":
+        return [c["id"] for c in (tree["choices"][0]["message"].get("tool_calls") or [])] if tree["choices"] else []
+    if fmt == "openai-responses":
+        return [o["call_id"] for o in tree["output"] if o["type"] == "function_call"]
+    if fmt == "anthropic":
+        return [b["id"] for b in tree["content"] if b["type"] == "tool_use"]
+    parts = tree["candidates"][0].get("content", {}).get("parts", []) if tree.get("candidates") else []
+    return [p["functionCall"]["id"] for p in parts if "functionCall" in p]
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "openai-responses", "anthropic", "gemini"])
+def test_generated_lux_streams_become_vendor_streams_that_assemble(target: str) -> None:
+    from hypothesis import HealthCheck, given, settings
+
+    from tests.stream_conformance import GENERATORS
+
+    @settings(max_examples=30, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(GENERATORS["lux"]())
+    def one(stream: list[dict[str, Any]]) -> None:
+        try:
+            expected = streams.assemble(stream, "lux")
+        except StreamError as exc:  # a Lux stream that ends with its error event
+            assert exc.code == "model_error"
+            return
+        out = list(streams.convert_stream(stream, "lux", target, context={"created": 1}))
+        response = streams.assemble(out, target)
+        # The first choice's tool calls keep their ids and order.
+        assert _tool_ids(target, response) == _tool_ids("lux", expected)
+
+    one()
