@@ -17,8 +17,8 @@ one to one) and the cumulative usage; ``message_stop`` is ``item_end``, ``finish
 ``cache_creation_tokens`` = cache writes, ``completion_tokens`` = ``output_tokens``) and ``done``.
 An ``error`` event ends the Lux stream with ``finish: error``, ``error`` and ``done``.
 
-Writing (Lux -> events) produces the API's shape: ``message_start`` with ``content: []``, null
-``stop_reason``/``stop_sequence`` and the input count Lux gives up front
+Writing (Lux -> events) produces the API's current shape: ``message_start`` with ``content: []``,
+null ``stop_reason``/``stop_sequence``/``stop_details`` and the input count Lux gives up front
 (``meta.usage_input``; the split into cache reads and writes is known only at the end); each
 Lux block a ``content_block_start`` (``{"type": "text", "text": ""}``, ``{"type": "thinking",
 "thinking": "", "signature": ""}``, ``{"type": "tool_use", "id", "name", "input": {}}``), one
@@ -365,7 +365,7 @@ class AnthropicWriter(VendorWriter):
             usage["input_tokens"] = meta.usage_input
             self._sink.report(self.at(self._meta_at, ".meta.usage_input"), "Degraded", "message_start states input_tokens before the split into cache reads and writes is known: the Lux input count, inclusive, stands there; message_delta restates it split")
         self._started = True
-        self._emit({"type": "message_start", "message": {"id": values["id"], "type": "message", "role": "assistant", "content": [], "model": values["model"], "stop_reason": None, "stop_sequence": None, "usage": usage}}, MessageStartEvent, out)
+        self._emit({"type": "message_start", "message": {"id": values["id"], "type": "message", "role": "assistant", "content": [], "model": values["model"], "stop_reason": None, "stop_sequence": None, "stop_details": None, "usage": usage}}, MessageStartEvent, out)
         assert isinstance(event.item, LucentConversationItemMessage)
         message = event.item.message
         if message.role != "assistant":
@@ -457,5 +457,5 @@ class AnthropicWriter(VendorWriter):
         if not self._started:
             self._sink.report(self.at(origin, ""), "Invalid", "the Lux stream has no item: the Anthropic stream has no message")
             return
-        self._emit({"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None}, "usage": usage}, MessageDeltaEvent, out)
+        self._emit({"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None, "stop_details": None}, "usage": usage}, MessageDeltaEvent, out)
         self._emit({"type": "message_stop"}, MessageStopEvent, out)

@@ -117,7 +117,7 @@ def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
         "input_tokens": usage.prompt_tokens,
         "input_tokens_details": {
             "cached_tokens": 0 if usage.cached_tokens is UNSET else usage.cached_tokens,
-            "cache_write_tokens": 0 if usage.cache_creation_tokens is UNSET else usage.cache_creation_tokens,
+            **({"cache_write_tokens": usage.cache_creation_tokens} if usage.cache_creation_tokens is not UNSET else {}),
         },
         "output_tokens": usage.completion_tokens,
         "output_tokens_details": {"reasoning_tokens": 0 if usage.reasoning_tokens is UNSET else usage.reasoning_tokens},
@@ -160,8 +160,9 @@ class OpenAIResponsesReader(_Reader):
         if not isinstance(kind, str) or not hasattr(event, "sequence_number"):
             raise _fail("unknown_frame", f"event {index} is not an openai-responses stream event ({type(event).__name__})", at, self.usage)
         number = int(event.sequence_number)
-        if self._sequence is not None and number != self._sequence + 1:
-            raise _fail("sequence_out_of_order", f"event {index} has sequence_number {number}; {self._sequence + 1} follows {self._sequence}", f"{at}.sequence_number", self.usage)
+        expected = 0 if self._sequence is None else self._sequence + 1
+        if number != expected:
+            raise _fail("sequence_out_of_order", f"event {index} has sequence_number {number}; {expected} comes next", f"{at}.sequence_number", self.usage)
         self._sequence = number
         out: Hub = []
         if isinstance(event, ENVELOPE):
@@ -355,6 +356,7 @@ class OpenAIResponsesWriter(VendorWriter):
         self._blocks: dict[int, _Out] = {}
         self._output: list[dict[str, Any]] = []
         self._count = 0  # output items started
+        self._held_done: dict[str, Any] | None = None
         self._state = "before"
         self._finish: tuple[str, str] | None = None
         self._usage: LucentUsage | None = None
@@ -410,6 +412,7 @@ class OpenAIResponsesWriter(VendorWriter):
         elif isinstance(event, LucentStreamEventUsage):
             self._usage = event.usage
         elif isinstance(event, LucentStreamEventError):
+            self._flush_done(out)
             self._ended = True
             error = event.error
             code = error.provider_code if error.provider_code is not UNSET else "server_error"
@@ -502,6 +505,7 @@ class OpenAIResponsesWriter(VendorWriter):
             self._sink.report(self.at(origin, ".annotations"), "Unsupported", "Lux annotations are not written as Responses annotations; dropped")
 
     def _start_block(self, event: LucentStreamEventBlockStart, origin: str, out: list[Any]) -> None:
+        self._flush_done(out)
         kind = event.block_type
         n = self._count
         if kind == "thinking":
@@ -560,13 +564,26 @@ class OpenAIResponsesWriter(VendorWriter):
         while len(self._output) <= block.index:
             self._output.append({})
         self._output[block.index] = item
-        self._emit({"type": "response.output_item.done", "output_index": block.index, "item": item}, out)
+        # The last item's output_item.done waits for the finish: a truncated message is
+        # "incomplete" (the API's status), which only the Lux finish says.
+        self._flush_done(out)
+        self._held_done = {"type": "response.output_item.done", "output_index": block.index, "item": item}
+
+    def _flush_done(self, out: list[Any], reason: str | None = None) -> None:
+        held = self._held_done
+        if held is None:
+            return
+        self._held_done = None
+        if reason in ("length", "content_filter") and held["item"].get("type") == "message":
+            held["item"]["status"] = "incomplete"
+        self._emit(held, out)
 
     def _done(self, out: list[Any]) -> None:
         if self._ended:
             return
         usage = None if self._usage is None else usage_from_lux(self._usage)
         reason, where = self._finish if self._finish is not None else ("stop", "$")
+        self._flush_done(out, reason)
         if reason in ("length", "content_filter"):
             response = self._response("incomplete", output=self._output, usage=usage)
             response["incomplete_details"] = {"reason": "max_output_tokens" if reason == "length" else "content_filter"}

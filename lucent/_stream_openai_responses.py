@@ -13,7 +13,8 @@ Source: schemas/vendor/openai-responses.json ``#/$defs/ResponseStreamEvent`` and
         response.output_item.done )*
     (response.completed | response.incomplete | response.failed | error)
 
-``sequence_number`` counts the events from 0 (``sequence_out_of_order`` otherwise). The
+``sequence_number`` counts the events from 0 (``sequence_out_of_order`` otherwise: an event
+lost, repeated or reordered on the way). The
 terminal event carries the whole ``Response``: it is the assembled result, after checking that
 the deltas agree with it (``delta_mismatch``, a typed error naming the terminal event's field):
 each ``*.done`` event's full text must be the concatenation of its deltas, each
@@ -124,8 +125,9 @@ class OpenAIResponsesAssembler(Assembler):
         if not isinstance(kind, str) or not hasattr(event, "sequence_number"):
             raise self._unknown(event, index)
         number = int(event.sequence_number)
-        if self._sequence is not None and number != self._sequence + 1:
-            raise self._fail("sequence_out_of_order", f"event {index} has sequence_number {number}; {self._sequence + 1} follows {self._sequence}", f"{at}.sequence_number")
+        expected = 0 if self._sequence is None else self._sequence + 1
+        if number != expected:
+            raise self._fail("sequence_out_of_order", f"event {index} has sequence_number {number}; {expected} comes next", f"{at}.sequence_number")
         self._sequence = number
         if isinstance(event, ENVELOPE):
             self._started = True
