@@ -1187,7 +1187,13 @@ class _Pipeline:
         checks_only = _Unreported(strict) if source == target else self.sink
         self.reader = _READERS[source](checks_only, dict(context or {}), names, target == "lux" and source != "lux")
         # source == target: the events pass unchanged, checked by the reader.
-        self.writer = None if source == target else _WRITERS[target](self.sink, exact=source == "lux")
+        writer = _WRITERS[target]
+        if source == target:
+            self.writer: _Writer | None = None
+        elif getattr(writer, "takes_context", False):  # the vendor writers: envelope values from the context
+            self.writer = writer(self.sink, exact=source == "lux", context=dict(context or {}))  # type: ignore[call-arg]
+        else:
+            self.writer = writer(self.sink, exact=source == "lux")
         self.count = 0
 
     def push(self, event: Any) -> list[Any]:

@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from lucent._decode import SCHEMAS, _decode_as
+from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
 from lucent._stream_sse import SSEParser
 from lucent.errors import (
     DecodeError,
@@ -45,6 +46,8 @@ class FormatSpec:
     one_object_per_line: bool  # each data: line is one complete JSON object
     tool_index_path: str | None  # a tool index above the schema maximum means too many tool calls
     open_objects: bool  # some object of an event takes members it does not define (and drops them)
+    done_terminator: bool = False  # (openai-chat) `data: [DONE]` ends the SSE stream
+    side_events: tuple[tuple[str, Any], ...] = ()  # (anthropic) (type tag, Struct) the schema lacks
 
 
 def _generated(schema: str) -> Any:
@@ -89,10 +92,17 @@ def _has_open_struct(tp: Any) -> bool:
     return False
 
 
-def _spec(name: str, schema: str, definition: str, *, max_bytes: int | None, one_per_line: bool, tool_index: str | None) -> FormatSpec:
+def _spec(
+    name: str, schema: str, definition: str, *, max_bytes: int | None, one_per_line: bool, tool_index: str | None,
+    done_terminator: bool = False, side_events: tuple[tuple[str, Any], ...] = (),
+) -> FormatSpec:
     tp = _generated(schema).DECODE_TYPES[definition]
-    tag_path, tags = _tag_site(tp)
-    return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index, _has_open_struct(tp))
+    try:
+        tag_path, tags = _tag_site(tp)
+    except AssertionError:  # no type tag: each event is one document (openai-chat chunks, gemini)
+        tag_path, tags = (), frozenset()
+    tags = tags | {tag for tag, _ in side_events}
+    return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index, _has_open_struct(tp), done_terminator, side_events)
 
 
 def _sparktide_max_stream_bytes() -> int:
@@ -107,6 +117,19 @@ SPECS: dict[str, FormatSpec] = {
     ),
     "llm-sdk": _spec("llm-sdk", "llm-sdk", "PartialModelResponse", max_bytes=None, one_per_line=False, tool_index=None),
     "lux": _spec("lux", "lux-ir-v1", "LucentStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
+    # The vendor formats (schemas/vendor/; their specs state no size cap). openai-chat ends its SSE
+    # stream with `data: [DONE]`; anthropic sends `ping` and `error` events that its published
+    # MessageStreamEvent union lacks (lucent._stream_events).
+    "openai-chat": _spec(
+        "openai-chat", "openai-chat", "CreateChatCompletionStreamResponse",
+        max_bytes=None, one_per_line=False, tool_index=None, done_terminator=True,
+    ),
+    "openai-responses": _spec("openai-responses", "openai-responses", "ResponseStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
+    "anthropic": _spec(
+        "anthropic", "anthropic", "MessageStreamEvent", max_bytes=None, one_per_line=False, tool_index=None,
+        side_events=(("ping", AnthropicPingEvent), ("error", AnthropicErrorEvent)),
+    ),
+    "gemini": _spec("gemini", "gemini", "GenerateContentResponse", max_bytes=None, one_per_line=False, tool_index=None),
 }
 """Format name -> its FormatSpec."""
 
@@ -134,6 +157,7 @@ class FrameReader:
         self.count = 0
         self.size = 0
         self.mode: str | None = None  # "sse" or "events", set by the first item
+        self.done: int | None = None  # the frame that was `[DONE]` (openai-chat)
         self._parser = SSEParser(errors="strict")
         module = _generated(spec.schema)
         protocol: dict[str, Any] = module.PROTOCOL
@@ -177,7 +201,9 @@ class FrameReader:
         except StreamError as exc:
             raise self._at_frame(exc) from None
         for event in events:
-            yield self._frame(event.data)
+            frame = self._frame(event.data)
+            if frame is not _MISSING:
+                yield frame
         if over:
             try:
                 self._parser.feed(b"")  # a fault found before the limit comes first
@@ -234,6 +260,12 @@ class FrameReader:
                 code="interrupted",
                 path=f"$[{self.count}]",
             )
+        if self.spec.done_terminator and self.done is None:
+            raise StreamError(
+                f"the stream ended after {self.count} frames without its [DONE] frame",
+                code="missing_terminal",
+                path=f"$[{self.count}]",
+            )
 
     def interrupted(self, cause: BaseException) -> StreamError:
         """The source itself failed (a network error, a timeout): the stream is interrupted."""
@@ -251,6 +283,12 @@ class FrameReader:
     def _frame(self, data: str) -> Any:
         index = self.count
         self.count += 1
+        if self.done is not None:
+            code = "duplicate_terminal" if data.strip() == "[DONE]" else "data_after_terminal"
+            raise StreamError(f"frame {index} comes after the [DONE] frame {self.done}", code=code, path=f"$[{index}]")
+        if data.strip() == "[DONE]" and self.spec.done_terminator:
+            self.done = index
+            return _MISSING
         if data.strip() == "[DONE]":
             raise StreamError(
                 f"frame {index} is the [DONE] sentinel, which {self.spec.name} streams do not use",
@@ -282,6 +320,9 @@ class FrameReader:
                 self._unknown(buf, value, index)
             return value
         where = f"$[{index}]"
+        side = self._side_event(buf, index)
+        if side is not _MISSING:
+            return side
         try:
             value = _decode_as(buf, self.spec.schema, self.spec.definition, self._protocol)
         except RecursionError:
@@ -297,6 +338,23 @@ class FrameReader:
         if self._on_unknown is not None:
             self._unknown(buf, value, index)
         return value
+
+    def _side_event(self, buf: bytes, index: int) -> Any:
+        """An event of a type the schema's union lacks but the format sends (anthropic ping, error)."""
+        if not self.spec.side_events:
+            return _MISSING
+        try:
+            tree = msgspec.json.decode(buf)
+        except (msgspec.DecodeError, RecursionError):
+            return _MISSING
+        tag = tree.get("type") if isinstance(tree, dict) else None
+        for name, struct in self.spec.side_events:
+            if tag == name:
+                try:
+                    return msgspec.json.decode(buf, type=struct)
+                except msgspec.ValidationError as exc:
+                    raise StreamError(f"frame {index} is not a valid {name} event: {exc}", code="invalid_frame", path=f"$[{index}]") from None
+        return _MISSING
 
     def _unknown(self, buf: bytes, value: Any, index: int) -> None:
         """Report each member of the frame that the event Struct does not keep."""
@@ -324,7 +382,7 @@ class FrameReader:
         node: Any = tree
         for key in self.spec.tag_path[:-1]:
             node = node.get(key) if isinstance(node, dict) else None
-        if isinstance(node, dict):
+        if isinstance(node, dict) and self.spec.tag_path:
             tag = node.get(self.spec.tag_path[-1], _MISSING)
             if tag is _MISSING or not isinstance(tag, str) or tag not in self.spec.tags:
                 state = "has no type" if tag is _MISSING else "has a type that the schema does not define"

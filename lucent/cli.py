@@ -16,13 +16,16 @@
     then too); exit status 3 when the output was written but a diagnostic is Invalid (it does
     not validate against the target schema, e.g. a value only ``--context`` can give is missing).
 
-    ``--kind stream`` (``--from``/``--to`` sparktide, llm-sdk or lux) reads a ``text/event-stream``
-    as it arrives and writes the converted stream as ``text/event-stream`` on stdout, event by
-    event (never a ``[DONE]``); diagnostics as above once the stream ends. A broken stream prints
+    ``--kind stream`` (``--from``/``--to`` sparktide, llm-sdk, lux, openai-chat, openai-responses,
+    anthropic or gemini) reads a ``text/event-stream`` as it arrives and writes the converted
+    stream as ``text/event-stream`` on stdout, event by event (a ``[DONE]`` only to end an
+    openai-chat stream; ``event:`` fields for anthropic and openai-responses); diagnostics as
+    above once the stream ends. A broken stream prints
     ``lucent: PATH: MESSAGE [code]`` (and ``usage received: JSON``) on stderr; exit status 1.
 
 ``lucent assemble --format F [--tool NAME]... FILE|-``
-    Reads a ``text/event-stream`` (SparkTide, llm-sdk or Lux events) as it arrives and writes the
+    Reads a ``text/event-stream`` (SparkTide, llm-sdk, Lux, openai-chat chunks ending with
+    ``[DONE]``, openai-responses, anthropic or gemini events) as it arrives and writes the
     final response as JSON on stdout. A broken stream prints ``lucent: PATH: MESSAGE [code]``
     and, when usage had arrived, ``usage received: JSON`` on stderr; exit status 1.
 
@@ -42,6 +45,9 @@ from typing import Any, Sequence
 from lucent._convert import FORMATS
 from lucent._decode import SCHEMAS, decode, encode
 from lucent.errors import ConversionError, LucentError, UsageError
+
+STREAM_FORMATS = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini")
+"""The formats of ``--kind stream`` and ``assemble`` (lucent.streams.FORMATS, without importing it)."""
 
 
 _INVALID_OUTPUT = 3  # the output was written, but a diagnostic says it is Invalid
@@ -145,7 +151,7 @@ def _convert_stream(args: argparse.Namespace, context: Any) -> int:
     with stream:
         conversion = convert_stream(iter(lambda: read(65536), b""), args.source, args.target, context=context, strict=args.strict)
         try:
-            for frame in encode_sse(conversion):
+            for frame in encode_sse(conversion, args.target):
                 out.write(frame)
                 out.flush()  # each event as soon as it is converted
         except StreamError as exc:
@@ -210,7 +216,7 @@ def parser() -> argparse.ArgumentParser:
     conv.add_argument("--from", dest="source", required=True, help="lux, sparktide, llm-sdk or htmlp")
     conv.add_argument("--to", dest="target", required=True, help="lux, sparktide, llm-sdk or htmlp")
     conv.add_argument("--kind", default="request", choices=["request", "response", "error", "stream"],
-                      help="request (default), response, error, stream (SSE in, SSE out; sparktide, llm-sdk, lux)")
+                      help="request (default), response, error, stream (SSE in, SSE out; " + ", ".join(STREAM_FORMATS) + ")")
     conv.add_argument("--strict", action="store_true", help="fail on any Unsupported or Invalid diagnostic")
     conv.add_argument("--context", default=None, metavar="JSON", help="values the target needs that the source lacks")
     conv.add_argument("--diagnostics", default=None, metavar="OUT", help="also write the diagnostics as JSON")
@@ -218,7 +224,7 @@ def parser() -> argparse.ArgumentParser:
     conv.set_defaults(run=_convert)
 
     asm = commands.add_parser("assemble", help="assemble a streamed response (SSE) into the final response")
-    asm.add_argument("--format", required=True, choices=["sparktide", "llm-sdk", "lux"])
+    asm.add_argument("--format", required=True, choices=list(STREAM_FORMATS))
     asm.add_argument("--tool", dest="tools", action="append", default=None, metavar="NAME", help="a tool name the request declared (repeat)")
     asm.add_argument("file", metavar="FILE|-")
     asm.set_defaults(run=_assemble)

@@ -1,13 +1,24 @@
 """Streams: read a streamed response and assemble it into the format's final response.
 
-Three formats, each with its own event Struct (generated, in ``lucent.generated``):
+Seven formats, each with its own event Struct (generated, in ``lucent.generated``):
 
 * ``sparktide``: ``RemoteModelStreamFrame`` (sparktide-remote-1.0
   ``#/$defs/RemoteModelStreamFrame``) -> ``RemoteModelResponse``;
 * ``llm-sdk``: ``PartialModelResponse`` (llm-sdk ``#/definitions/PartialModelResponse``) ->
   ``ModelResponse``;
 * ``lux``: ``LucentStreamEvent`` (lux-ir-v1 ``#/definitions/LucentStreamEvent``) ->
-  ``LucentResponse``.
+  ``LucentResponse``;
+* ``openai-chat``: ``CreateChatCompletionStreamResponse`` (schemas/vendor/openai-chat.json) ->
+  ``CreateChatCompletionResponse``; the SSE stream ends with ``data: [DONE]``
+  (:mod:`lucent._stream_openai_chat`);
+* ``openai-responses``: ``ResponseStreamEvent`` -> ``Response``, the terminal event's response
+  checked against the deltas (:mod:`lucent._stream_openai_responses`);
+* ``anthropic``: ``MessageStreamEvent`` (and the ``ping``/``error`` events the published union
+  lacks, :mod:`lucent._stream_events`) -> ``Message`` (:mod:`lucent._stream_anthropic`);
+* ``gemini``: ``GenerateContentResponse`` chunks (``alt=sse``) -> ``GenerateContentResponse``
+  (:mod:`lucent._stream_gemini`).
+
+The vendor specs state no size cap: the 4 MiB cap is SparkTide's alone.
 
 A source is any of: the whole ``text/event-stream`` as bytes; an iterable (or, for the async
 functions, an async iterable) of byte chunks split anywhere; an iterable of events, either
@@ -23,7 +34,9 @@ frame/event, ``$[3].arguments`` a field of it) and ``.usage`` (the usage receive
 failure, kept). The codes, one per class of failure:
 
 * reading, any format: ``interrupted`` (the source raised, or ended inside a frame),
-  ``invalid_utf8`` (``.offset``), ``done_sentinel`` (a ``[DONE]`` frame), ``malformed_frame``
+  ``invalid_utf8`` (``.offset``), ``done_sentinel`` (a ``[DONE]`` frame; for openai-chat it is
+  the terminator instead: ``missing_terminal`` when an SSE stream ends without it,
+  ``data_after_terminal`` / ``duplicate_terminal`` after it), ``malformed_frame``
   (not one JSON object, or nested too deeply; for SparkTide also an event with several
   ``data:`` lines),
   ``unknown_frame`` (a type tag the schema does not define), ``invalid_frame`` (the schema
@@ -52,7 +65,29 @@ failure, kept). The codes, one per class of failure:
   ``delta_type_mismatch``, ``duplicate_finish``, ``missing_finish``, ``missing_meta``,
   ``duplicate_error``, ``tool_name_not_declared``, ``duplicate_terminal``,
   ``data_after_terminal``, ``missing_terminal`` (no ``done``), ``model_error`` (an ``error``
-  event; ``.error`` is the ``LucentError``).
+  event; ``.error`` is the ``LucentError``);
+* openai-chat: ``response_identity_changed`` (a chunk changes ``id``, ``model`` or a choice's
+  role), ``data_after_finish`` / ``duplicate_finish`` (a choice gets content or a second
+  ``finish_reason`` after its ``finish_reason``), ``missing_finish`` (a choice never finished),
+  ``tool_identity_changed``, ``duplicate_call_id``, ``incomplete_tool_call`` (an index that never
+  got its id or function name), ``tool_name_not_declared``, ``missing_terminal`` (no chunk);
+  arguments are kept as the model wrote them (the spec: "may not be valid JSON");
+* openai-responses: ``sequence_out_of_order`` (``sequence_number`` is not the previous + 1),
+  ``missing_response_created``, ``duplicate_item_index``, ``item_not_open``, ``item_not_closed``,
+  ``delta_mismatch`` (a ``*.done`` event, an ``output_item.done`` item or the terminal
+  response holds a text that the deltas do not build), ``tool_name_not_declared``,
+  ``duplicate_terminal``, ``data_after_terminal``, ``missing_terminal``, ``model_error``
+  (``response.failed`` or ``error``; ``.error`` is the event);
+* anthropic: ``missing_message_start``, ``duplicate_message_start``, ``duplicate_block_index``,
+  ``block_not_open``, ``block_not_closed`` (``message_delta``/``message_stop`` with a block
+  open), ``delta_type_mismatch`` (e.g. ``text_delta`` to a ``tool_use`` block),
+  ``malformed_arguments`` (the ``input_json_delta`` pieces are not one JSON object),
+  ``tool_name_not_declared``, ``duplicate_terminal``, ``data_after_terminal``,
+  ``missing_terminal`` (no ``message_stop``), ``model_error`` (an ``error`` event; ``.error``);
+* gemini: ``response_identity_changed`` (``responseId``, ``modelVersion``, a candidate's role),
+  ``missing_finish`` (a candidate without ``finishReason``: the stream was cut off),
+  ``data_after_finish`` (in a conversion), ``incomplete_tool_call`` (a ``functionCall`` without
+  ``name``, in a conversion), ``tool_name_not_declared``, ``missing_terminal`` (no chunk).
 
 :func:`convert_stream` converts a stream to another format event by event (source -> Lux
 events -> target), in constant memory but for the blocks still open; :func:`iter_events` reads
@@ -67,10 +102,15 @@ from typing import Any, Literal, overload
 
 import msgspec
 
+from lucent._stream_anthropic import AnthropicAssembler
 from lucent._stream_base import Assembler
 from lucent._stream_convert import AsyncStreamConversion, StreamConversion
+from lucent._stream_convert_vendor import register as _register_vendor_streams
 from lucent._stream_llm_sdk import LlmSdkAssembler
+from lucent._stream_gemini import GeminiAssembler
 from lucent._stream_lux import LuxAssembler
+from lucent._stream_openai_chat import OpenAIChatAssembler
+from lucent._stream_openai_responses import OpenAIResponsesAssembler
 from lucent._stream_read import aframes, frames, non_finite_path, spec
 from lucent._stream_sparktide import SparkTideAssembler
 from lucent.errors import EncodeError, LucentError, StreamError, UsageError
@@ -93,14 +133,20 @@ __all__ = [
     "iter_events",
 ]
 
-FORMATS: tuple[str, ...] = ("sparktide", "llm-sdk", "lux")
+FORMATS: tuple[str, ...] = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini")
 """The stream format names."""
 
 _ASSEMBLERS: dict[str, type[Assembler]] = {
     "sparktide": SparkTideAssembler,
     "llm-sdk": LlmSdkAssembler,
     "lux": LuxAssembler,
+    "openai-chat": OpenAIChatAssembler,
+    "openai-responses": OpenAIResponsesAssembler,
+    "anthropic": AnthropicAssembler,
+    "gemini": GeminiAssembler,
 }
+
+_register_vendor_streams()
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
 """SSE bytes, an iterable of byte chunks, or an iterable of events (Structs or JSON objects)."""
@@ -114,7 +160,7 @@ def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
 
     Parameters
     ----------
-    format : {"sparktide", "llm-sdk", "lux"}
+    format : {"sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini"}
     tools : Iterable[str], optional
         Tool names the request declared; a call to any other is ``tool_name_not_declared``.
 
@@ -144,17 +190,21 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None)
         The ``text/event-stream`` bytes; byte chunks split anywhere (inside a line, a CRLF pair
         or a UTF-8 character); or events (generated Structs, or JSON objects, validated as if
         decoded). ``str`` is refused: encode the text.
-    format : {"sparktide", "llm-sdk", "lux"}
+    format : {"sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini"}
     tools : Iterable[str], optional
         The tool names the request declared (SparkTide: "tool names must come from
         request.tools"); checked in every format when given.
 
     Returns
     -------
-    RemoteModelResponse, ModelResponse or LucentResponse
+    Struct
         ``lucent.generated.sparktide_remote_1_0.RemoteModelResponse`` (content ``null`` when the
         reply is only tool calls; ``usage`` is ``{}`` when none arrived),
-        ``lucent.generated.llm_sdk.ModelResponse`` or ``lucent.generated.lux_ir_v1.LucentResponse``.
+        ``lucent.generated.llm_sdk.ModelResponse``, ``lucent.generated.lux_ir_v1.LucentResponse``,
+        ``lucent.generated.openai_chat.CreateChatCompletionResponse`` (``usage`` only with
+        ``stream_options.include_usage``), ``lucent.generated.openai_responses.Response`` (the
+        terminal event's), ``lucent.generated.anthropic.Message`` or
+        ``lucent.generated.gemini.GenerateContentResponse``.
 
     Raises
     ------
@@ -226,11 +276,20 @@ def aiter_events(source: AsyncSource, format: str) -> AsyncIterator[Any]:
     return aframes(source, spec(format))
 
 
-def encode_sse(events: Iterable[Any]) -> Iterator[bytes]:
+def encode_sse(events: Iterable[Any], format: str | None = None) -> Iterator[bytes]:
     """Each event as one SSE event: ``data: <compact JSON>`` and a blank line (UTF-8).
 
     The JSON of an event never holds a raw line end, so each frame is one ``data:`` line, as
-    SparkTide requires. No ``[DONE]`` is written.
+    SparkTide requires. No ``[DONE]`` is written, except as the format's own terminator:
+
+    Parameters
+    ----------
+    events : Iterable[event]
+    format : str, optional
+        The stream format, for what its wire adds around the events: ``"openai-chat"`` ends with
+        ``data: [DONE]`` (the Chat Completions terminator); ``"anthropic"`` and
+        ``"openai-responses"`` put the event's ``type`` in an ``event:`` field before its data,
+        as those APIs do (their SDKs dispatch on it). Other formats (and None) add nothing.
 
     Raises
     ------
@@ -245,16 +304,21 @@ def encode_sse(events: Iterable[Any]) -> Iterator[bytes]:
     """
     if isinstance(events, (str, bytes, bytearray, memoryview, Mapping, msgspec.Struct)) or not isinstance(events, Iterable):
         raise UsageError(f"encode_sse takes an iterable of events, not {type(events).__name__}", code="invalid_input_type")
-    return _encode_sse(iter(events))
+    if format is not None:
+        spec(format)
+    return _encode_sse(iter(events), format)
 
 
-def _encode_sse(events: Iterator[Any]) -> Iterator[bytes]:
+def _encode_sse(events: Iterator[Any], format: str | None = None) -> Iterator[bytes]:
+    named = format in ("anthropic", "openai-responses")
     encoder = msgspec.json.Encoder()
     index = 0
     while True:
         try:
             event = next(events)
         except StopIteration:
+            if format == "openai-chat":
+                yield b"data: [DONE]\n\n"
             return
         except LucentError:
             raise
@@ -271,6 +335,12 @@ def _encode_sse(events: Iterator[Any]) -> Iterator[bytes]:
             if found is not None:
                 raise EncodeError(f"event {index} holds NaN or an infinite number, which JSON cannot carry", code="unencodable", path=f"$[{index}]{found}")
         index += 1
+        if named:
+            tag = getattr(type(event), "__struct_config__", None)
+            name = tag.tag if tag is not None and isinstance(tag.tag, str) else None
+            if name is not None:
+                yield b"event: " + name.encode() + b"\ndata: " + body + b"\n\n"
+                continue
         yield b"data: " + body + b"\n\n"
 
 
@@ -290,13 +360,20 @@ def convert_stream(
     events : bytes, Iterable[bytes] or Iterable[event]
         What :func:`assemble` takes: the ``text/event-stream`` bytes, byte chunks split anywhere,
         or events (generated Structs or JSON objects) of ``source``.
-    source, target : {"sparktide", "llm-sdk", "lux"}
+    source, target : {"sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini"}
         ``source == target`` yields the source events (as Structs) unchanged, with the source's
-        rules checked.
+        rules checked. Any pair goes through Lux events.
     context : Mapping[str, Any], optional
         For a Lux target from SparkTide or llm-sdk, ``id`` and ``model`` for
         ``conversation_start.meta`` (the source has neither; missing, each is an Invalid
-        diagnostic ``target:$.id``/``target:$.model``, never invented).
+        diagnostic ``target:$.id``/``target:$.model``, never invented). For a vendor target,
+        the envelope values a Lux stream does not carry: openai-chat ``created`` (required;
+        without it 0 and Invalid ``target:$.created``), ``system_fingerprint``,
+        ``service_tier``; openai-responses ``response`` (a Response object whose envelope
+        members, the request settings it repeats, are written as they are; without it an
+        empty request's defaults, Degraded) or ``created_at``; ``id``/``model`` when the Lux
+        stream has none. The vendor readers and writers are described in
+        ``lucent._stream_convert_<format>``.
     strict : bool, default False
         Raise :class:`~lucent.errors.ConversionError` (``conversion_lossy``) at the first
         Unsupported or Invalid diagnostic, before the target event that would carry the loss.
@@ -309,7 +386,8 @@ def convert_stream(
         An iterator of target events: ``RemoteModelStreamFrame`` (sparktide-remote-1.0
         ``#/$defs/RemoteModelStreamFrame``), ``LucentStreamEvent`` (lux-ir-v1
         ``#/definitions/LucentStreamEvent``) or ``PartialModelResponse`` (llm-sdk
-        ``#/definitions/PartialModelResponse``) Structs; write them with :func:`encode_sse`.
+        ``#/definitions/PartialModelResponse``) Structs, or the vendor format's events; write
+        them with :func:`encode_sse` (``format=target`` for a vendor target).
         ``.diagnostics`` lists every loss (``ConversionDiagnostic``; ``field`` is a path in the
         source stream, ``$[3]`` its fourth event), complete once the iterator is exhausted. A
         member of a Lux source event that the schema does not define (Lux objects are open) is

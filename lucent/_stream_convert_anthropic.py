@@ -1,0 +1,461 @@
+"""anthropic stream events <-> Lux stream events.
+
+Reading (events -> Lux), with the rules of :class:`~lucent._stream_anthropic.AnthropicAssembler`:
+``message_start`` is ``conversation_start`` (``meta.id``, ``meta.model``, ``meta.usage_input``
+= ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``: Lux counts input
+inclusively) and ``item_start`` of item 0; content block ``i`` is a Lux block (numbered in start
+order): ``text`` -> text, ``thinking`` -> thinking (``thinking_delta`` -> thinking delta,
+``signature_delta`` -> signature delta), ``tool_use`` -> tool call (``input_json_delta`` pieces
+-> arguments deltas; a block without pieces gets its start ``input`` as JSON text when that is
+not ``{}``); ``content_block_stop`` ends it. Blocks a Lux stream cannot carry (``redacted_thinking``,
+server tool use and results, citations) are Unsupported and dropped, each once where it starts.
+``message_delta`` gives the finish reason (``end_turn``/``stop_sequence`` -> ``stop``,
+``max_tokens`` -> ``length``, ``tool_use`` -> ``tool_calls``, ``refusal`` -> ``content_filter``,
+``model_context_window_exceeded`` -> ``length``, ``pause_turn`` -> ``stop``, Degraded where not
+one to one) and the cumulative usage; ``message_stop`` is ``item_end``, ``finish``, ``usage``
+(``prompt_tokens`` = input + cache reads + cache writes, ``cached_tokens`` = cache reads,
+``cache_creation_tokens`` = cache writes, ``completion_tokens`` = ``output_tokens``) and ``done``.
+An ``error`` event ends the Lux stream with ``finish: error``, ``error`` and ``done``.
+
+Writing (Lux -> events) produces the API's current shape: ``message_start`` with ``content: []``,
+null ``stop_reason``/``stop_sequence``/``stop_details`` and the input count Lux gives up front
+(``meta.usage_input``; the split into cache reads and writes is known only at the end); each
+Lux block a ``content_block_start`` (``{"type": "text", "text": ""}``, ``{"type": "thinking",
+"thinking": "", "signature": ""}``, ``{"type": "tool_use", "id", "name", "input": {}}``), one
+``content_block_delta`` per Lux delta and ``content_block_stop``, block indexes counted in start
+order; then one ``message_delta`` (``stop_reason`` from the Lux finish, the usage split back:
+``input_tokens`` = prompt - cached - cache writes) and ``message_stop``. A Lux ``error`` becomes
+an ``error`` event. Only item 0 fits an Anthropic message; other items are Unsupported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from lucent._stream_base import parse_arguments
+from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, context_value, item_end, item_start, lux_usage
+from lucent._stream_events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
+from lucent.generated.anthropic import (
+    CitationsDelta,
+    ContentBlockDeltaEvent,
+    ContentBlockStartEvent,
+    ContentBlockStopEvent,
+    MessageDeltaEvent,
+    MessageStartEvent,
+    MessageStopEvent,
+    InputJsonContentBlockDelta,
+    SignatureContentBlockDelta,
+    TextContentBlockDelta,
+    ThinkingContentBlockDelta,
+)
+from lucent.generated.lux_ir_v1 import (
+    LucentBlockDeltaSignature,
+    LucentBlockDeltaText,
+    LucentBlockDeltaThinking,
+    LucentBlockDeltaToolArguments,
+    LucentBlockTypeToolCall,
+    LucentContentText,
+    LucentContentThinking,
+    LucentContentToolUse,
+    LucentConversationItemMessage,
+    LucentConversationMeta,
+    LucentError,
+    LucentStreamEventAnnotations,
+    LucentStreamEventBlockDelta,
+    LucentStreamEventBlockDiscard,
+    LucentStreamEventBlockEnd,
+    LucentStreamEventBlockStart,
+    LucentStreamEventConversationStart,
+    LucentStreamEventDone,
+    LucentStreamEventError,
+    LucentStreamEventFinish,
+    LucentStreamEventItemEnd,
+    LucentStreamEventItemStart,
+    LucentStreamEventUsage,
+    LucentUsage,
+)
+
+FINISH_TO_LUX: dict[str, tuple[str, bool]] = {
+    "end_turn": ("stop", True), "stop_sequence": ("stop", False), "max_tokens": ("length", True), "tool_use": ("tool_calls", True),
+    "refusal": ("content_filter", False), "model_context_window_exceeded": ("length", False), "pause_turn": ("stop", False),
+}
+"""Anthropic ``stop_reason`` -> (Lux finish reason, one to one)."""
+
+FINISH_FROM_LUX = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal", "safety": "refusal", "recitation": "refusal", "malformed_tool_call": "end_turn", "error": "end_turn"}
+"""Lux finish reason -> Anthropic ``stop_reason`` (Degraded unless the reverse of FINISH_TO_LUX)."""
+
+ERROR_KIND = {"rate_limit_error": "rate_limit", "invalid_request_error": "invalid_request", "authentication_error": "authentication", "permission_error": "authentication", "overloaded_error": "server_error", "api_error": "server_error", "not_found_error": "invalid_request", "request_too_large": "invalid_request", "billing_error": "authentication", "timeout_error": "server_error"}
+"""Anthropic error ``type`` -> Lux error kind (``provider_code`` keeps the type)."""
+
+ERROR_TYPE = {"rate_limit": "rate_limit_error", "invalid_request": "invalid_request_error", "authentication": "authentication_error", "server_error": "api_error", "content_filter": "invalid_request_error"}
+
+
+def anthropic_usage_to_lux(usage: Mapping[str, Any]) -> LucentUsage:
+    """Anthropic counts (input excludes cache reads and writes) -> Lux (inclusive); the thinking
+    tokens of ``output_tokens_details`` (inside ``output_tokens``) are Lux ``reasoning_tokens``."""
+    read = int(usage.get("cache_read_input_tokens") or 0)
+    write = int(usage.get("cache_creation_input_tokens") or 0)
+    prompt = int(usage.get("input_tokens") or 0) + read + write
+    details = usage.get("output_tokens_details")
+    thinking = details.get("thinking_tokens") if isinstance(details, dict) else None
+    return lux_usage(prompt, int(usage.get("output_tokens") or 0), cached=read, cache_creation=write, reasoning=None if thinking is None else int(thinking))
+
+
+class AnthropicReader(_Reader):
+    """MessageStreamEvent -> Lux events (see the module docstring)."""
+
+    def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
+        super().__init__(sink, context, tools, lux_target)
+        self._started = False
+        self._blocks = LuxBlocks(0)
+        self._kinds: dict[int, str] = {}  # anthropic index -> kind (text, thinking, tool, drop), while open
+        self._known: set[int] = set()
+        self._json: dict[int, tuple[list[str], int, Any]] = {}  # tool blocks: pieces, last event, start input
+        self._usage: dict[str, Any] = {}
+        self._usage_at = "$"
+        self._finish: tuple[str, str] | None = None
+        self._ended: int | None = None
+
+    @property
+    def usage(self) -> Any:
+        return dict(self._usage) if self._usage else None
+
+    def push(self, event: Any, index: int) -> Hub:
+        at = f"$[{index}]"
+        if self._ended is not None:
+            code = "duplicate_terminal" if isinstance(event, (MessageStopEvent, AnthropicErrorEvent)) else "data_after_terminal"
+            raise _fail(code, f"event {index} comes after the stream ended (event {self._ended})", at, self.usage)
+        out: Hub = []
+        if isinstance(event, AnthropicPingEvent):
+            return out
+        if isinstance(event, AnthropicErrorEvent):
+            self._ended = index
+            self._blocks.end_all(at, out)
+            if self._started:
+                out.append((item_end(0), at))
+            else:
+                out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta()), at))
+            out.append((LucentStreamEventFinish(finish_reason="error"), at))
+            kind = ERROR_KIND.get(event.error.type, "server_error")
+            out.append((LucentStreamEventError(error=LucentError(kind=kind, message=event.error.message, provider_code=event.error.type)), f"{at}.error"))  # type: ignore[arg-type]
+            out.append((LucentStreamEventDone(), at))
+            return out
+        if isinstance(event, MessageStartEvent):
+            if self._started:
+                raise _fail("duplicate_message_start", f"event {index} starts the message a second time", at, self.usage)
+            self._start(event, at, out)
+            return out
+        if not self._started:
+            raise _fail("missing_message_start", f"event {index} comes before message_start", at, self.usage)
+        if isinstance(event, ContentBlockStartEvent):
+            self._block_start(event, index, out)
+        elif isinstance(event, ContentBlockDeltaEvent):
+            self._delta(event, index, out)
+        elif isinstance(event, ContentBlockStopEvent):
+            self._stop(int(event.index), index, out)
+        elif isinstance(event, MessageDeltaEvent):
+            if self._kinds:
+                raise _fail("block_not_closed", f"message_delta arrives while block {min(self._kinds)} is open", at, self.usage)
+            delta = msgspec.to_builtins(event.delta)
+            reason = delta.get("stop_reason")
+            if reason is not None:
+                self._finish = (reason, f"{at}.delta.stop_reason")
+            if delta.get("stop_sequence") is not None:
+                self._sink.report(f"{at}.delta.stop_sequence", "Degraded", "a Lux stream does not say which stop sequence ended the message")
+            for name in ("container", "stop_details"):
+                if delta.get(name) is not None:
+                    self._sink.report(f"{at}.delta.{name}", "Unsupported", f"a Lux stream has no {name}; dropped")
+            for name, value in msgspec.to_builtins(event.usage).items():
+                if value is None:
+                    continue
+                self._usage[name] = value
+                if name not in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens_details"):
+                    self._sink.report(f"{at}.usage.{name}", "Unsupported", "a Lux usage has no such count; dropped")
+            self._usage_at = f"{at}.usage"
+        elif isinstance(event, MessageStopEvent):
+            if self._kinds:
+                raise _fail("block_not_closed", f"message_stop arrives while block {min(self._kinds)} is open", at, self.usage)
+            self._ended = index
+            out.append((item_end(0), at))
+            if self._finish is None:
+                out.append((LucentStreamEventFinish(finish_reason="stop"), at))
+                self._sink.report(at, "Degraded", "no message_delta gave a stop_reason: the Lux stream finishes with stop")
+            else:
+                reason, where = self._finish
+                lux, exact = FINISH_TO_LUX.get(reason, ("stop", False))
+                if not exact:
+                    self._sink.report(where, "Degraded", f"Lux has no {reason}; read as {lux}")
+                out.append((LucentStreamEventFinish(finish_reason=lux), where))  # type: ignore[arg-type]
+            out.append((LucentStreamEventUsage(usage=anthropic_usage_to_lux(self._usage)), self._usage_at))
+            out.append((LucentStreamEventDone(), at))
+        else:
+            raise _fail("unknown_frame", f"event {index} is not an anthropic stream event ({type(event).__name__})", at, self.usage)
+        return out
+
+    def _start(self, event: MessageStartEvent, at: str, out: Hub) -> None:
+        self._started = True
+        message = msgspec.to_builtins(event.message)
+        usage = message.get("usage") or {}
+        self._usage = {k: v for k, v in usage.items() if v is not None}
+        self._usage_at = f"{at}.message.usage"
+        prompt = anthropic_usage_to_lux(usage).prompt_tokens
+        out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=message["id"], model=message["model"], usage_input=prompt)), at))
+        for name, value in usage.items():
+            if name not in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens", "output_tokens_details") and value is not None:
+                self._sink.report(f"{at}.message.usage.{name}", "Unsupported", "a Lux stream has no such usage member; dropped")
+        for name in ("stop_reason", "stop_sequence", "stop_details", "container"):
+            if message.get(name) is not None:
+                self._sink.report(f"{at}.message.{name}", "Unsupported", f"a Lux conversation_start has no {name}; dropped")
+        if message.get("content"):
+            self._sink.report(f"{at}.message.content", "Unsupported", "message_start content is empty in the API's streams; this content is dropped")
+        out.append((item_start(0), at))
+
+    def _block_start(self, event: ContentBlockStartEvent, index: int, out: Hub) -> None:
+        at = f"$[{index}]"
+        n = int(event.index)
+        if n in self._known:
+            raise _fail("duplicate_block_index", f"event {index} starts block {n} a second time", f"{at}.index", self.usage)
+        self._known.add(n)
+        block = msgspec.to_builtins(event.content_block)
+        kind = block.get("type")
+        where = f"{at}.content_block"
+        if kind == "text":
+            self._kinds[n] = "text"
+            self._blocks.start(n, "text", at, out)
+            if block.get("text"):
+                self._blocks.delta(n, LucentBlockDeltaText(text=block["text"]), f"{where}.text", out)
+            if block.get("citations"):
+                self._sink.report(f"{where}.citations", "Unsupported", "a Lux stream carries no citations; dropped")
+        elif kind == "thinking":
+            self._kinds[n] = "thinking"
+            self._blocks.start(n, "thinking", at, out)
+            if block.get("thinking"):
+                self._blocks.delta(n, LucentBlockDeltaThinking(text=block["thinking"]), f"{where}.thinking", out)
+            if block.get("signature"):
+                self._blocks.delta(n, LucentBlockDeltaSignature(signature=block["signature"]), f"{where}.signature", out)
+        elif kind == "tool_use":
+            self._declared(block["name"], f"{where}.name", f"block {n}")
+            self._kinds[n] = "tool"
+            self._json[n] = ([], index, block.get("input"))
+            self._blocks.start(n, LucentBlockTypeToolCall(id=block["id"], name=block["name"]), at, out)
+            if block.get("caller") not in (None, {"type": "direct"}):
+                self._sink.report(f"{where}.caller", "Unsupported", "a Lux tool block does not say who called the tool; dropped")
+        else:
+            self._kinds[n] = "drop"
+            self._sink.report(where, "Unsupported", f"a Lux stream cannot carry a {kind} block; dropped")
+
+    def _delta(self, event: ContentBlockDeltaEvent, index: int, out: Hub) -> None:
+        at = f"$[{index}]"
+        n = int(event.index)
+        kind = self._kinds.get(n)
+        if kind is None:
+            raise _fail("block_not_open", f"event {index} names block {n}, which is not open", f"{at}.index", self.usage)
+        delta = event.delta
+        tag = type(delta).__struct_config__.tag
+        allowed = {"text": ("text_delta", "citations_delta"), "thinking": ("thinking_delta", "signature_delta"), "tool": ("input_json_delta",)}
+        if kind != "drop" and tag not in allowed[kind]:
+            raise _fail("delta_type_mismatch", f"event {index} sends a {tag} to a {kind} block", f"{at}.delta.type", self.usage)
+        where = f"{at}.delta"
+        if kind == "drop":
+            return  # the block was reported where it started
+        if isinstance(delta, TextContentBlockDelta):
+            if delta.text:
+                self._blocks.delta(n, LucentBlockDeltaText(text=delta.text), f"{where}.text", out)
+        elif isinstance(delta, CitationsDelta):
+            self._sink.report(f"$[{index}].delta.citation", "Unsupported", "a Lux stream carries no citations; dropped")
+        elif isinstance(delta, ThinkingContentBlockDelta):
+            if delta.thinking:
+                self._blocks.delta(n, LucentBlockDeltaThinking(text=delta.thinking), f"{where}.thinking", out)
+        elif isinstance(delta, SignatureContentBlockDelta):
+            self._blocks.delta(n, LucentBlockDeltaSignature(signature=delta.signature), f"{where}.signature", out)
+        elif isinstance(delta, InputJsonContentBlockDelta):
+            pieces, _, start = self._json[n]
+            pieces.append(delta.partial_json)
+            self._json[n] = (pieces, index, start)
+            # An empty piece too: the API sends one first, and the round trip keeps it.
+            self._blocks.delta(n, LucentBlockDeltaToolArguments(arguments=delta.partial_json), f"{where}.partial_json", out)
+
+    def _stop(self, n: int, index: int, out: Hub) -> None:
+        at = f"$[{index}]"
+        kind = self._kinds.pop(n, None)
+        if kind is None:
+            raise _fail("block_not_open", f"event {index} names block {n}, which is not open", f"{at}.index", self.usage)
+        if kind == "tool":
+            pieces, last, start = self._json.pop(n)
+            text = "".join(pieces)
+            if text.strip():
+                try:
+                    parsed = parse_arguments(text)
+                except ValueError as exc:
+                    raise _fail("malformed_arguments", f"the input_json_delta pieces of block {n}, concatenated, {exc}", f"$[{last}].delta.partial_json", self.usage) from None
+                if parsed is None:
+                    raise _fail("malformed_arguments", f"the input_json_delta pieces of block {n}, concatenated, are null, not a JSON object", f"$[{last}].delta.partial_json", self.usage)
+            elif start:  # no pieces: the start's input is the call's arguments
+                self._blocks.delta(n, LucentBlockDeltaToolArguments(arguments=msgspec.json.encode(start).decode()), at, out)
+        self._blocks.end(n, at, out)
+
+
+    def close(self, count: int) -> Hub:
+        if self._ended is None:
+            raise _fail("missing_terminal", f"the stream ended after {count} events without message_stop", f"$[{count}]", self.usage)
+        return []
+
+
+class AnthropicWriter(VendorWriter):
+    """Lux events -> MessageStreamEvent (see the module docstring)."""
+
+    def __init__(self, sink: _Sink, exact: bool, context: Mapping[str, Any] | None = None) -> None:
+        super().__init__(sink, exact, context)
+        self._meta = LucentConversationMeta()
+        self._meta_at = "$"
+        self._state = "before"  # "in" item 0, "skip" another, "after"
+        self._index: dict[int, int] = {}  # Lux block -> anthropic index
+        self._kind: dict[int, str] = {}
+        self._next = 0
+        self._finish: tuple[str, str] | None = None
+        self._usage: LucentUsage | None = None
+        self._started = False
+        self._ended = False
+
+    def _emit(self, value: dict[str, Any], kind: Any, out: list[Any]) -> None:
+        out.append(build(value, kind))
+
+    def push(self, event: Any, origin: str, out: list[Any]) -> None:
+        if isinstance(event, LucentStreamEventConversationStart):
+            self._meta = event.meta
+            self._meta_at = origin
+        elif isinstance(event, LucentStreamEventItemStart):
+            if self._state != "before":
+                self._sink.report(self.at(origin, ""), "Unsupported", f"an Anthropic message is one turn; item {event.index} is dropped")
+                self._state = "skip"
+                return
+            self._state = "in"
+            self._message_start(event, origin, out)
+        elif isinstance(event, LucentStreamEventItemEnd):
+            self._state = "after" if self._state in ("in", "skip") else self._state
+        elif isinstance(event, (LucentStreamEventBlockStart, LucentStreamEventBlockDelta, LucentStreamEventBlockEnd, LucentStreamEventBlockDiscard, LucentStreamEventAnnotations)):
+            if self._state == "in":
+                self._block(event, origin, out)
+        elif isinstance(event, LucentStreamEventFinish):
+            self._finish = (event.finish_reason, self.at(origin, ".finish_reason"))
+        elif isinstance(event, LucentStreamEventUsage):
+            self._usage = event.usage
+        elif isinstance(event, LucentStreamEventError):
+            error = event.error
+            self._ended = True
+            out.append(AnthropicErrorEvent(error=AnthropicErrorBody(type=error.provider_code if error.provider_code is not UNSET else ERROR_TYPE[error.kind], message=error.message)))
+        elif isinstance(event, LucentStreamEventDone):
+            self._done(origin, out)
+
+    def _message_start(self, event: LucentStreamEventItemStart, origin: str, out: list[Any]) -> None:
+        meta = self._meta
+        values: dict[str, str] = {}
+        for key in ("id", "model"):
+            value = getattr(meta, key)
+            if value is UNSET:
+                value = context_value(self.context, key, str, self._sink, "Invalid", f"an Anthropic message has an {key}, and the Lux stream has none")
+            values[key] = value if isinstance(value, str) else ""
+        usage: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
+        if meta.usage_input is not UNSET:
+            usage["input_tokens"] = meta.usage_input
+            self._sink.report(self.at(self._meta_at, ".meta.usage_input"), "Degraded", "message_start states input_tokens before the split into cache reads and writes is known: the Lux input count, inclusive, stands there; message_delta restates it split")
+        self._started = True
+        self._emit({"type": "message_start", "message": {"id": values["id"], "type": "message", "role": "assistant", "content": [], "model": values["model"], "stop_reason": None, "stop_sequence": None, "stop_details": None, "usage": usage}}, MessageStartEvent, out)
+        assert isinstance(event.item, LucentConversationItemMessage)
+        message = event.item.message
+        if message.role != "assistant":
+            self._sink.report(self.at(origin, ".item.message.role"), "Degraded", "an Anthropic response message is the assistant's")
+        for i, content in enumerate(message.content):
+            where = self.at(origin, f".item.message.content[{i}]")
+            slot = -1 - i  # initial content: indexes no Lux block takes
+            if isinstance(content, LucentContentText):
+                self._block(LucentStreamEventBlockStart(index=slot, block_type="text"), where, out)
+                self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaText(text=content.text)), where, out)
+            elif isinstance(content, LucentContentThinking):
+                self._block(LucentStreamEventBlockStart(index=slot, block_type="thinking"), where, out)
+                self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaThinking(text=content.thinking.text)), where, out)
+                if content.thinking.signature is not UNSET:
+                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaSignature(signature=content.thinking.signature)), where, out)
+            elif isinstance(content, LucentContentToolUse):
+                call = content.tool_use
+                self._block(LucentStreamEventBlockStart(index=slot, block_type=LucentBlockTypeToolCall(id=call.id, name=call.name)), where, out)
+                self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaToolArguments(arguments=call.arguments)), where, out)
+            else:
+                self._sink.report(where, "Unsupported", "an Anthropic stream cannot carry this content; dropped")
+                continue
+            self._block(LucentStreamEventBlockEnd(index=slot), where, out)
+
+    def _block(self, event: Any, origin: str, out: list[Any]) -> None:
+        if isinstance(event, LucentStreamEventBlockStart):
+            kind = event.block_type
+            where = self.at(origin, ".block_type")
+            name = kind if isinstance(kind, str) else "tool"
+            if kind == "text":
+                block: dict[str, Any] = {"type": "text", "text": ""}
+            elif kind == "thinking":
+                block = {"type": "thinking", "thinking": "", "signature": ""}
+            elif isinstance(kind, LucentBlockTypeToolCall):
+                block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}, "caller": {"type": "direct"}}
+            elif kind == "refusal":
+                self._sink.report(where, "Degraded", "Anthropic has no refusal block; the refusal is written as text (stop_reason refusal says it)")
+                block = {"type": "text", "text": ""}
+                name = "text"
+            else:
+                self._sink.report(where, "Unsupported", f"an Anthropic stream has no {kind} block; dropped")
+                self._kind[event.index] = "drop"
+                return
+            n = self._index[event.index] = self._next
+            self._next += 1
+            self._kind[event.index] = name
+            self._emit({"type": "content_block_start", "index": n, "content_block": block}, ContentBlockStartEvent, out)
+            return
+        if self._kind.get(event.index, "drop") == "drop":
+            return
+        n = self._index[event.index]
+        if isinstance(event, LucentStreamEventBlockDelta):
+            delta = event.delta
+            if isinstance(delta, LucentBlockDeltaToolArguments):
+                value: dict[str, Any] = {"type": "input_json_delta", "partial_json": delta.arguments}
+            elif isinstance(delta, LucentBlockDeltaThinking):
+                value = {"type": "thinking_delta", "thinking": delta.text}
+            elif isinstance(delta, LucentBlockDeltaSignature):
+                value = {"type": "signature_delta", "signature": delta.signature}
+            else:
+                value = {"type": "text_delta", "text": delta.text}
+            self._emit({"type": "content_block_delta", "index": n, "delta": value}, ContentBlockDeltaEvent, out)
+        elif isinstance(event, LucentStreamEventBlockEnd):
+            self._emit({"type": "content_block_stop", "index": n}, ContentBlockStopEvent, out)
+        elif isinstance(event, LucentStreamEventBlockDiscard):
+            self._sink.report(self.at(origin, ""), "Invalid", "the block was written already, and an Anthropic stream cannot take it back; it stays")
+        else:
+            self._sink.report(self.at(origin, ".annotations"), "Unsupported", "Lux annotations are not Anthropic citations; dropped")
+
+    def _done(self, origin: str, out: list[Any]) -> None:
+        if self._ended:
+            return
+        reason = "end_turn"
+        if self._finish is not None:
+            lux, where = self._finish
+            reason = FINISH_FROM_LUX.get(lux, "end_turn")
+            if FINISH_TO_LUX.get(reason, ("", False)) != (lux, True):
+                self._sink.report(where, "Degraded" if lux in ("safety", "recitation") else "Unsupported", f"Anthropic has no stop_reason for {lux}; written as {reason}")
+        usage: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
+        if self._usage is not None:
+            u = self._usage
+            read = 0 if u.cached_tokens is UNSET else u.cached_tokens
+            write = 0 if u.cache_creation_tokens is UNSET else u.cache_creation_tokens
+            usage = {"input_tokens": u.prompt_tokens - read - write, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": u.completion_tokens}
+            if u.reasoning_tokens is not UNSET:
+                usage["output_tokens_details"] = {"thinking_tokens": u.reasoning_tokens}
+        else:
+            self._sink.report(self.at(origin, ""), "Invalid", "message_delta needs usage, and the Lux stream has none: the counts say 0")
+        if not self._started:
+            self._sink.report(self.at(origin, ""), "Invalid", "the Lux stream has no item: the Anthropic stream has no message")
+            return
+        self._emit({"type": "message_delta", "delta": {"stop_reason": reason, "stop_sequence": None, "stop_details": None}, "usage": usage}, MessageDeltaEvent, out)
+        self._emit({"type": "message_stop"}, MessageStopEvent, out)

@@ -1,0 +1,483 @@
+"""gemini stream chunks <-> Lux stream events.
+
+Reading (chunks -> Lux), with the rules of :class:`~lucent._stream_gemini.GeminiAssembler`: the
+first chunk gives ``conversation_start`` (``meta.id`` = ``responseId``, ``meta.model`` =
+``modelVersion``); candidate ``n`` is Lux item ``n`` (a candidate waits, buffered, while an
+earlier one is open). Its parts become blocks as the assembler merges them: a run of text
+parts with the same ``thought`` flag is one text (``thought: true``: thinking) block; a
+``functionCall`` part is a whole tool block (``id``; when the part has none, ``lucent_call_<n>``,
+Degraded; ``args`` as compact JSON text); a ``thoughtSignature`` on a thought part is that
+thinking block's signature delta, and on any other part a thinking block of its own that holds
+only the signature, started right before that part's content (the convention this converter
+keeps so that a signature stays on the part it came with). Other parts (``inlineData``,
+``executableCode``, ...) and candidate members a Lux stream has no place for
+(``groundingMetadata``, ``safetyRatings``, ``finishMessage``, ...) are Unsupported. The
+candidate's ``finishReason`` ends its blocks and its item. When the source ends: ``finish``
+(``STOP`` -> ``stop``, or ``tool_calls`` when the candidate called a function; ``MAX_TOKENS`` ->
+``length``; ``SAFETY``, ``RECITATION``, ``MALFORMED_FUNCTION_CALL`` one to one; other blocking
+reasons -> ``content_filter``, Degraded), ``usage`` from the last ``usageMetadata``
+(``completion_tokens`` = ``candidatesTokenCount + thoughtsTokenCount``, ``reasoning_tokens`` =
+``thoughtsTokenCount``, ``cached_tokens`` = ``cachedContentTokenCount``) and ``done``.
+
+Writing (Lux -> chunks): every Lux delta is one chunk holding one part of its candidate (text,
+thought text with ``thought: true``), a tool block one ``functionCall`` part when it ends, a
+signature-only thinking block's signature goes on the next part written; ``responseId`` and
+``modelVersion`` from ``conversation_start.meta`` on every chunk; the last chunk of a candidate
+gets its ``finishReason`` and the last chunk the ``usageMetadata`` (a Gemini stream restates
+running totals on every chunk; a Lux stream has the final count only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from lucent._stream_base import parse_arguments
+from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
+from lucent.errors import EncodeError
+from lucent.generated.gemini import GenerateContentResponse
+from lucent.generated.lux_ir_v1 import (
+    LucentBlockDeltaRefusal,
+    LucentBlockDeltaSignature,
+    LucentBlockDeltaText,
+    LucentBlockDeltaThinking,
+    LucentBlockDeltaToolArguments,
+    LucentBlockTypeToolCall,
+    LucentContentText,
+    LucentContentThinking,
+    LucentContentToolUse,
+    LucentConversationItemMessage,
+    LucentConversationMeta,
+    LucentStreamEventAnnotations,
+    LucentStreamEventBlockDelta,
+    LucentStreamEventBlockDiscard,
+    LucentStreamEventBlockEnd,
+    LucentStreamEventBlockStart,
+    LucentStreamEventConversationStart,
+    LucentStreamEventDone,
+    LucentStreamEventError,
+    LucentStreamEventFinish,
+    LucentStreamEventItemEnd,
+    LucentStreamEventItemStart,
+    LucentStreamEventUsage,
+    LucentUsage,
+)
+
+FINISH_TO_LUX: dict[str, tuple[str, bool]] = {
+    "STOP": ("stop", True), "MAX_TOKENS": ("length", True), "SAFETY": ("safety", True), "RECITATION": ("recitation", True),
+    "MALFORMED_FUNCTION_CALL": ("malformed_tool_call", True), "LANGUAGE": ("content_filter", False), "BLOCKLIST": ("content_filter", False),
+    "PROHIBITED_CONTENT": ("content_filter", False), "SPII": ("content_filter", False), "IMAGE_SAFETY": ("content_filter", False),
+    "OTHER": ("stop", False), "FINISH_REASON_UNSPECIFIED": ("stop", False), "UNEXPECTED_TOOL_CALL": ("malformed_tool_call", False),
+    "TOO_MANY_TOOL_CALLS": ("malformed_tool_call", False),
+}
+"""Gemini ``finishReason`` -> (Lux finish reason, one to one); unknown values read as stop (Degraded)."""
+
+FINISH_FROM_LUX = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "safety": "SAFETY", "recitation": "RECITATION", "malformed_tool_call": "MALFORMED_FUNCTION_CALL", "content_filter": "PROHIBITED_CONTENT", "error": "OTHER"}
+"""Lux finish reason -> Gemini ``finishReason`` (``tool_calls`` is ``STOP`` with a function call)."""
+
+CANDIDATE_DROPPED = ("safetyRatings", "groundingMetadata", "citationMetadata", "finishMessage", "tokenCount", "avgLogprobs", "logprobsResult", "urlContextMetadata", "groundingAttributions")
+TEXT_KEYS = frozenset({"text", "thought", "thoughtSignature"})
+
+
+def usage_to_lux(usage: dict[str, Any], at: str, sink: _Sink) -> LucentUsage:
+    """``usageMetadata`` -> Lux usage (Gemini's candidate count excludes thoughts; Lux's includes them)."""
+    thoughts = int(usage.get("thoughtsTokenCount", 0))
+    prompt = int(usage.get("promptTokenCount", 0))
+    completion = int(usage.get("candidatesTokenCount", 0)) + thoughts
+    for name in usage:
+        if name not in ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "totalTokenCount", "cachedContentTokenCount"):
+            sink.report(f"{at}.{name}", "Unsupported", "a Lux usage has no such count; dropped")
+    cached = usage.get("cachedContentTokenCount")
+    return lux_usage(prompt, completion, int(usage.get("totalTokenCount", prompt + completion)), reasoning=thoughts if "thoughtsTokenCount" in usage else None, cached=None if cached is None else int(cached))
+
+
+def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
+    thoughts = 0 if usage.reasoning_tokens is UNSET else usage.reasoning_tokens
+    value: dict[str, Any] = {"promptTokenCount": usage.prompt_tokens, "candidatesTokenCount": usage.completion_tokens - thoughts, "totalTokenCount": usage.total_tokens}
+    if usage.reasoning_tokens is not UNSET:
+        value["thoughtsTokenCount"] = thoughts
+    if usage.cached_tokens is not UNSET:
+        value["cachedContentTokenCount"] = usage.cached_tokens
+    return value
+
+
+@dataclass
+class _Candidate:
+    first: int
+    blocks: LuxBlocks
+    run: tuple[tuple[str, int], bool] | None = None  # the open text run: its key and thought flag
+    runs: int = 0
+    calls: int = 0
+    finish: tuple[str, str] | None = None
+
+
+class GeminiReader(_Reader):
+    """GenerateContentResponse chunks -> Lux events (see the module docstring)."""
+
+    def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
+        super().__init__(sink, context, tools, lux_target)
+        self._top: dict[str, Any] = {}
+        self._begun = False
+        self._candidates: dict[int, _Candidate] = {}
+        self._active: int | None = None
+        self._queue: dict[int, Hub] = {}
+        self._usage: dict[str, Any] | None = None
+        self._usage_at = "$"
+        self._calls = 0
+
+    @property
+    def usage(self) -> Any:
+        return self._usage
+
+    def push(self, chunk: Any, index: int) -> Hub:
+        at = f"$[{index}]"
+        if not isinstance(chunk, GenerateContentResponse):
+            raise _fail("unknown_frame", f"event {index} is not a gemini chunk ({type(chunk).__name__})", at, self.usage)
+        tree = msgspec.to_builtins(chunk)
+        for name in ("responseId", "modelVersion"):
+            if name in tree:
+                if name in self._top and self._top[name] != tree[name]:
+                    raise _fail("response_identity_changed", f"chunk {index} changes the {name} of the chunks before it", f"{at}.{name}", self.usage)
+                self._top[name] = tree[name]
+        out: Hub = []
+        if not self._begun:
+            self._begun = True
+            found = {k: tree.get(name, self._context.get(k)) for k, name in (("id", "responseId"), ("model", "modelVersion"))}
+            meta = LucentConversationMeta(
+                id=found["id"] if isinstance(found["id"], str) else UNSET,
+                model=found["model"] if isinstance(found["model"], str) else UNSET,
+            )
+            out.append((LucentStreamEventConversationStart(meta=meta), at))
+        for name in ("promptFeedback", "modelStatus"):
+            if name in tree:
+                self._sink.report(f"{at}.{name}", "Unsupported", f"a Lux stream has no {name}; dropped")
+        if "usageMetadata" in tree:
+            self._usage = tree["usageMetadata"]
+            self._usage_at = f"{at}.usageMetadata"
+        for i, candidate in enumerate(tree.get("candidates", [])):
+            self._candidate(candidate, index, f"{at}.candidates[{i}]", out)
+        return out
+
+    def _emit(self, n: int, events: Hub, out: Hub) -> None:
+        if self._active is None:
+            self._active = n
+        if self._active == n:
+            out.extend(events)
+        else:
+            self._queue.setdefault(n, []).extend(events)
+
+    def _candidate(self, tree: dict[str, Any], index: int, at: str, out: Hub) -> None:
+        n = int(tree.get("index", 0))
+        events: Hub = []
+        candidate = self._candidates.get(n)
+        if candidate is None:
+            candidate = self._candidates[n] = _Candidate(first=index, blocks=LuxBlocks(n))
+            events.append((item_start(n), at))
+        if candidate.finish is not None:
+            raise _fail("data_after_finish", f"candidate {n} finished in chunk {candidate.finish[1]}; chunk {index} adds to it", at, self.usage)
+        content = tree.get("content")
+        if isinstance(content, dict):
+            if content.get("role", "model") != "model":
+                self._sink.report(f"{at}.content.role", "Degraded", "a candidate's content is the model's; read as assistant")
+            for k, part in enumerate(content.get("parts", [])):
+                self._part(candidate, part, index, f"{at}.content.parts[{k}]", events)
+        for name in CANDIDATE_DROPPED:
+            if name in tree:
+                self._sink.report(f"{at}.{name}", "Unsupported", f"a Lux stream has no {name}; dropped")
+        if "finishReason" in tree:
+            candidate.finish = (tree["finishReason"], f"{at}.finishReason")
+            blocks = candidate.blocks
+            blocks.end_all(f"{at}.finishReason", events)
+            candidate.run = None
+            events.append((item_end(n), f"{at}.finishReason"))
+        self._emit(n, events, out)
+        if candidate.finish is not None and self._active == n:
+            self._active = None
+            while self._queue:
+                m = min(self._queue)
+                out.extend(self._queue.pop(m))
+                self._active = m
+                if self._candidates[m].finish is None:
+                    break
+                self._active = None
+
+    def _signature_block(self, candidate: _Candidate, signature: str, at: str, events: Hub) -> None:
+        key = ("signature", candidate.blocks.next)
+        candidate.blocks.start(key, "thinking", at, events)
+        candidate.blocks.delta(key, LucentBlockDeltaSignature(signature=signature), f"{at}.thoughtSignature", events)
+        candidate.blocks.end(key, at, events)
+
+    def _part(self, candidate: _Candidate, part: dict[str, Any], index: int, at: str, events: Hub) -> None:
+        blocks = candidate.blocks
+        signature = part.get("thoughtSignature")
+        if "text" in part and set(part) <= TEXT_KEYS:
+            thought = bool(part.get("thought"))
+            if candidate.run is not None and candidate.run[1] != thought:
+                blocks.end(candidate.run[0], at, events)
+                candidate.run = None
+            if signature is not None and not thought:
+                self._signature_block(candidate, signature, at, events)
+            if candidate.run is None:
+                candidate.run = (("text", candidate.runs), thought)
+                candidate.runs += 1
+                blocks.start(candidate.run[0], "thinking" if thought else "text", at, events)
+            key = candidate.run[0]
+            if part["text"]:
+                blocks.delta(key, LucentBlockDeltaThinking(text=part["text"]) if thought else LucentBlockDeltaText(text=part["text"]), f"{at}.text", events)
+            if signature is not None and thought:
+                blocks.delta(key, LucentBlockDeltaSignature(signature=signature), f"{at}.thoughtSignature", events)
+            return
+        if candidate.run is not None:
+            blocks.end(candidate.run[0], at, events)
+            candidate.run = None
+        call = part.get("functionCall")
+        if isinstance(call, dict) and set(part) <= {"functionCall", "thoughtSignature"}:
+            if signature is not None:
+                self._signature_block(candidate, signature, at, events)
+            name = call.get("name")
+            if not isinstance(name, str):
+                raise _fail("incomplete_tool_call", "a functionCall part has no name", f"{at}.functionCall", self.usage)
+            self._declared(name, f"{at}.functionCall.name", "a functionCall part")
+            call_id = call.get("id")
+            if not isinstance(call_id, str):
+                call_id = f"lucent_call_{self._calls}"
+                self._sink.report(f"{at}.functionCall.id", "Degraded", f"the function call has no id, which a Lux tool block needs: {call_id}")
+            self._calls += 1
+            key = ("call", blocks.next)
+            blocks.start(key, LucentBlockTypeToolCall(id=call_id, name=name), at, events)
+            if "args" in call:
+                blocks.delta(key, LucentBlockDeltaToolArguments(arguments=msgspec.json.encode(call["args"]).decode()), f"{at}.functionCall.args", events)
+            blocks.end(key, at, events)
+            candidate.calls += 1
+            return
+        self._sink.report(at, "Unsupported", f"a Lux stream cannot carry a part with {', '.join(sorted(part))}; dropped")
+
+    def close(self, count: int) -> Hub:
+        at = f"$[{count}]"
+        if not self._begun:
+            raise _fail("missing_terminal", "the stream ended before its first chunk", "$[0]", self.usage)
+        for n in sorted(self._candidates):
+            if self._candidates[n].finish is None:
+                raise _fail("missing_finish", f"candidate {n} never received its finishReason: the stream was cut off", f"$[{self._candidates[n].first}].candidates", self.usage)
+        out: Hub = []
+        if self._candidates:
+            first = self._candidates[min(self._candidates)]
+            assert first.finish is not None
+            reason, where = first.finish
+            lux, exact = FINISH_TO_LUX.get(reason, ("stop", False))
+            if lux == "stop" and first.calls:
+                lux = "tool_calls"
+            if not exact:
+                self._sink.report(where, "Degraded", f"Lux has no {reason}; read as {lux}")
+            if any(c.finish is not None and c.finish[0] != reason for c in self._candidates.values()):
+                self._sink.report(where, "Degraded", "a Lux stream has one finish reason; the candidates' differ, the first candidate's is kept")
+            out.append((LucentStreamEventFinish(finish_reason=lux), where))  # type: ignore[arg-type]
+        else:
+            out.append((LucentStreamEventFinish(finish_reason="content_filter" if "promptFeedback" in self._top else "stop"), at))
+            self._sink.report(at, "Degraded", "no candidate came (a blocked prompt?): the Lux stream has no item")
+        if self._usage is not None:
+            out.append((LucentStreamEventUsage(usage=usage_to_lux(self._usage, self._usage_at, self._sink)), self._usage_at))
+        out.append((LucentStreamEventDone(), at))
+        return out
+
+
+@dataclass
+class _WBlock:
+    kind: str  # text, thought, call, signature, drop
+    sent: bool = False
+    arguments: list[str] = field(default_factory=list)
+    call: LucentBlockTypeToolCall | None = None
+    signature: str | None = None
+
+
+class GeminiWriter(VendorWriter):
+    """Lux events -> GenerateContentResponse chunks (see the module docstring)."""
+
+    def __init__(self, sink: _Sink, exact: bool, context: Mapping[str, Any] | None = None) -> None:
+        super().__init__(sink, exact, context)
+        self._top: dict[str, Any] = {}
+        self._item: int | None = None
+        self._blocks: dict[int, _WBlock] = {}
+        self._signature: str | None = None
+        self._held: dict[str, Any] | None = None  # the last chunk, held for finishReason and usage
+        self._ended: list[int] = []
+        self._written: set[int] = set()
+        self._finish: tuple[str, str] | None = None
+        self._usage: tuple[LucentUsage, str] | None = None
+
+    def _chunk(self, candidate: dict[str, Any]) -> dict[str, Any]:
+        return {"candidates": [candidate], **self._top}
+
+    def _part(self, part: dict[str, Any], out: list[Any]) -> None:
+        assert self._item is not None
+        if self._signature is not None:
+            part["thoughtSignature"] = self._signature
+            self._signature = None
+        self._flush(out)
+        self._written.add(self._item)
+        self._held = self._chunk({"content": {"parts": [part], "role": "model"}, "index": self._item})
+
+    def _flush(self, out: list[Any]) -> None:
+        if self._held is not None:
+            out.append(build(self._held, GenerateContentResponse))
+            self._held = None
+
+    def push(self, event: Any, origin: str, out: list[Any]) -> None:
+        if isinstance(event, LucentStreamEventConversationStart):
+            for key, name in (("id", "responseId"), ("model", "modelVersion")):
+                value = getattr(event.meta, key)
+                if value is UNSET:
+                    value = self.context.get(key)
+                if isinstance(value, str):
+                    self._top[name] = value
+            if event.meta.usage_input is not UNSET:
+                self._sink.report(self.at(origin, ".meta.usage_input"), "Degraded", "the input count comes with the usage on the last chunk")
+        elif isinstance(event, LucentStreamEventItemStart):
+            self._item = event.index
+            self._blocks = {}
+            self._signature = None
+            assert isinstance(event.item, LucentConversationItemMessage)
+            message = event.item.message
+            if message.role != "assistant":
+                self._sink.report(self.at(origin, ".item.message.role"), "Degraded", "a candidate's content is the model's")
+            for i, content in enumerate(message.content):
+                where = self.at(origin, f".item.message.content[{i}]")
+                slot = -1 - i  # initial content: indexes no Lux block takes
+                if isinstance(content, LucentContentText):
+                    self._block(LucentStreamEventBlockStart(index=slot, block_type="text"), where, out)
+                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaText(text=content.text)), where, out)
+                elif isinstance(content, LucentContentThinking):
+                    self._block(LucentStreamEventBlockStart(index=slot, block_type="thinking"), where, out)
+                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaThinking(text=content.thinking.text)), where, out)
+                    if content.thinking.signature is not UNSET:
+                        self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaSignature(signature=content.thinking.signature)), where, out)
+                elif isinstance(content, LucentContentToolUse):
+                    self._block(LucentStreamEventBlockStart(index=slot, block_type=LucentBlockTypeToolCall(id=content.tool_use.id, name=content.tool_use.name)), where, out)
+                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaToolArguments(arguments=content.tool_use.arguments)), where, out)
+                else:
+                    self._sink.report(where, "Unsupported", "a Gemini stream cannot carry this content; dropped")
+                    continue
+                self._block(LucentStreamEventBlockEnd(index=slot), where, out)
+        elif isinstance(event, (LucentStreamEventBlockStart, LucentStreamEventBlockDelta, LucentStreamEventBlockEnd, LucentStreamEventBlockDiscard, LucentStreamEventAnnotations)):
+            if self._item is not None:
+                self._block(event, origin, out)
+        elif isinstance(event, LucentStreamEventItemEnd):
+            if self._item is not None:
+                if self._signature is not None:  # a signature no part followed: on an empty text part
+                    self._part({"text": ""}, out)
+                self._ended.append(self._item)
+            self._item = None
+        elif isinstance(event, LucentStreamEventFinish):
+            self._finish = (event.finish_reason, self.at(origin, ".finish_reason"))
+        elif isinstance(event, LucentStreamEventUsage):
+            self._usage = (event.usage, self.at(origin, ".usage"))
+        elif isinstance(event, LucentStreamEventError):
+            self._sink.report(self.at(origin, ".error"), "Unsupported", "a Gemini stream has no error chunk (the HTTP stream fails): the error is dropped; the candidates finish with OTHER")
+            self._finish = ("error", self.at(origin, ""))
+        elif isinstance(event, LucentStreamEventDone):
+            self._done(out)
+
+    def _block(self, event: Any, origin: str, out: list[Any]) -> None:
+        if isinstance(event, LucentStreamEventBlockStart):
+            kind = event.block_type
+            if kind == "text" or kind == "refusal":
+                if kind == "refusal":
+                    self._sink.report(self.at(origin, ".block_type"), "Degraded", "Gemini has no refusal; written as text")
+                self._blocks[event.index] = _WBlock("text")
+            elif kind == "thinking":
+                self._blocks[event.index] = _WBlock("thought")
+            elif isinstance(kind, LucentBlockTypeToolCall):
+                self._blocks[event.index] = _WBlock("call", call=kind)
+            else:
+                self._blocks[event.index] = _WBlock("drop")
+                self._sink.report(self.at(origin, ".block_type"), "Unsupported", f"a Gemini stream cannot carry a {kind} block; dropped")
+            return
+        block = self._blocks.get(event.index)
+        if block is None or block.kind == "drop":
+            return
+        if isinstance(event, LucentStreamEventBlockDelta):
+            delta = event.delta
+            if isinstance(delta, LucentBlockDeltaSignature):
+                block.signature = delta.signature
+                if block.sent and self._held is not None:  # on the thought part already written
+                    self._held["candidates"][0]["content"]["parts"][-1]["thoughtSignature"] = delta.signature
+                    block.signature = None
+            elif isinstance(delta, LucentBlockDeltaToolArguments):
+                block.arguments.append(delta.arguments)
+            elif isinstance(delta, (LucentBlockDeltaText, LucentBlockDeltaRefusal)) and delta.text:
+                block.sent = True
+                self._part({"text": delta.text}, out)
+            elif isinstance(delta, LucentBlockDeltaThinking) and delta.text:
+                block.sent = True
+                self._part({"text": delta.text, "thought": True}, out)
+        elif isinstance(event, LucentStreamEventBlockEnd):
+            self._end(block, origin, out)
+        elif isinstance(event, LucentStreamEventBlockDiscard):
+            if block.sent:
+                self._sink.report(self.at(origin, ""), "Invalid", "the part was written already, and a Gemini stream cannot take it back; it stays")
+            block.kind = "drop"
+        else:
+            self._sink.report(self.at(origin, ".annotations"), "Unsupported", "a Gemini part has no annotations; dropped")
+
+    def _end(self, block: _WBlock, origin: str, out: list[Any]) -> None:
+        if block.kind == "thought" and not block.sent:
+            if block.signature is not None:  # a signature-only thinking block: it belongs to the next part
+                self._signature = block.signature
+            return
+        if block.kind == "thought" and block.signature is not None:
+            self._part({"text": "", "thought": True, "thoughtSignature": block.signature}, out)
+        elif block.kind == "text" and not block.sent:
+            self._part({"text": ""}, out)
+        elif block.kind == "call":
+            assert block.call is not None
+            text = "".join(block.arguments)
+            args: Any = {}
+            if text.strip():
+                try:
+                    args = parse_arguments(text)
+                except ValueError as exc:
+                    self._sink.report(self.at(origin, ""), "Invalid", f"Gemini functionCall.args is a JSON object; the arguments text {exc}; written as {{}}")
+                    args = {}
+            call: dict[str, Any] = {"name": block.call.name, "args": args if args is not None else {}, "id": block.call.id}
+            self._part({"functionCall": call}, out)
+
+    def _done(self, out: list[Any]) -> None:
+        reason = "STOP"
+        if self._finish is not None:
+            lux, where = self._finish
+            reason = FINISH_FROM_LUX.get(lux, "OTHER")
+            if lux in ("content_filter", "error"):
+                self._sink.report(where, "Degraded", f"Gemini has no {lux}; written as {reason}")
+        held = self._held
+        last = held["candidates"][0]["index"] if held is not None else None
+        for n in self._ended:
+            if n == last:
+                continue
+            # A candidate whose last part went out already: its finishReason alone; a candidate
+            # with no part at all: its (empty) content too, as the API sends it.
+            candidate: dict[str, Any] = {"index": n, "finishReason": reason}
+            if n not in self._written:
+                candidate = {"content": {"role": "model"}, **candidate}
+            chunk = self._chunk(candidate)
+            if n == self._ended[-1] and held is None:
+                held = self._held = chunk
+            else:
+                out.append(build(chunk, GenerateContentResponse))
+        if held is None:
+            held = self._held = dict(self._top)
+        for held_candidate in held.get("candidates", []):
+            held_candidate["finishReason"] = reason
+        if self._usage is not None:
+            usage, origin = self._usage
+            held["usageMetadata"] = usage_from_lux(usage)
+            try:
+                build(dict(held), GenerateContentResponse)
+            except EncodeError:
+                del held["usageMetadata"]
+                self._sink.report(origin, "Invalid", "a count is out of the range Gemini's usageMetadata takes (int32); the usage is not written")
+        self._flush(out)

@@ -1,0 +1,594 @@
+"""openai-responses stream events <-> Lux stream events.
+
+Reading (events -> Lux), with the rules of
+:class:`~lucent._stream_openai_responses.OpenAIResponsesAssembler`: ``response.created`` is
+``conversation_start`` (``meta.id``/``meta.model`` of its response) and ``item_start`` of item 0,
+the one message that the response's output items make in Lux: a ``reasoning`` item is a thinking
+block (its summary text deltas are thinking deltas, the parts of a summary joined by a blank
+line, Degraded; ``encrypted_content`` is its signature), each ``output_text`` / ``refusal``
+content part of a ``message`` item a text / refusal block, a ``function_call`` item a tool
+block (``call_id`` and ``name``; arguments deltas). Other output items (server-side tools:
+``web_search_call``, ``code_interpreter_call``, ``custom_tool_call``, ...) and annotations are
+Unsupported, each once where it starts, their events skipped. The ``*.done`` events are checked
+against the deltas (``delta_mismatch``) and end nothing by themselves; ``output_item.done`` ends
+its blocks. ``response.completed`` / ``.incomplete`` are ``item_end``, ``finish`` (``stop``, or
+``tool_calls`` when a function call came; incomplete: ``max_output_tokens`` -> ``length``,
+``content_filter`` -> ``content_filter``), ``usage`` (``input_tokens`` is inclusive of
+``input_tokens_details.cached_tokens``, like Lux) and ``done``; ``response.failed`` and ``error``
+are ``finish: error``, ``error`` and ``done``. The response's envelope (the request settings that
+``response.created`` repeats, ``created_at``, ...) has no place in a Lux stream: Degraded, given
+back through ``context["response"]``.
+
+Writing (Lux -> events) produces the API's shape: ``response.created`` and
+``response.in_progress`` (the envelope from ``context["response"]``, a Response object whose
+members other than ``id``, ``model``, ``status``, ``output`` and ``usage`` are taken as they
+are; without it, the defaults of an empty request, Degraded ``target:$.response``), then per
+Lux block an output item: ``output_item.added``, its part and delta events, the ``*.done``
+events and ``output_item.done``; at ``done`` one ``response.completed`` (or
+``response.incomplete`` for ``length`` / ``content_filter``) holding every output item and the
+usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not carry, are
+``<kind>_lucent_<n>`` (Degraded). A Responses target keeps each output item until the end:
+``response.completed`` repeats the whole output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent.errors import EncodeError, UsageError
+from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
+from lucent._stream_openai_responses import ENVELOPE, TERMINAL, item_texts
+from lucent.generated.lux_ir_v1 import (
+    LucentBlockDeltaRefusal,
+    LucentBlockDeltaSignature,
+    LucentBlockDeltaText,
+    LucentBlockDeltaThinking,
+    LucentBlockDeltaToolArguments,
+    LucentBlockTypeToolCall,
+    LucentContentRefusal,
+    LucentContentText,
+    LucentContentThinking,
+    LucentContentToolUse,
+    LucentConversationItemMessage,
+    LucentConversationMeta,
+    LucentError,
+    LucentStreamEventAnnotations,
+    LucentStreamEventBlockDelta,
+    LucentStreamEventBlockDiscard,
+    LucentStreamEventBlockEnd,
+    LucentStreamEventBlockStart,
+    LucentStreamEventConversationStart,
+    LucentStreamEventDone,
+    LucentStreamEventError,
+    LucentStreamEventFinish,
+    LucentStreamEventItemEnd,
+    LucentStreamEventItemStart,
+    LucentStreamEventUsage,
+    LucentUsage,
+)
+from lucent.generated.openai_responses import (
+    DECODE_TYPES,
+    Response,
+    ResponseFunctionCallArgumentsDoneEvent,
+    ResponseErrorEvent,
+    ResponseFailedEvent,
+    ResponseIncompleteEvent,
+)
+
+SUMMARY_JOIN = "\n\n"
+ERROR_KIND = {"rate_limit_exceeded": "rate_limit", "invalid_prompt": "invalid_request", "server_error": "server_error", "vector_store_timeout": "server_error", "invalid_image": "invalid_request"}
+
+
+def _required(kind: type, name: str) -> bool:
+    info = msgspec.inspect.type_info(kind)
+    assert isinstance(info, msgspec.inspect.StructType)
+    return any(f.name == name and f.required for f in info.fields)
+
+
+DONE_NEEDS_NAME = _required(ResponseFunctionCallArgumentsDoneEvent, "name")
+"""The published ResponseFunctionCallArgumentsDoneEvent requires ``name``; the API leaves it out.
+The writer sends it only while the schema in use requires it (schemas/vendor patch layer)."""
+
+
+def _digest(value: Any) -> bytes:
+    return hashlib.sha256(msgspec.json.encode(value, order="sorted")).digest()
+
+
+def usage_to_lux(usage: dict[str, Any]) -> LucentUsage:
+    details = usage.get("input_tokens_details") or {}
+    out_details = usage.get("output_tokens_details") or {}
+    return lux_usage(
+        int(usage["input_tokens"]), int(usage["output_tokens"]), int(usage["total_tokens"]),
+        reasoning=None if out_details.get("reasoning_tokens") is None else int(out_details["reasoning_tokens"]),
+        cached=None if details.get("cached_tokens") is None else int(details["cached_tokens"]),
+        cache_creation=None if details.get("cache_write_tokens") is None else int(details["cache_write_tokens"]),
+    )
+
+
+def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.prompt_tokens,
+        "input_tokens_details": {
+            "cached_tokens": 0 if usage.cached_tokens is UNSET else usage.cached_tokens,
+            **({"cache_write_tokens": usage.cache_creation_tokens} if usage.cache_creation_tokens is not UNSET else {}),
+        },
+        "output_tokens": usage.completion_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0 if usage.reasoning_tokens is UNSET else usage.reasoning_tokens},
+        "total_tokens": usage.total_tokens,
+    }
+
+
+@dataclass
+class _Item:
+    kind: str  # reasoning, message, function_call, drop
+    first: int
+    pieces: dict[tuple[str, int], list[str]] = field(default_factory=dict)  # built texts, checked at .done
+    done: bytes | None = None  # the digest of its output_item.done item
+
+
+class OpenAIResponsesReader(_Reader):
+    """ResponseStreamEvent -> Lux events (see the module docstring)."""
+
+    def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
+        super().__init__(sink, context, tools, lux_target)
+        self._started = False
+        self._blocks = LuxBlocks(0)
+        self._items: dict[int, _Item] = {}
+        self._sequence: int | None = None
+        self._usage: Any = None
+        self._terminal: int | None = None
+        self._calls = 0
+
+    @property
+    def usage(self) -> Any:
+        return self._usage
+
+    def push(self, event: Any, index: int) -> Hub:
+        at = f"$[{index}]"
+        if self._terminal is not None:
+            code = "duplicate_terminal" if isinstance(event, TERMINAL) else "data_after_terminal"
+            raise _fail(code, f"event {index} comes after the terminal event {self._terminal}", at, self.usage)
+        config = getattr(type(event), "__struct_config__", None)
+        kind = config.tag if config is not None else None
+        if not isinstance(kind, str) or not hasattr(event, "sequence_number"):
+            raise _fail("unknown_frame", f"event {index} is not an openai-responses stream event ({type(event).__name__})", at, self.usage)
+        number = int(event.sequence_number)
+        expected = 0 if self._sequence is None else self._sequence + 1
+        if number != expected:
+            raise _fail("sequence_out_of_order", f"event {index} has sequence_number {number}; {expected} comes next", f"{at}.sequence_number", self.usage)
+        self._sequence = number
+        out: Hub = []
+        if isinstance(event, ENVELOPE):
+            self._envelope(event.response, at, out)
+            return out
+        if not self._started:
+            raise _fail("missing_response_created", f"event {index} comes before response.created", at, self.usage)
+        if isinstance(event, TERMINAL):
+            self._end(event, index, out)
+            return out
+        tree = msgspec.to_builtins(event)
+        if kind == "response.output_item.added":
+            self._added(tree, index, out)
+            return out
+        n = tree.get("output_index")
+        if n is None:
+            return out
+        item = self._items.get(int(n))
+        if item is None or item.done is not None:
+            raise _fail("item_not_open", f"event {index} names output item {n}, which is not open", f"{at}.output_index", self.usage)
+        if item.kind == "drop" and kind != "response.output_item.done":
+            return out
+        self._event(kind, tree, item, int(n), index, out)
+        return out
+
+    def _envelope(self, response: Response, at: str, out: Hub) -> None:
+        if response.usage is not UNSET and response.usage is not None:
+            self._usage = response.usage
+        if self._started:
+            return
+        self._started = True
+        out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=response.id, model=response.model)), at))
+        self._sink.report(f"{at}.response", "Degraded", "the response envelope (the request settings that response.created repeats, created_at, ...) has no place in a Lux stream; give it back as context['response']")
+        out.append((item_start(0), at))
+
+    def _added(self, tree: dict[str, Any], index: int, out: Hub) -> None:
+        at = f"$[{index}]"
+        n = int(tree["output_index"])
+        if n in self._items:
+            raise _fail("duplicate_item_index", f"event {index} adds output item {n} a second time", f"{at}.output_index", self.usage)
+        item = tree["item"]
+        kind = item.get("type")
+        if kind == "reasoning":
+            self._items[n] = _Item("reasoning", index)
+            self._blocks.start((n, 0), "thinking", at, out)
+        elif kind == "message":
+            self._items[n] = _Item("message", index)
+            if item.get("role", "assistant") != "assistant":
+                self._sink.report(f"{at}.item.role", "Degraded", "an output message is the assistant's")
+        elif kind == "function_call":
+            self._declared(item["name"], f"{at}.item.name", f"output item {n}")
+            self._items[n] = _Item("function_call", index)
+            self._blocks.start((n, 0), LucentBlockTypeToolCall(id=item["call_id"], name=item["name"]), at, out)
+            if item.get("arguments"):
+                self._items[n].pieces[("arguments", 0)] = [item["arguments"]]
+                self._blocks.delta((n, 0), LucentBlockDeltaToolArguments(arguments=item["arguments"]), f"{at}.item.arguments", out)
+        else:
+            self._items[n] = _Item("drop", index)
+            self._sink.report(f"{at}.item", "Unsupported", f"a Lux stream cannot carry a {kind} output item; dropped with its events")
+
+    def _event(self, kind: str, tree: dict[str, Any], item: _Item, n: int, index: int, out: Hub) -> None:
+        at = f"$[{index}]"
+        slot = int(tree.get("content_index", tree.get("summary_index", 0)))
+        if kind == "response.content_part.added":
+            part = tree["part"]
+            if part.get("type") in ("output_text", "refusal"):
+                block = "text" if part["type"] == "output_text" else "refusal"
+                self._blocks.start((n, slot), block, at, out)
+                if part.get("annotations"):
+                    self._sink.report(f"{at}.part.annotations", "Unsupported", "a Lux stream carries no Responses annotations; dropped")
+            else:
+                self._sink.report(f"{at}.part", "Unsupported", f"a Lux stream cannot carry a {part.get('type')} content part; dropped")
+        elif kind in ("response.output_text.delta", "response.refusal.delta"):
+            what = "content"
+            item.pieces.setdefault((what, slot), []).append(tree["delta"])
+            if (n, slot) in self._blocks.open and tree["delta"]:
+                delta = LucentBlockDeltaText(text=tree["delta"]) if kind == "response.output_text.delta" else LucentBlockDeltaRefusal(text=tree["delta"])
+                self._blocks.delta((n, slot), delta, f"{at}.delta", out)
+            if tree.get("logprobs"):
+                self._sink.report(f"{at}.logprobs", "Unsupported", "a Lux stream has no log probabilities; dropped")
+        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            what = "summary" if "summary" in kind else "content"
+            item.pieces.setdefault((what, slot), []).append(tree["delta"])
+            if tree["delta"]:
+                self._blocks.delta((n, 0), LucentBlockDeltaThinking(text=tree["delta"]), f"{at}.delta", out)
+            if what == "content":
+                self._sink.report(f"{at}", "Degraded", "the reasoning text is a thinking delta, like the summary: a Lux stream does not tell them apart")
+        elif kind == "response.reasoning_summary_part.added":
+            if slot > 0:
+                self._sink.report(f"{at}.summary_index", "Degraded", "a Lux thinking block is one text: the parts of the summary are joined by a blank line")
+                self._blocks.delta((n, 0), LucentBlockDeltaThinking(text=SUMMARY_JOIN), at, out)
+        elif kind == "response.function_call_arguments.delta":
+            item.pieces.setdefault(("arguments", 0), []).append(tree["delta"])
+            if tree["delta"]:
+                self._blocks.delta((n, 0), LucentBlockDeltaToolArguments(arguments=tree["delta"]), f"{at}.delta", out)
+        elif kind.endswith(".done") and kind != "response.output_item.done":
+            self._check_done(kind, tree, item, slot, at)
+        elif kind == "response.output_text.annotation.added":
+            self._sink.report(f"{at}.annotation", "Unsupported", "a Lux stream carries no Responses annotations; dropped")
+        elif kind == "response.output_item.done":
+            self._item_done(tree["item"], item, n, at, out)
+
+    def _check_done(self, kind: str, tree: dict[str, Any], item: _Item, slot: int, at: str) -> None:
+        member = {"response.output_text.done": "text", "response.refusal.done": "refusal", "response.reasoning_text.done": "text", "response.reasoning_summary_text.done": "text", "response.function_call_arguments.done": "arguments"}.get(kind)
+        if member is None:
+            return
+        what = "summary" if "summary" in kind else ("arguments" if "arguments" in kind else "content")
+        key = (what, 0 if what == "arguments" else slot)
+        if key in item.pieces and "".join(item.pieces[key]) != tree[member]:
+            raise _fail("delta_mismatch", f"{kind} holds a text that its deltas do not build", f"{at}.{member}", self.usage)
+
+    def _item_done(self, done: dict[str, Any], item: _Item, n: int, at: str, out: Hub) -> None:
+        for key, where, text in item_texts(done):
+            if key in item.pieces and "".join(item.pieces[key]) != text:
+                raise _fail("delta_mismatch", f"output item {n} holds a text that its deltas do not build", f"{at}.item{where}", self.usage)
+        item.done = _digest(sorted((key, text) for key, _, text in item_texts(done)))
+        item.pieces = {}
+        if item.kind == "reasoning":
+            if done.get("encrypted_content"):
+                self._blocks.delta((n, 0), LucentBlockDeltaSignature(signature=done["encrypted_content"]), f"{at}.item.encrypted_content", out)
+            if done.get("content"):
+                self._sink.report(f"{at}.item.content", "Degraded", "the reasoning content came as thinking deltas")
+        for key in sorted((k for k in self._blocks.open if k[0] == n), key=self._blocks.open.__getitem__):
+            self._blocks.end(key, at, out)
+
+    def _end(self, event: Any, index: int, out: Hub) -> None:
+        at = f"$[{index}]"
+        self._terminal = index
+        if isinstance(event, ResponseErrorEvent):
+            self._blocks.end_all(at, out)
+            out.append((item_end(0), at))
+            out.append((LucentStreamEventFinish(finish_reason="error"), at))
+            code = event.code if isinstance(event.code, str) else None
+            out.append((LucentStreamEventError(error=LucentError(kind=ERROR_KIND.get(code or "", "server_error"), message=event.message, provider_code=code if code is not None else UNSET)), at))  # type: ignore[arg-type]
+            out.append((LucentStreamEventDone(), at))
+            return
+        response: Response = event.response
+        if response.usage is not UNSET and response.usage is not None:
+            self._usage = response.usage
+        open_items = [n for n, item in self._items.items() if item.done is None]
+        if open_items:
+            raise _fail("item_not_closed", f"the response ends while output item {min(open_items)} is open (no output_item.done)", at, self.usage)
+        output = msgspec.to_builtins(response.output)
+        if len(output) != len(self._items):
+            raise _fail("delta_mismatch", f"the final response has {len(output)} output items; the stream built {len(self._items)}", f"{at}.response.output", self.usage)
+        for n, item in sorted(self._items.items()):
+            if _digest(sorted((key, text) for key, _, text in item_texts(output[n]))) != item.done:
+                raise _fail("delta_mismatch", f"output item {n} of the final response holds a text that differs from its output_item.done", f"{at}.response.output[{n}]", self.usage)
+        out.append((item_end(0), at))
+        if isinstance(event, ResponseFailedEvent):
+            out.append((LucentStreamEventFinish(finish_reason="error"), at))
+            error = msgspec.to_builtins(response.error) if response.error is not None else {}
+            code = error.get("code") if isinstance(error, dict) else None
+            out.append((LucentStreamEventError(error=LucentError(kind=ERROR_KIND.get(code or "", "server_error"), message=str(error.get("message", "")), provider_code=code if isinstance(code, str) else UNSET)), f"{at}.response.error"))  # type: ignore[arg-type]
+        else:
+            reason = "tool_calls" if any(i.kind == "function_call" for i in self._items.values()) else "stop"
+            where = f"{at}.response.status"
+            if isinstance(event, ResponseIncompleteEvent):
+                details = msgspec.to_builtins(response.incomplete_details) or {}
+                reason = "content_filter" if details.get("reason") == "content_filter" else "length"
+                where = f"{at}.response.incomplete_details"
+            out.append((LucentStreamEventFinish(finish_reason=reason), where))  # type: ignore[arg-type]
+        if response.usage is not UNSET and response.usage is not None:
+            usage = msgspec.to_builtins(response.usage)
+            out.append((LucentStreamEventUsage(usage=usage_to_lux(usage)), f"{at}.response.usage"))
+        out.append((LucentStreamEventDone(), at))
+
+    def close(self, count: int) -> Hub:
+        if self._terminal is None:
+            raise _fail("missing_terminal", f"the stream ended after {count} events without response.completed, .incomplete, .failed or error", f"$[{count}]", self.usage)
+        return []
+
+
+@dataclass
+class _Out:
+    kind: str  # reasoning, text, refusal, call, drop
+    index: int  # output_index
+    id: str
+    text: list[str] = field(default_factory=list)
+    signature: str | None = None
+    call: LucentBlockTypeToolCall | None = None
+
+
+class OpenAIResponsesWriter(VendorWriter):
+    """Lux events -> ResponseStreamEvent (see the module docstring)."""
+
+    def __init__(self, sink: _Sink, exact: bool, context: Mapping[str, Any] | None = None) -> None:
+        super().__init__(sink, exact, context)
+        self._sequence = 0
+        self._envelope: dict[str, Any] = {}
+        self._blocks: dict[int, _Out] = {}
+        self._output: list[dict[str, Any]] = []
+        self._count = 0  # output items started
+        self._held_done: dict[str, Any] | None = None
+        self._state = "before"
+        self._finish: tuple[str, str] | None = None
+        self._usage: LucentUsage | None = None
+        self._ended = False
+        self._event_type: Any = DECODE_TYPES["ResponseStreamEvent"]
+        template = self.context.get("response")
+        if template is not None:
+            if isinstance(template, Response):
+                template = msgspec.to_builtins(template)
+            if not isinstance(template, Mapping):
+                raise UsageError("context['response'] is a Response object (a mapping)", code="invalid_context")
+            check = {k: v for k, v in template.items() if k not in ("output", "usage", "status")}
+            check.update(id=check.get("id", ""), model=check.get("model", ""), status="in_progress", output=[], usage=None)
+            try:
+                build({"type": "response.created", "response": check, "sequence_number": 0}, self._event_type)
+            except EncodeError as exc:
+                raise UsageError(f"context['response'] is not a Response envelope: {exc.message}", code="invalid_context") from None
+
+    def _emit(self, value: dict[str, Any], out: list[Any]) -> None:
+        value["sequence_number"] = self._sequence
+        self._sequence += 1
+        out.append(build(value, self._event_type))
+
+    def _response(self, status: str, *, output: list[Any] | None = None, usage: Any = None) -> dict[str, Any]:
+        response = dict(self._envelope)
+        response["status"] = status
+        response["output"] = output if output is not None else []
+        response["usage"] = usage
+        return response
+
+    def push(self, event: Any, origin: str, out: list[Any]) -> None:
+        if isinstance(event, LucentStreamEventConversationStart):
+            self._start(event.meta, origin, out)
+        elif isinstance(event, LucentStreamEventItemStart):
+            if self._state != "before":
+                self._sink.report(self.at(origin, ""), "Unsupported", f"a Responses output is one turn; item {event.index} is dropped")
+                self._state = "skip"
+                return
+            self._state = "in"
+            assert isinstance(event.item, LucentConversationItemMessage)
+            message = event.item.message
+            if message.role != "assistant":
+                self._sink.report(self.at(origin, ".item.message.role"), "Degraded", "Responses output messages are the assistant's")
+            for i, content in enumerate(message.content):
+                self._initial(-1 - i, content, self.at(origin, f".item.message.content[{i}]"), out)
+        elif isinstance(event, LucentStreamEventItemEnd):
+            self._state = "after"
+        elif isinstance(event, (LucentStreamEventBlockStart, LucentStreamEventBlockDelta, LucentStreamEventBlockEnd, LucentStreamEventBlockDiscard, LucentStreamEventAnnotations)):
+            if self._state == "in":
+                self._block(event, origin, out)
+        elif isinstance(event, LucentStreamEventFinish):
+            self._finish = (event.finish_reason, self.at(origin, ".finish_reason"))
+        elif isinstance(event, LucentStreamEventUsage):
+            self._usage = event.usage
+        elif isinstance(event, LucentStreamEventError):
+            self._flush_done(out)
+            self._ended = True
+            error = event.error
+            code = error.provider_code if error.provider_code is not UNSET else "server_error"
+            self._emit({"type": "response.failed", "response": {**self._response("failed", output=self._output, usage=None if self._usage is None else usage_from_lux(self._usage)), "error": {"code": code, "message": error.message}}}, out)
+        elif isinstance(event, LucentStreamEventDone):
+            self._done(out)
+
+    def _start(self, meta: LucentConversationMeta, origin: str, out: list[Any]) -> None:
+        template = self.context.get("response")
+        envelope: dict[str, Any] = {}
+        if isinstance(template, Response):
+            template = msgspec.to_builtins(template)
+        if isinstance(template, Mapping):
+            envelope = {k: v for k, v in template.items() if k not in ("output", "usage", "status")}
+        else:
+            self._sink.report("target:$.response", "Degraded", "a Responses stream repeats the request's settings in its response envelope, which a Lux stream does not carry; written as an empty request's defaults (supply context['response'])")
+            created = self.context.get("created_at")
+            if not isinstance(created, int):
+                self._sink.report("target:$.created_at", "Invalid", "a Response has its creation time (created_at), which a Lux stream does not carry; written as 0 (supply context['created_at'])")
+                created = 0
+            envelope = {"object": "response", "created_at": created, "error": None, "incomplete_details": None, "instructions": None, "metadata": {}, "parallel_tool_calls": True, "temperature": None, "top_p": None, "tool_choice": "auto", "tools": []}
+        for key in ("id", "model"):
+            value = getattr(meta, key)
+            if value is UNSET:
+                value = envelope.get(key, self.context.get(key))
+                if not isinstance(value, str):
+                    self._sink.report(f"target:$.{key}", "Invalid", f"a Response has an {key}, and the Lux stream has none; written as \"\"")
+                    value = ""
+            envelope[key] = value
+        if meta.usage_input is not UNSET:
+            self._sink.report(self.at(origin, ".meta.usage_input"), "Degraded", "the input count comes with the usage of response.completed")
+        self._envelope = envelope
+        self._emit({"type": "response.created", "response": self._response("in_progress")}, out)
+        self._emit({"type": "response.in_progress", "response": self._response("in_progress")}, out)
+
+    def _initial(self, key: int, content: Any, origin: str, out: list[Any]) -> None:
+        if isinstance(content, LucentContentText):
+            self._block(LucentStreamEventBlockStart(index=key, block_type="text"), origin, out)
+            self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaText(text=content.text)), origin, out)
+        elif isinstance(content, LucentContentRefusal):
+            self._block(LucentStreamEventBlockStart(index=key, block_type="refusal"), origin, out)
+            self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaRefusal(text=content.refusal)), origin, out)
+        elif isinstance(content, LucentContentThinking):
+            self._block(LucentStreamEventBlockStart(index=key, block_type="thinking"), origin, out)
+            self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaThinking(text=content.thinking.text)), origin, out)
+            if content.thinking.signature is not UNSET:
+                self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaSignature(signature=content.thinking.signature)), origin, out)
+        elif isinstance(content, LucentContentToolUse):
+            call = content.tool_use
+            self._block(LucentStreamEventBlockStart(index=key, block_type=LucentBlockTypeToolCall(id=call.id, name=call.name)), origin, out)
+            self._block(LucentStreamEventBlockDelta(index=key, delta=LucentBlockDeltaToolArguments(arguments=call.arguments)), origin, out)
+        else:
+            self._sink.report(origin, "Unsupported", "a Responses stream cannot carry this content; dropped")
+            return
+        self._block(LucentStreamEventBlockEnd(index=key), origin, out)
+
+    def _block(self, event: Any, origin: str, out: list[Any]) -> None:
+        if isinstance(event, LucentStreamEventBlockStart):
+            self._start_block(event, origin, out)
+            return
+        block = self._blocks.get(event.index)
+        if block is None or block.kind == "drop":
+            return
+        common = {"item_id": block.id, "output_index": block.index}
+        if isinstance(event, LucentStreamEventBlockDelta):
+            delta = event.delta
+            if isinstance(delta, LucentBlockDeltaSignature):
+                block.signature = delta.signature
+                return
+            text = delta.arguments if isinstance(delta, LucentBlockDeltaToolArguments) else delta.text
+            if not text:
+                return
+            if block.kind == "reasoning" and not block.text:
+                self._emit({"type": "response.reasoning_summary_part.added", **common, "summary_index": 0, "part": {"type": "summary_text", "text": ""}}, out)
+            block.text.append(text)
+            if block.kind == "reasoning":
+                self._emit({"type": "response.reasoning_summary_text.delta", **common, "summary_index": 0, "delta": text}, out)
+            elif block.kind == "text":
+                self._emit({"type": "response.output_text.delta", **common, "content_index": 0, "delta": text, "logprobs": []}, out)
+            elif block.kind == "refusal":
+                self._emit({"type": "response.refusal.delta", **common, "content_index": 0, "delta": text}, out)
+            else:
+                self._emit({"type": "response.function_call_arguments.delta", **common, "delta": text}, out)
+        elif isinstance(event, LucentStreamEventBlockEnd):
+            self._end_block(block, out)
+        elif isinstance(event, LucentStreamEventBlockDiscard):
+            self._sink.report(self.at(origin, ""), "Invalid", "the output item was written already, and a Responses stream cannot take it back; it stays")
+            self._end_block(block, out)
+        else:
+            self._sink.report(self.at(origin, ".annotations"), "Unsupported", "Lux annotations are not written as Responses annotations; dropped")
+
+    def _start_block(self, event: LucentStreamEventBlockStart, origin: str, out: list[Any]) -> None:
+        self._flush_done(out)
+        kind = event.block_type
+        n = self._count
+        if kind == "thinking":
+            block = _Out("reasoning", n, f"rs_lucent_{n}")
+            item: dict[str, Any] = {"id": block.id, "type": "reasoning", "summary": []}
+        elif kind in ("text", "refusal"):
+            block = _Out(str(kind), n, f"msg_lucent_{n}")
+            item = {"id": block.id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"}
+        elif isinstance(kind, LucentBlockTypeToolCall):
+            block = _Out("call", n, f"fc_lucent_{n}", call=kind)
+            item = {"id": block.id, "type": "function_call", "status": "in_progress", "arguments": "", "call_id": kind.id, "name": kind.name}
+        else:
+            self._blocks[event.index] = _Out("drop", -1, "")
+            self._sink.report(self.at(origin, ".block_type"), "Unsupported", f"a Responses stream cannot carry a {kind} block; dropped")
+            return
+        self._sink.report(self.at(origin, ""), "Degraded", f"a Lux block has no output item id: written as {block.kind}-kind id <prefix>_lucent_<n>")
+        self._blocks[event.index] = block
+        self._count += 1
+        self._emit({"type": "response.output_item.added", "output_index": n, "item": item}, out)
+        if block.kind in ("text", "refusal"):
+            part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""} if block.kind == "text" else {"type": "refusal", "refusal": ""}
+            self._emit({"type": "response.content_part.added", "item_id": block.id, "output_index": n, "content_index": 0, "part": part}, out)
+
+    def _end_block(self, block: _Out, out: list[Any]) -> None:
+        common = {"item_id": block.id, "output_index": block.index}
+        text = "".join(block.text)
+        item: dict[str, Any]
+        part: dict[str, Any]
+        if block.kind == "reasoning":
+            item = {"id": block.id, "type": "reasoning", "summary": []}
+            if block.text:
+                self._emit({"type": "response.reasoning_summary_text.done", **common, "summary_index": 0, "text": text}, out)
+                part = {"type": "summary_text", "text": text}
+                self._emit({"type": "response.reasoning_summary_part.done", **common, "summary_index": 0, "part": part}, out)
+                item["summary"] = [part]
+            if block.signature is not None:
+                item["encrypted_content"] = block.signature
+        elif block.kind in ("text", "refusal"):
+            if block.kind == "text":
+                self._emit({"type": "response.output_text.done", **common, "content_index": 0, "text": text, "logprobs": []}, out)
+                part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
+            else:
+                self._emit({"type": "response.refusal.done", **common, "content_index": 0, "refusal": text}, out)
+                part = {"type": "refusal", "refusal": text}
+            self._emit({"type": "response.content_part.done", **common, "content_index": 0, "part": part}, out)
+            item = {"id": block.id, "type": "message", "status": "completed", "content": [part], "role": "assistant"}
+        else:
+            assert block.call is not None
+            done: dict[str, Any] = {"type": "response.function_call_arguments.done", **common, "arguments": text}
+            if DONE_NEEDS_NAME:
+                done["name"] = block.call.name
+            self._emit(done, out)
+            item = {"id": block.id, "type": "function_call", "status": "completed", "arguments": text, "call_id": block.call.id, "name": block.call.name}
+        block.kind = "drop"
+        block.text = []
+        while len(self._output) <= block.index:
+            self._output.append({})
+        self._output[block.index] = item
+        # The last item's output_item.done waits for the finish: a truncated message is
+        # "incomplete" (the API's status), which only the Lux finish says.
+        self._flush_done(out)
+        self._held_done = {"type": "response.output_item.done", "output_index": block.index, "item": item}
+
+    def _flush_done(self, out: list[Any], reason: str | None = None) -> None:
+        held = self._held_done
+        if held is None:
+            return
+        self._held_done = None
+        if reason in ("length", "content_filter") and held["item"].get("type") == "message":
+            held["item"]["status"] = "incomplete"
+        self._emit(held, out)
+
+    def _done(self, out: list[Any]) -> None:
+        if self._ended:
+            return
+        usage = None if self._usage is None else usage_from_lux(self._usage)
+        reason, where = self._finish if self._finish is not None else ("stop", "$")
+        self._flush_done(out, reason)
+        if reason in ("length", "content_filter"):
+            response = self._response("incomplete", output=self._output, usage=usage)
+            response["incomplete_details"] = {"reason": "max_output_tokens" if reason == "length" else "content_filter"}
+            self._emit({"type": "response.incomplete", "response": response}, out)
+            return
+        if reason not in ("stop", "tool_calls"):
+            self._sink.report(where, "Unsupported", f"a completed Responses response has no finish reason; {reason} is not carried")
+        self._emit({"type": "response.completed", "response": self._response("completed", output=self._output, usage=usage)}, out)
