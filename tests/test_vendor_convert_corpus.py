@@ -17,6 +17,7 @@ import pytest
 
 import lucent
 from lucent import streams
+from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 from tests.vendor_convert_corpus import (
     CORPUS,
     NAMES,
@@ -149,9 +150,9 @@ def test_an_error_is_a_failed_case() -> None:
 
 
 def test_json_diff_names_each_differing_path() -> None:
-    assert list(json_diff({"a": [1, {"b": 2}], "c": 1}, {"a": [1, {"b": 3}, 4], "d": 1, "c": 1.0})) == ["$.a[1].b", "$.a[2]", "$.c", "$.d"]
+    assert list(json_diff({"a": [1, {"b": 2}], "c": 1}, {"a": [1, {"b": 3}, 4], "d": 1, "c": 1.0})) == ["$.a[1].b", "$.a[2]", "$.d"]
     assert list(json_diff({"x-y": 1}, {})) == ['$["x-y"]']
-    assert list(json_diff([True], [1])) == ["$[0]"]
+    assert list(json_diff([True, 0, "1"], [1, False, 1])) == ["$[0]", "$[1]", "$[2]"]
 
 
 def test_the_difference_lists_are_read_per_format_and_kind(tmp_path: Path) -> None:
@@ -170,6 +171,24 @@ def test_the_difference_lists_are_read_per_format_and_kind(tmp_path: Path) -> No
     (tmp_path / "anthropic.toml").write_text("[[difference]]\npatterns = ['$']\nreason = 'r'\nwhy = 'x'\n", encoding="utf-8")
     with pytest.raises(ValueError, match="patterns and reason"):
         differences("anthropic", "request", tmp_path)
+
+
+def test_a_provider_list_reads_star_as_fnmatch_does_and_may_require_a_diagnostic(tmp_path: Path) -> None:
+    (tmp_path / "openai_responses.toml").write_text(
+        "[[difference]]\npattern = '$.input*.id'\nreason = 'ids'\n\n"
+        "[[difference]]\npattern = '$*'\nstatus = 'Unsupported'\ndetail = 'not define'\nreason = 'unknown members'\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "streams.toml").write_text("[[difference]]\nformat = 'openai-responses'\npatterns = ['$*.id']\nreason = 's'\n", encoding="utf-8")
+    ids, unknown = differences("openai-responses", "request", tmp_path)  # the underscore spelling
+    assert ids.covers("f", "$.input[3].id") and ids.covers("f", "$.input[3].id.x")
+    assert not ids.covers("f", "$.input[3].idx")
+    (stream,) = differences("openai-responses", "stream", tmp_path)
+    assert not stream.covers("f", "$[3].id")  # in streams.toml, * stays within one name
+    found = [ConversionDiagnostic(field="$.billing", status="Unsupported", detail="a property the schema does not define")]
+    assert unknown.covers("f", "$.billing.payer", found)
+    assert not unknown.covers("f", "$.store", found)  # no diagnostic names it
+    assert not unknown.covers("f", "$.billing", [ConversionDiagnostic(field="$.billing", status="Degraded", detail="a property the schema does not define")])
 
 
 def test_lingua_entries_count_the_provider_and_wildcard_rules(tmp_path: Path) -> None:

@@ -27,16 +27,19 @@ vendor_corpus_failures.toml`` lists as refused (a stream with any refused event)
 convert_registry.CONVERTERS``: X -> lux and lux -> Y; ``lucent.streams.FORMATS`` for streams)
 prints ``no converter``: it is not a pass.
 
-Expected differences (``[[difference]]`` entries): ``patterns`` (JSON paths of the recorded
-document: ``[*]`` any index, ``*`` in a name any characters; a pattern covers everything below
-the path it names), ``reason``, and optionally ``kind`` (``request``/``response`` or a list;
-default both), ``files`` (only these recordings, relative to the snapshots folder) and
-``format`` (required in ``streams.toml``, which holds every format's stream entries). The round
-trip rows print how many entries X's list has for the kind beside how many lingua keeps for the
-same provider (``tests/data/lingua/*_expected_differences.json``: every ``fields`` pattern,
-``errors`` pattern and ``skip`` of a rule whose source or target names the provider, or of a
-``*`` -> ``*`` rule);
-an entry no case needs is stale and fails the run.
+Expected differences (``[[difference]]`` entries, written by the helpers of each format):
+``pattern`` or ``patterns`` (JSON paths of the recorded document: ``[*]`` any index, ``*`` any
+characters, or in ``streams.toml`` any characters within one name; a pattern covers the path it
+names and everything below), ``reason``, and optionally ``kind`` (``request``/``response`` or a
+list; default both), ``files`` (only these recordings, relative to the snapshots folder),
+``status``/``detail`` (the difference counts as listed only if a diagnostic of that status,
+whose detail holds that text, names its path or a path above it) and ``format`` (required in
+``streams.toml``, which holds every format's stream entries). A provider's list is
+``<format>.toml`` or ``<format_with_underscores>.toml``. The round trip rows print how many
+entries X's list has for the kind beside how many lingua keeps for the same provider
+(``tests/data/lingua/*_expected_differences.json``: every ``fields`` pattern, ``errors``
+pattern and ``skip`` of a rule whose source or target names the provider, or of a ``*`` ->
+``*`` rule); an entry no case needs is stale and fails the run.
 
 Options: ``--format X`` (repeatable), ``--kind K``, ``--reasons N`` reasons printed per pair
 (default 6), ``--limit N`` cases per pair (a quick look). Exit status 1 when a pair has no
@@ -153,41 +156,80 @@ def definition(fmt: str, kind: str) -> tuple[str, str]:
 # ------------------------------------------------------------------ expected differences
 @dataclass(frozen=True)
 class Difference:
-    """A class of expected round-trip differences."""
+    """A class of expected round-trip differences (one ``[[difference]]`` entry)."""
 
     list: str  # the file it is written in
     format: str
     kinds: tuple[str, ...]
     patterns: tuple[str, ...]
     reason: str
-    files: tuple[str, ...] | None  # None: every recording
+    files: tuple[str, ...] | None = None  # None: every recording
+    status: str | None = None  # the diagnostic that must report it, if the entry names one
+    detail: str | None = None
 
-    def covers(self, file: str, path: str) -> bool:
+    def covers(self, file: str, path: str, diagnostics: Iterable[Any] = ()) -> bool:
+        """Whether the entry explains a difference at ``path`` of recording ``file``; an entry
+        naming a ``status``/``detail`` also needs such a diagnostic at the path or above it."""
         if self.files is not None and file not in self.files:
             return False
-        return any(_pattern(p).match(path) for p in self.patterns)
+        anywhere = self.list != "streams.toml"
+        if not any(_pattern(p, anywhere).match(path) for p in self.patterns):
+            return False
+        if self.status is None and self.detail is None:
+            return True
+        return any(
+            (path == d.field or path.startswith((d.field + ".", d.field + "[")))
+            and self.status in (None, d.status)
+            and (self.detail or "") in d.detail
+            for d in diagnostics
+        )
 
 
 @cache
-def _pattern(pattern: str) -> re.Pattern[str]:
-    out = re.escape(pattern).replace(r"\[\*\]", r"\[\d+\]").replace(r"\*", r"[^.\[]*")
-    return re.compile(out + r"(?=$|[.\[])")
+def _pattern(pattern: str, anywhere: bool) -> re.Pattern[str]:
+    """A pattern as a regular expression: ``[*]`` any index, ``**`` any characters, ``*`` any
+    characters (``anywhere``, fnmatch's reading, which the provider lists use) or any within one
+    name (streams.toml's); it matches a path or any path below the one it names."""
+    out: list[str] = []
+    rest = pattern.replace(".**", "**")
+    while rest:
+        if rest.startswith("[*]"):
+            out.append(r"\[[^\]]*\]")
+            rest = rest[3:]
+        elif rest.startswith("**"):
+            out.append(".*")
+            rest = rest[2:]
+        elif rest[0] == "*":
+            out.append(".*" if anywhere else r"[^.\[]*")
+            rest = rest[1:]
+        else:
+            out.append(re.escape(rest[0]))
+            rest = rest[1:]
+    return re.compile("".join(out) + r"(?=$|[.\[])")
 
 
-_DIFFERENCE_KEYS = {"format", "kind", "pattern", "patterns", "reason", "files"}
+_DIFFERENCE_KEYS = {"format", "kind", "pattern", "patterns", "reason", "files", "status", "detail"}
+
+
+def _list_file(fmt: str, kind: str, folder: Path) -> Path:
+    """``streams.toml`` for streams; else ``<format>.toml`` (``openai_chat.toml`` spelling too)."""
+    if kind == "stream":
+        return folder / "streams.toml"
+    dashed = folder / f"{fmt}.toml"
+    return dashed if dashed.is_file() else folder / f"{fmt.replace('-', '_')}.toml"
 
 
 @cache
 def differences(fmt: str, kind: str, folder: Path = EXPECTED) -> tuple[Difference, ...]:
     """The expected differences of the ``fmt`` round trip for ``kind``, in list order."""
-    path = folder / ("streams.toml" if kind == "stream" else f"{fmt}.toml")
+    path = _list_file(fmt, kind, folder)
     if not path.is_file():
         return ()
     found = []
     for entry in tomllib.loads(path.read_text(encoding="utf-8")).get("difference", []):
         unknown = set(entry) - _DIFFERENCE_KEYS
         if unknown or "reason" not in entry or not ({"pattern", "patterns"} & set(entry)):
-            raise ValueError(f"{path.name}: an entry needs patterns and reason (and may have kind, files, format); got {sorted(entry)}")
+            raise ValueError(f"{path.name}: an entry needs patterns and reason (and may have {', '.join(sorted(_DIFFERENCE_KEYS))}); got {sorted(entry)}")
         kinds = entry.get("kind", ["request", "response"])
         item = Difference(
             path.name,
@@ -196,6 +238,8 @@ def differences(fmt: str, kind: str, folder: Path = EXPECTED) -> tuple[Differenc
             tuple(entry.get("patterns", [])) + ((entry["pattern"],) if "pattern" in entry else ()),
             entry["reason"].strip(),
             tuple(entry["files"]) if "files" in entry else None,
+            entry.get("status"),
+            entry.get("detail"),
         )
         if item.format == fmt and (kind == "stream" or kind in item.kinds):
             found.append(item)
@@ -218,7 +262,7 @@ def lingua_entries(fmt: str, kind: str, folder: Path = LINGUA) -> int:
 
 def json_diff(a: Any, b: Any, path: str = "$") -> Iterator[str]:
     """The paths at which two JSON values differ (a member or item on one side only included;
-    ``1`` and ``1.0`` differ, as their JSON texts do)."""
+    ``1`` and ``1.0`` are the same JSON number, ``true`` and ``1`` are not)."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in [*a, *(k for k in b if k not in a)]:
             step = f"{path}.{key}" if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*", key) else f"{path}[{json.dumps(key)}]"
@@ -232,8 +276,13 @@ def json_diff(a: Any, b: Any, path: str = "$") -> Iterator[str]:
                 yield f"{path}[{i}]"
             else:
                 yield from json_diff(a[i], b[i], f"{path}[{i}]")
-    elif a != b or type(a) is not type(b):
+    elif a != b or isinstance(a, bool) != isinstance(b, bool) or _kind(a) != _kind(b):
         yield path
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's type (``1`` and ``1.0`` are both numbers, as in JSON)."""
+    return "number" if isinstance(value, (int, float)) and not isinstance(value, bool) else type(value).__name__
 
 
 # ------------------------------------------------------------------ pairs
@@ -412,7 +461,7 @@ def run_case(pair: Pair, case: Case, lists: Path = EXPECTED) -> Outcome:
         return Outcome("failed", [f"raised {type(error).__name__}: {str(error)[:80]}"])
     faults = _faults(pair, output)
     if pair.round_trip:
-        return _judge_round_trip(pair, case, output, faults, lists)
+        return _judge_round_trip(pair, case, output, faults, lists, diagnostics)
     if faults:
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
         declared = [p for p in pair.unreachable if f"target:{p}" in named]
@@ -428,14 +477,14 @@ def _unique(reasons: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
-def _judge_round_trip(pair: Pair, case: Case, output: Any, faults: list[str], lists: Path) -> Outcome:
+def _judge_round_trip(pair: Pair, case: Case, output: Any, faults: list[str], lists: Path, diagnostics: list[Any]) -> Outcome:
     if faults:
         return Outcome("failed", _unique(f"invalid at {_general(f)}" for f in faults))
     table = differences(pair.source, pair.kind, lists)
     used: set[Difference] = set()
     uncovered: list[str] = []
     for path in json_diff(case.value, output):
-        hits = [d for d in table if d.covers(case.file, path)]
+        hits = [d for d in table if d.covers(case.file, path, diagnostics)]
         used.update(hits)
         if not hits:
             uncovered.append(path)
