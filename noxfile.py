@@ -1,4 +1,4 @@
-"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``.
+"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``corpus``.
 
 ``nox -s generate -- --check`` is ``python -m codegen --check``: it writes nothing and fails when
 generated/ differs from a fresh codegen run.
@@ -49,3 +49,12 @@ def typecheck(session: nox.Session) -> None:
     session.install(".[typecheck]")  # not editable: generated/ is laid out as lucent/generated
     session.chdir(session.create_tmp())
     session.run("python", "-m", "mypy", "--strict", "-p", "lucent")
+
+
+@nox.session(python=PYTHON)
+def corpus(session: nox.Session) -> None:
+    """The vendor conversions on the lingua corpus (issue 5): one row per pair (X -> lux -> X
+    and X -> Y, per kind) with cases, exact, degraded (reasons counted), no valid image and
+    failed; ``-- --format X --kind K --limit N`` narrows it (tests/vendor_convert_corpus.py)."""
+    session.install("-e", ".[tests]")
+    session.run("python", "-m", "tests.vendor_convert_corpus", *session.posargs)

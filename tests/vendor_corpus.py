@@ -32,6 +32,7 @@ __all__ = [
     "PROVIDERS",
     "Document",
     "Failure",
+    "by_tag",
     "documents",
     "failures",
     "listed",
@@ -136,7 +137,7 @@ def _validator(schema: str, definition: str | None) -> Any:
 
 
 @cache
-def _by_tag(schema: str, definition: str) -> dict[str, str] | None:
+def by_tag(schema: str, definition: str) -> dict[str, str] | None:
     """For a union of definitions that each require a distinct ``type`` tag: tag -> definition.
 
     A value whose ``type`` is one of these tags can only meet the branch with that tag, so the
@@ -164,7 +165,7 @@ def oracle_accepts(document: Document) -> bool:
     """jsonschema's verdict (draft 2020-12, formats as annotations)."""
     definition = document.definition
     if definition is not None and isinstance(document.value, dict):
-        table = _by_tag(document.schema, definition)
+        table = by_tag(document.schema, definition)
         tag = document.value.get("type")
         if table is not None and isinstance(tag, str) and tag in table:
             definition = table[tag]
