@@ -27,6 +27,7 @@ from .anthropic import (
 __all__ = ["lux_to_anthropic_request"]
 
 _FROM_REQUEST: dict[str, str] = {
+    "max_tokens": "options.max_output_tokens",
     "system": "instructions",
     "messages": "conversation",
     "tools": "tools",
@@ -79,28 +80,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     model = cx.prefer(model, src.model, f"{path}.model", "model")
     if model is UNSET:
         cx.missing("$.model", "model")
-    # max_tokens <- context max_tokens else options.max_output_tokens
-    max_tokens: int | UnsetType = cx.from_context("max_tokens", "integer", "$.max_tokens")
-    if max_tokens is UNSET:
-        max_tokens = src.options.max_output_tokens
-        # Anthropic max_tokens: minimum 0; a source value outside is left out (Unsupported)
-        if max_tokens is not UNSET:
-            if max_tokens < 0:
-                max_tokens = _s.left_out(
-                    max_tokens,
-                    f"{path}.options.max_output_tokens",
-                    cx,
-                    "Anthropic max_tokens has minimum 0",
-                )
-    else:
-        cx.prefer(
-            max_tokens,
-            src.options.max_output_tokens,
-            f"{path}.options.max_output_tokens",
-            "max_tokens",
-        )
-    if max_tokens is UNSET:
-        cx.missing("$.max_tokens", "max_tokens")
+    # max_tokens <- options.max_output_tokens via anthropic_max_tokens
+    max_tokens = _s.anthropic_max_tokens(
+        src.options.max_output_tokens,
+        f"{path}.options.max_output_tokens",
+        cx,
+    )
     # system <- instructions via anthropic_system
     system = _s.anthropic_system(
         src.instructions,
@@ -248,7 +233,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     # extra.anthropic.output_config: implied (read by anthropic_output_config)
     return cx.built(path, _s.unchecked(CreateMessageParams)(
         model=_s.present(model),
-        max_tokens=_s.present(max_tokens),
+        max_tokens=max_tokens,
         system=system,
         messages=messages,
         tools=tools,

@@ -76,6 +76,13 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
     )
     # usage <- usage via anthropic_usage
     usage = _s.anthropic_usage(src.usage, f"{path}.usage", cx, carried="usage")
+    # usage: unreachable (required): no valid target document without it
+    if usage is UNSET:
+        cx.report(
+            "target:$.usage",
+            "Invalid",
+            "Anthropic requires usage, and a Lux response without one has no Anthropic image: a missing usage is never written as zeros",
+        )
     # schema_version: implied (always v1)
     # created_at: Unsupported
     if src.created_at is not UNSET:

@@ -75,6 +75,9 @@ DOCUMENTS: dict[tuple[str, str], tuple[str, str]] = {
 """(format, kind) -> (schema file stem, definition) that a document of that kind decodes as."""
 
 UNREACHABLE: dict[tuple[str, str, str], dict[str, str]] = {
+    ("lux", "anthropic", "response"): {
+        "$.usage": "Anthropic requires usage, and a Lux response without one has no Anthropic image: a missing usage is never written as zeros",
+    },
     ("lux", "sparktide", "request"): {
         "$.messages": "a SparkTide request holds 1 to 256 messages; a conversation that gives none SparkTide can hold (empty, or only items SparkTide drops), or more than 256, has no SparkTide image",
     },

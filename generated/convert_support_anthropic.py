@@ -735,6 +735,27 @@ def _verbatim_type(allowed: tuple[str, ...] | None) -> Any:
     return InputContentBlock if allowed is None else RequestToolResultBlock.__annotations__["content"]
 
 
+def anthropic_max_tokens(value: int | UnsetType, path: str, cx: Cx) -> int:
+    """max_tokens: the caller's context["max_tokens"] (a different max_output_tokens is reported
+    Degraded; none at all is reported Degraded at target:$.max_tokens, since it comes back as a
+    max_output_tokens the Lux request did not have), else options.max_output_tokens; a value
+    below 0 (Anthropic's minimum) is left out; found nowhere: Invalid target:$.max_tokens."""
+    given = cx.from_context("max_tokens", "integer", "$.max_tokens")
+    if given is not UNSET and given < 0:
+        cx.report("target:$.max_tokens", "Invalid", f"context['max_tokens'] is {given}; Anthropic max_tokens has minimum 0")
+        given = UNSET
+    if value is not UNSET and value < 0:
+        left_out(value, path, cx, "Anthropic max_tokens has minimum 0")
+        value = UNSET
+    if given is not UNSET:
+        if value is UNSET:
+            cx.report("target:$.max_tokens", "Degraded", "the caller's context['max_tokens']: the Lux request has no max_output_tokens, and this one comes back as one")
+        return cast("int", cx.prefer(given, value, path, "max_tokens"))
+    if value is UNSET:
+        cx.missing("$.max_tokens", "max_tokens", "Anthropic requires max_tokens")
+    return cast("int", value)
+
+
 def anthropic_system(instructions: list[LucentContent] | UnsetType, path: str, cx: Cx, carried: str) -> str | list[RequestTextBlock] | UnsetType:
     """The instruction blocks as the system prompt: one plain text block is a string (unless the
     carried system_form says blocks), else text blocks; other blocks are Unsupported."""
@@ -938,7 +959,9 @@ def anthropic_output_config(
     if effort is not UNSET:
         members["effort"] = effort
     base = path.rsplit(".", 1)[0]
-    if output == "json_object":
+    if output == "text":
+        cx.report(f"{base}.options.structured_output", "Degraded", "text output is the Anthropic default; nothing is written")
+    elif output == "json_object":
         cx.report(f"{base}.options.structured_output", "Degraded", 'Anthropic has no JSON mode without a schema; written as the schema {"type": "object"}')
         members["format"] = {"type": "json_schema", "schema": dict(type="object")}
     elif isinstance(output, LucentStructuredOutputJsonSchema):
@@ -1013,15 +1036,15 @@ _STOP: dict[str, str] = {"stop": "end_turn", "length": "max_tokens", "tool_calls
 _USAGE_KEPT = ("cache_creation", "inference_geo", "server_tool_use", "service_tier")
 
 
-def _has_tool_use(content: list[Any]) -> bool:
-    return any(isinstance(block, (ResponseToolUseBlock, LucentContentToolUse)) for block in content)
+def _has_tool_use(content: Any) -> bool:
+    return isinstance(content, list) and any(isinstance(block, (ResponseToolUseBlock, LucentContentToolUse)) for block in content)
 
 
 def lux_response_blocks(content: list[ContentBlock], path: str, cx: Cx) -> list[LucentContent]:
     """The content blocks as Lux blocks, in order (text, thinking, redacted thinking, tool_use);
     the server tool blocks, which Lux has no block for, are left to response_blocks_kept."""
     blocks = []
-    for index, block in enumerate(content):
+    for index, block in enumerate(content if isinstance(content, list) else []):
         lux = _lux_block(block, f"{path}[{index}]", cx)
         if lux is not None:
             blocks.append(lux)
@@ -1032,7 +1055,7 @@ def response_blocks_kept(content: list[ContentBlock], path: str, cx: Cx) -> list
     """The blocks Lux has no block for (server tool use and results, container uploads),
     verbatim as [{index, value}], each reported Degraded."""
     kept = []
-    for index, block in enumerate(content):
+    for index, block in enumerate(content if isinstance(content, list) else []):
         at = f"{path}[{index}]"
         if not isinstance(block, (ResponseTextBlock, ResponseThinkingBlock, ResponseRedactedThinkingBlock, ResponseToolUseBlock)):
             kept.append(cx.built(at, {"index": index, "value": _verbatim(block, at, cx)}, {"value": ""}))
@@ -1068,6 +1091,8 @@ def lux_usage(usage: Usage, path: str, cx: Cx) -> LucentUsage:
     input_tokens; Lux and OpenAI count them inside the prompt), cached_tokens = the cache reads,
     cache_creation_tokens = the cache writes, completion_tokens = output_tokens,
     reasoning_tokens = output_tokens_details.thinking_tokens, total = prompt + completion."""
+    if not isinstance(usage, Usage):
+        return cast("LucentUsage", UNSET)  # an invalid source: reported when it was built
     read = getattr(usage, "cache_read_input_tokens", UNSET)
     write = getattr(usage, "cache_creation_input_tokens", UNSET)
     details = getattr(usage, "output_tokens_details", UNSET)
@@ -1089,6 +1114,8 @@ def usage_kept(usage: Usage, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     service_tier and inference_geo (Degraded when not null), and the counts that are null (Lux
     has no null count; kept so that they come back as null)."""
     kept: dict[str, Any] = {}
+    if not isinstance(usage, Usage):
+        return UNSET
     for key in ("cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens_details", *_USAGE_KEPT):
         value = getattr(usage, key, UNSET)
         if value is UNSET or (value is not None and key not in _USAGE_KEPT):
@@ -1114,7 +1141,9 @@ def anthropic_content(choices: list[Any], path: str, cx: Cx) -> list[ContentBloc
         at = f"{path}[0]"
         if first.index != 0:
             cx.report(f"{at}.index", "Unsupported", "an Anthropic response has no choice index")
-        if first.message.role not in ("assistant", "model"):
+        if first.message.role == "model":
+            cx.report(f"{at}.message.role", "Degraded", "an Anthropic response is the assistant's; model written as assistant")
+        elif first.message.role != "assistant":
             cx.report(f"{at}.message.role", "Unsupported", f"an Anthropic response is the assistant's; the role {first.message.role} is not kept")
         if first.safety_ratings is not UNSET:
             cx.report(f"{at}.safety_ratings", "Unsupported", "Anthropic reports no safety ratings")
@@ -1206,8 +1235,7 @@ def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: 
     reasoning_tokens; the members kept in provider_payload.anthropic.usage are put back. A
     total_tokens that is not prompt + completion is Unsupported."""
     if usage is UNSET:
-        cx.report("target:$.usage", "Invalid", "required by Anthropic and the Lux response has no usage; a missing usage is never written as zeros")
-        return UNSET
+        return UNSET  # declared unreachable: the converter reports it Invalid at target:$.usage
     kept = cx.from_carried(carried, "object")
     kept = {} if kept is UNSET else kept
     read = usage.cached_tokens

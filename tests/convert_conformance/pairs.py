@@ -47,9 +47,9 @@ class Side:
 
 @cache
 def _definitions(schema: str) -> frozenset[str]:
-    from tests.conformance.paths import SCHEMAS_DIR
+    from tests.conformance.paths import schema_path
 
-    document = json.loads((SCHEMAS_DIR / f"{schema}.json").read_text(encoding="utf-8"))
+    document = json.loads(schema_path(schema).read_text(encoding="utf-8"))
     return frozenset(name for section in ("$defs", "definitions") for name in document.get(section, {}))
 
 
@@ -122,6 +122,8 @@ FIXED_CONTEXT: dict[str, Any] = {
     "stream": False,
     # Lux: what llm-sdk and SparkTide responses leave to the caller
     "id": "resp_conformance",
+    # Anthropic: max_tokens is required, and a Lux request may have no max_output_tokens
+    "max_tokens": 256,
 }
 """The values a caller holds outside the documents (``lucent.convert``'s ``context``)."""
 
@@ -142,6 +144,7 @@ def _held(fmt: str, kind: str, doc: Any) -> dict[str, Any]:
     where: dict[str, tuple[str, ...]] = {}
     if fmt == "lux" and kind == "request":
         where = {"model": ("model",), "stream": ("options", "stream"), "max_completion_tokens": ("options", "max_output_tokens")}
+        where["max_tokens"] = ("options", "max_output_tokens")
         where.update({key: ("extra", "sparktide", key) for key in _ENVELOPE})
     elif fmt == "lux" and kind == "response":
         where = {"id": ("id",), "model": ("model",), "created_at": ("created_at",)}
