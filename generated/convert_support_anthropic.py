@@ -450,7 +450,13 @@ def lux_reasoning(
             cx.report(f"{path.rsplit('.', 1)[0]}.output_config.effort", "Degraded", f"Lux effort is low, medium or high; {effort} written as high (the level is kept in extra.anthropic.output_config)")
     enabled = isinstance(thinking, (ThinkingConfigEnabled, ThinkingConfigAdaptive))
     budget = thinking.budget_tokens if isinstance(thinking, ThinkingConfigEnabled) else UNSET
-    return cx.built(path, LucentReasoningConfig(enabled=enabled, budget_tokens=budget, effort=lux_effort), {"budget_tokens": "budget_tokens"})
+    base = path.rsplit(".", 1)[0]
+    origins = {"enabled": path if thinking is not UNSET else f"{base}.output_config.effort"}
+    if budget is not UNSET:
+        origins["budget_tokens"] = f"{path}.budget_tokens"
+    if lux_effort is not UNSET:
+        origins["effort"] = f"{base}.output_config.effort"
+    return cx.sourced(LucentReasoningConfig(enabled=enabled, budget_tokens=budget, effort=lux_effort), origins)
 
 
 def thinking_display(thinking: ThinkingConfigParam | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> Any:
