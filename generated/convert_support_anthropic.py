@@ -159,10 +159,13 @@ from .anthropic import (
     Metadata,
     OutputConfig,
     RefusalStopDetails,
+    RequestDocumentBlock,
     RequestImageBlock,
     RequestRedactedThinkingBlock,
+    RequestSearchResultBlock,
     RequestTextBlock,
     RequestThinkingBlock,
+    RequestToolReferenceBlock,
     RequestToolResultBlock,
     RequestToolUseBlock,
     ResponseRedactedThinkingBlock,
@@ -734,11 +737,17 @@ def _content_out(
             if converted is not None:
                 blocks.append(converted)
     _merge_verbatim(blocks, holder, _verbatim_type(allowed), cx)
+    if form != "blocks" and len(blocks) == 1 and _text_is_plain(blocks[0]):
+        return cast("RequestTextBlock", blocks[0]).text  # the other blocks were dropped (reported)
     return blocks
 
 
+_RESULT_CONTENT: Any = RequestTextBlock | RequestImageBlock | RequestSearchResultBlock | RequestDocumentBlock | RequestToolReferenceBlock
+"""What a tool_result's content list holds (RequestToolResultBlock.content)."""
+
+
 def _verbatim_type(allowed: tuple[str, ...] | None) -> Any:
-    return InputContentBlock if allowed is None else RequestToolResultBlock.__annotations__["content"]
+    return InputContentBlock if allowed is None else _RESULT_CONTENT
 
 
 def anthropic_max_tokens(value: int | UnsetType, path: str, cx: Cx) -> int:
