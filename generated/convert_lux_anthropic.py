@@ -21,7 +21,6 @@ from .lux_ir_v1 import (
 )
 from .anthropic import (
     CreateMessageParams,
-    Tool,
 )
 
 __all__ = ["lux_to_anthropic_request"]
@@ -253,42 +252,27 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     ), _FROM_REQUEST)
 
 
-def _tool(src: LucentTool, path: str, cx: Cx) -> Tool:
-    """[maps.tool]: LucentTool -> Tool."""
+def _tool(src: LucentTool, path: str, cx: Cx) -> Any:
+    """[maps.tool]: LucentTool -> CreateMessageParams.tools[]."""
     # name <- name via fitted_name
     name = _s.fitted_name(src.name, f"{path}.name", cx)
     # input_schema <- parameters via input_schema
     input_schema = _s.input_schema(src.parameters, f"{path}.parameters", cx)
-    return cx.built(path, _s.unchecked(Tool)(
-        name=name,
-        description=src.description,
-        input_schema=input_schema,
-        strict=src.strict,
-        type=cx.kept("anthropic.members", path, "type", "any"),
-        cache_control=cx.kept("anthropic.members", path, "cache_control", "any"),
-        eager_input_streaming=cx.kept(
+    return cx.built(path, _s.obj({
+        "name": name,
+        "description": src.description,
+        "input_schema": input_schema,
+        "strict": src.strict,
+        "type": cx.kept("anthropic.members", path, "type", "any"),
+        "cache_control": cx.kept("anthropic.members", path, "cache_control", "any"),
+        "eager_input_streaming": cx.kept(
             "anthropic.members",
             path,
             "eager_input_streaming",
             "any",
         ),
-        allowed_callers=cx.kept(
-            "anthropic.members",
-            path,
-            "allowed_callers",
-            "array",
-        ),
-        defer_loading=cx.kept(
-            "anthropic.members",
-            path,
-            "defer_loading",
-            "boolean",
-        ),
-        input_examples=cx.kept(
-            "anthropic.members",
-            path,
-            "input_examples",
-            "array",
-        ),
-    ), _FROM_TOOL)
+        "allowed_callers": cx.kept("anthropic.members", path, "allowed_callers", "any"),
+        "defer_loading": cx.kept("anthropic.members", path, "defer_loading", "any"),
+        "input_examples": cx.kept("anthropic.members", path, "input_examples", "any"),
+    }), _FROM_TOOL)
 

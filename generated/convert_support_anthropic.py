@@ -144,7 +144,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._support import JsonTextError, dump_json_text, load_json_text
+from ._support import JsonTextError, RuleViolation, dump_json_text, load_json_text
 from .anthropic import (
     CacheControlEphemeral,
     Container,
@@ -185,6 +185,7 @@ from .anthropic import (
     ToolChoiceTool,
     Usage,
 )
+from .anthropic import dispatch_CreateMessageParamsToolsItem
 from .lux_ir_v1 import (
     LucentContent,
     LucentContentAudio,
@@ -833,8 +834,7 @@ def anthropic_messages(conversation: list[LucentConversationItem], path: str, cx
                 cx.report(f"{mpath}.role", "Degraded", f"Anthropic has no {message.role} role; written as {role}")
             form = cx.kept(MEMBERS, mpath, "content_form", ("blocks",))
             content = _content_out(message.content, f"{mpath}.content", mpath, cx, None, form)
-            written = InputMessage(role=cast("Any", role), content=content if content is not None else [])
-            turns.messages.append(cx.built(mpath, written))
+            turns.messages.append(cx.built(mpath, InputMessage(role=cast("Any", role), content=content if content is not None else [])))
         elif isinstance(item, LucentConversationItemToolCall):
             cx.report(at, "Degraded", "Anthropic has no tool call items; written as a tool_use block of an assistant message")
             block = _convert(_tool_use_out(item.tool_call, f"{at}.tool_call", cx), RequestToolUseBlock, at, cx)
@@ -846,10 +846,10 @@ def anthropic_messages(conversation: list[LucentConversationItem], path: str, cx
             if block is not None:
                 turns.join("user", block, at, cx)
         elif isinstance(item, LucentConversationItemReasoning):
-            written = _thinking_out(item.reasoning, f"{at}.reasoning", cx)
-            if written is not None:
+            thinking = _thinking_out(item.reasoning, f"{at}.reasoning", cx)
+            if thinking is not None:
                 cx.report(at, "Degraded", "Anthropic has no reasoning items; written as a thinking block of an assistant message")
-                block = _convert(written, InputContentBlock, at, cx)
+                block = _convert(thinking, InputContentBlock, at, cx)
                 if block is not None:
                     turns.join("assistant", block, at, cx)
         else:
@@ -900,19 +900,30 @@ def input_schema(parameters: Any, path: str, cx: Cx) -> InputSchema:
     return InputSchema(type="object") if converted is None else cast("InputSchema", converted)
 
 
-def server_tools_back(tools: list[Any], cx: Cx) -> None:
-    """The server tools merged back from extra.anthropic.tools (plain JSON) as Anthropic tool
-    types; one that is not an Anthropic tool is reported Invalid and dropped."""
+def tools_as_types(tools: list[Any], cx: Cx) -> None:
+    """The tools written as JSON objects (client tools, and the server tools merged back from
+    extra.anthropic.tools) as Anthropic tool types; one that is not an Anthropic tool is reported
+    Invalid at its source path and dropped."""
     where = f"{cx.carried_path}.tools"
-    n = 0
+    kept = [i for i, tool in enumerate(tools) if isinstance(tool, dict) and not _built_from(tool, cx)]
     for i in range(len(tools) - 1, -1, -1):
-        if isinstance(tools[i], dict):
-            converted = _convert(tools[i], CreateMessageParamsToolsItem, f"{where}[{n}].value", cx)
-            n += 1
-            if converted is None:
-                del tools[i]
-            else:
-                tools[i] = converted
+        tool = tools[i]
+        if not isinstance(tool, dict):
+            continue
+        origin = _built_from(tool, cx)
+        at = origin or f"{where}[{kept.index(i)}].value"
+        try:
+            converted = dispatch_CreateMessageParamsToolsItem(tool, "")
+        except (RuleViolation, ValueError, TypeError) as exc:
+            cx.report(at, "Invalid", f"not an Anthropic tool ({exc}); dropped")
+            del tools[i]
+            continue
+        tools[i] = cx.built(at, converted) if origin else converted
+
+
+def _built_from(value: Any, cx: Cx) -> str | None:
+    record = cx._built.get(id(value))
+    return record[1] if record is not None and record[0] is value else None
 
 
 def anthropic_tool_choice(choice: LucentToolChoice | UnsetType, path: str, cx: Cx, carried: str) -> ToolChoice | UnsetType:
