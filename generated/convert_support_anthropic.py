@@ -1007,7 +1007,7 @@ def anthropic_output_config(
     if not members and rest is UNSET:
         return UNSET
     converted = _convert(members, OutputConfig, path, cx)
-    return UNSET if converted is None else cx.built(path, converted)
+    return UNSET if converted is None else cast("OutputConfig", cx.built(path, converted))
 
 
 def anthropic_metadata(metadata: dict[str, str] | UnsetType, path: str, cx: Cx, carried: str) -> Metadata | UnsetType:
@@ -1023,7 +1023,7 @@ def anthropic_metadata(metadata: dict[str, str] | UnsetType, path: str, cx: Cx, 
             else:
                 user_id = value
     if user_id is not UNSET:
-        return cx.built(path, Metadata(user_id=user_id), {"user_id": "user_id"})
+        return cx.built(path, Metadata(user_id=cast("str", user_id)), {"user_id": "user_id"})
     kept = cx.from_carried(carried, "object")
     if kept is not UNSET:
         converted = _convert(kept, Metadata, member(cx.carried_path, carried), cx)
@@ -1041,7 +1041,7 @@ def anthropic_stream(stream: bool, path: str, cx: Cx, carried: str) -> bool | Un
 def carried_cache_control(value: Any, path: str, cx: Cx) -> CacheControlEphemeral | None | UnsetType:
     """The request-level cache_control kept in extra.anthropic (null kept as null)."""
     if value is UNSET or value is None:
-        return cast("None | UnsetType", value)
+        return None if value is None else UNSET
     converted = _convert(value, CacheControlEphemeral, path, cx)
     return UNSET if converted is None else cast("CacheControlEphemeral", converted)
 
@@ -1292,7 +1292,7 @@ def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: 
 def carried_stop_details(value: Any, path: str, cx: Cx) -> RefusalStopDetails | None | UnsetType:
     """The stop_details kept in provider_payload.anthropic (null kept as null)."""
     if value is UNSET or value is None:
-        return cast("None | UnsetType", value)
+        return None if value is None else UNSET
     converted = _convert(value, RefusalStopDetails, path, cx)
     return UNSET if converted is None else cast("RefusalStopDetails", converted)
 
@@ -1300,6 +1300,6 @@ def carried_stop_details(value: Any, path: str, cx: Cx) -> RefusalStopDetails | 
 def carried_container(value: Any, path: str, cx: Cx) -> Container | None | UnsetType:
     """The container kept in provider_payload.anthropic (null kept as null)."""
     if value is UNSET or value is None:
-        return cast("None | UnsetType", value)
+        return None if value is None else UNSET
     converted = _convert(value, Container, path, cx)
     return UNSET if converted is None else cast("Container", converted)
