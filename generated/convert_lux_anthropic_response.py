@@ -118,7 +118,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
         model=src.model,
         content=content,
         stop_reason=stop_reason,
-        stop_sequence=_s.need(cx.from_carried("stop_sequence", "any"), f"{path}.provider_payload.anthropic.stop_sequence", cx),
+        stop_sequence=cx.from_carried("stop_sequence", "any"),
         stop_details=stop_details,
         container=container,
         usage=usage,
