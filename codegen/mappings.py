@@ -76,9 +76,11 @@ Spec format
 
     ``[maps.NAME.unreachable]`` (the entry mapping only): ``field = "reason"`` declares that some
     sources have no valid target document because of that target field's bounds (SparkTide's
-    ``messages`` holds 1 to 256 messages: an empty conversation has no SparkTide image). The
-    generated code checks the value written against the bounds (read from the target schema)
-    and reports Invalid ``target:$.field`` with the reason; nothing is fabricated. The
+    ``messages`` holds 1 to 256 messages: an empty conversation has no SparkTide image), or, for a
+    required field without bounds, because the source may give no value for it (a Lux response
+    without usage has no Anthropic image). The generated code checks the value written against
+    the bounds (read from the target schema), or that it is there, and reports Invalid
+    ``target:$.field`` with the reason; nothing is fabricated. The
     declarations are compiled into ``convert_registry.UNREACHABLE``, which the conversion
     conformance harness reads to count such outputs apart from valid ones.
 
@@ -1238,8 +1240,11 @@ class Lowering:
         """A target field declared unreachable: when the value written breaks its schema (the
         bounds read from the target schema), Invalid at target:$.<field> with the declared reason."""
         checks = self._bounds(ttype, tpath)
-        if not checks or not value.isidentifier():
-            raise self.spec.fail(f"[maps.{self._map_name_of(tpath)}.unreachable]", f"{tpath}: its schema has no bounds to check, or its value is not one name")
+        if not (checks or treq) or not value.isidentifier():
+            raise self.spec.fail(f"[maps.{self._map_name_of(tpath)}.unreachable]", f"{tpath}: its schema has no bounds to check and it is not required, or its value is not one name")
+        if not checks:  # a required field without bounds: unreachable when the source gives none
+            code = f"if {value} is UNSET:\n" + "\n".join("    " + line for line in _call("cx.report", [_lit(f"target:$.{tpath}"), '"Invalid"', _lit(reason)], 72).splitlines())
+            return {"kind": "expr", "code": code, "comment": f"{tpath}: unreachable (required): no valid target document without it"}
         conds = " or ".join(f"({c.replace('{v}', value)})" for _k, c, _d in checks)
         if not treq:
             conds = f"{value} is not UNSET and ({conds})"

@@ -115,6 +115,13 @@ def _exact(diagnostics: list[Any]) -> bool:
     return all(d.status == "Exact" for d in diagnostics)
 
 
+def _error_path(error: Any) -> str:
+    """A jsonschema error's path; for a missing required member, the member's path (as lucent's
+    ``target:`` diagnostics and ``[maps.NAME.unreachable]`` name it)."""
+    found = re.match(r"^'(.+)' is a required property$", error.message) if error.validator == "required" else None
+    return f"{error.json_path}.{found.group(1)}" if found else str(error.json_path)
+
+
 def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
     """Convert ``doc`` on ``pair`` once, back once, and judge the three bars."""
     source, target, kind = pair.source.format, pair.target.format, pair.kind
@@ -134,7 +141,7 @@ def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
     named = [d.field[len("target:") :] for d in there.diagnostics if d.status == "Invalid" and d.field.startswith("target:")]
     by_path: dict[str, list[Any]] = {}
     for error in errors:
-        by_path.setdefault(error.json_path, []).append(error)
+        by_path.setdefault(_error_path(error), []).append(error)
     declared = pair.unreachable
     outcome.unreachable = bool(by_path) and all(at in declared and at in named for at in by_path)
     for at, found in by_path.items() if not outcome.unreachable else ():

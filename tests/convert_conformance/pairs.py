@@ -124,6 +124,8 @@ FIXED_CONTEXT: dict[str, Any] = {
     "id": "resp_conformance",
     # OpenAI Chat Completions: a response's creation time, which Lux may lack
     "created_at": 1893456000,
+    # Anthropic: max_tokens is required, and a Lux request may have no max_output_tokens
+    "max_tokens": 256,
 }
 """The values a caller holds outside the documents (``lucent.convert``'s ``context``)."""
 
@@ -144,6 +146,7 @@ def _held(fmt: str, kind: str, doc: Any) -> dict[str, Any]:
     where: dict[str, tuple[str, ...]] = {}
     if fmt == "lux" and kind == "request":
         where = {"model": ("model",), "stream": ("options", "stream"), "max_completion_tokens": ("options", "max_output_tokens")}
+        where["max_tokens"] = ("options", "max_output_tokens")
         where.update({key: ("extra", "sparktide", key) for key in _ENVELOPE})
     elif fmt == "lux" and kind == "response":
         where = {"id": ("id",), "model": ("model",), "created_at": ("created_at",)}
