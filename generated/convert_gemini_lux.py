@@ -32,6 +32,7 @@ _FROM_REQUEST: dict[str, str] = {
     "options": "generationConfig",
     "reasoning": "generationConfig",
     "extra.gemini.model": "model",
+    "extra.gemini.contents": "contents",
     "extra.gemini.systemInstruction": "systemInstruction",
     "extra.gemini.tools": "tools",
     "extra.gemini.toolConfig": "toolConfig",
@@ -87,6 +88,8 @@ def _request(src: GenerateContentRequest, path: str, cx: Cx) -> LucentRequest:
     reasoning = _s.gemini_reasoning(src.generationConfig, f"{path}.generationConfig", cx)
     # extra.gemini.model <- model via model_kept
     extra_gemini_model = _s.model_kept(src.model, f"{path}.model", cx)
+    # extra.gemini.contents <- contents via absent_marker
+    extra_gemini_contents = _s.absent_marker(src.contents, f"{path}.contents", cx)
     # extra.gemini.systemInstruction <- systemInstruction via system_instruction_kept
     extra_gemini_systemInstruction = _s.system_instruction_kept(
         src.systemInstruction,
@@ -144,6 +147,7 @@ def _request(src: GenerateContentRequest, path: str, cx: Cx) -> LucentRequest:
         extra=_s.compact({
             "gemini": _s.compact({
                 "model": extra_gemini_model,
+                "contents": extra_gemini_contents,
                 "systemInstruction": extra_gemini_systemInstruction,
                 "tools": extra_gemini_tools,
                 "toolConfig": extra_gemini_toolConfig,

@@ -27,6 +27,9 @@ __all__ = ["gemini_to_lux_response"]
 _FROM_RESPONSE: dict[str, str] = {
     "choices": "candidates",
     "usage": "usageMetadata",
+    "provider_payload.gemini.responseId": "responseId",
+    "provider_payload.gemini.modelVersion": "modelVersion",
+    "provider_payload.gemini.candidates": "candidates",
     "provider_payload.gemini.usageMetadata": "usageMetadata",
     "provider_payload.gemini.modelStatus": "modelStatus",
     "provider_payload.gemini.promptFeedback": "promptFeedback",
@@ -68,6 +71,12 @@ def _response(src: GenerateContentResponse, path: str, cx: Cx) -> LucentResponse
     choices = _s.gemini_choices(src.candidates, f"{path}.candidates", cx)
     # usage <- usageMetadata via gemini_usage
     usage = _s.gemini_usage(src.usageMetadata, f"{path}.usageMetadata", cx)
+    # provider_payload.gemini.responseId <- responseId via absent_marker
+    provider_payload_gemini_responseId = _s.absent_marker(src.responseId, f"{path}.responseId", cx)
+    # provider_payload.gemini.modelVersion <- modelVersion via absent_marker
+    provider_payload_gemini_modelVersion = _s.absent_marker(src.modelVersion, f"{path}.modelVersion", cx)
+    # provider_payload.gemini.candidates <- candidates via absent_marker
+    provider_payload_gemini_candidates = _s.absent_marker(src.candidates, f"{path}.candidates", cx)
     # provider_payload.gemini.usageMetadata <- usageMetadata via usage_kept
     provider_payload_gemini_usageMetadata = _s.usage_kept(src.usageMetadata, f"{path}.usageMetadata", cx)
     # provider_payload.gemini.modelStatus <- modelStatus via plain_json
@@ -94,6 +103,9 @@ def _response(src: GenerateContentResponse, path: str, cx: Cx) -> LucentResponse
         usage=usage,
         provider_payload=_s.compact({
             "gemini": _s.compact({
+                "responseId": provider_payload_gemini_responseId,
+                "modelVersion": provider_payload_gemini_modelVersion,
+                "candidates": provider_payload_gemini_candidates,
                 "usageMetadata": provider_payload_gemini_usageMetadata,
                 "modelStatus": provider_payload_gemini_modelStatus,
                 "promptFeedback": provider_payload_gemini_promptFeedback,

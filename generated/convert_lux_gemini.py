@@ -25,7 +25,6 @@ from .gemini import (
 __all__ = ["lux_to_gemini_request"]
 
 _FROM_REQUEST: dict[str, str] = {
-    "contents": "conversation",
     "cachedContent": "extra.gemini.cachedContent",
     "safetySettings": "extra.gemini.safetySettings",
     "serviceTier": "extra.gemini.serviceTier",
@@ -70,8 +69,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         f"{path}.instructions",
         cx,
     )
-    # contents <- conversation via gemini_contents
-    contents = _s.gemini_contents(src.conversation, f"{path}.conversation", cx)
+    # contents <- conversation, extra.gemini.contents via gemini_contents
+    contents = _s.gemini_contents(
+        src.conversation,
+        cx.from_carried("contents", "any"),
+        f"{path}.conversation",
+        cx,
+    )
     # tools <- tools, extra.gemini.tools via gemini_tools_out
     tools = _s.gemini_tools_out(
         src.tools,
@@ -134,7 +138,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
     cx.report_unread(
         cx.carried,
         f"{path}.extra.gemini",
-        ("cachedContent", "generationConfig", "members", "model", "safetySettings", "serviceTier", "store", "systemInstruction", "toolConfig", "tools"),
+        ("cachedContent", "contents", "generationConfig", "members", "model", "safetySettings", "serviceTier", "store", "systemInstruction", "toolConfig", "tools"),
         "Unsupported",
         "not a Gemini value this mapping reads",
     )

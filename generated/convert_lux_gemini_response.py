@@ -25,9 +25,6 @@ from .gemini import (
 __all__ = ["lux_to_gemini_response"]
 
 _FROM_RESPONSE: dict[str, str] = {
-    "responseId": "id",
-    "modelVersion": "model",
-    "candidates": "choices",
     "modelStatus": "provider_payload.gemini.modelStatus",
     "promptFeedback": "provider_payload.gemini.promptFeedback",
 }
@@ -55,8 +52,27 @@ def lux_to_gemini_response(
 
 def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse:
     """[maps.response]: LucentResponse -> GenerateContentResponse."""
-    # candidates <- choices via gemini_candidates
-    candidates = _s.gemini_candidates(src.choices, f"{path}.choices", cx)
+    # responseId <- id, provider_payload.gemini.responseId via unless_kept_absent
+    responseId = _s.unless_kept_absent(
+        src.id,
+        cx.from_carried("responseId", "any"),
+        f"{path}.id",
+        cx,
+    )
+    # modelVersion <- model, provider_payload.gemini.modelVersion via unless_kept_absent
+    modelVersion = _s.unless_kept_absent(
+        src.model,
+        cx.from_carried("modelVersion", "any"),
+        f"{path}.model",
+        cx,
+    )
+    # candidates <- choices, provider_payload.gemini.candidates via gemini_candidates
+    candidates = _s.gemini_candidates(
+        src.choices,
+        cx.from_carried("candidates", "any"),
+        f"{path}.choices",
+        cx,
+    )
     # usageMetadata <- usage, provider_payload.gemini.usageMetadata via gemini_usage_out
     usageMetadata = _s.gemini_usage_out(
         src.usage,
@@ -84,15 +100,15 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.gemini",
-        ("members", "modelStatus", "promptFeedback", "usageMetadata"),
+        ("candidates", "members", "modelStatus", "modelVersion", "promptFeedback", "responseId", "usageMetadata"),
         "Unsupported",
         "not a Gemini value this mapping reads",
     )
     # provider_payload.media: implied (read for each image / audio / video block: its bytes or URI)
     # provider_payload.gemini.members: implied (read for each Lux object: the Gemini members kept for it)
     return cx.built(path, GenerateContentResponse(
-        responseId=src.id,
-        modelVersion=src.model,
+        responseId=responseId,
+        modelVersion=modelVersion,
         candidates=candidates,
         usageMetadata=usageMetadata,
         modelStatus=cx.from_carried("modelStatus", "any"),

@@ -1002,7 +1002,7 @@ def _insert_verbatim(parts: list[Part], kept: Any, where: str, cx: Cx) -> list[P
 _GEMINI_ROLES = {"user": "user", "assistant": "model", "model": "model", "tool": "user"}
 
 
-def gemini_contents(conversation: list[LucentConversationItem], path: str, cx: Cx) -> list[Content]:
+def gemini_contents(conversation: list[LucentConversationItem], kept: Any, path: str, cx: Cx) -> list[Content] | UnsetType:
     """The Lux conversation as Gemini contents, in order. A message is one content: user and tool
     -> user, assistant and model -> model (a kept role wins); system and developer messages after
     the first other item -> user (Degraded; leading ones go to systemInstruction). Blocks become
@@ -1051,7 +1051,7 @@ def gemini_contents(conversation: list[LucentConversationItem], path: str, cx: C
             joinable = _join(contents, joinable, "user", part, ip, cx, "a tool_result item is written as a functionResponse part of a user content")
         else:
             cx.report(ip, "Unsupported", "Gemini has no agent actions; dropped")
-    return contents
+    return UNSET if kept is None and not contents else contents
 
 
 def _join(contents: list[Content], joinable: Content | None, role: str, part: Part, ip: str, cx: Cx, reason: str) -> Content:
@@ -1140,9 +1140,13 @@ def gemini_generation_config(
     thinking: dict[str, Any] | None = None
     if reasoning is not UNSET:
         thinking = _thinking_of(reasoning)
-        if reasoning.summary not in (UNSET, "auto"):
+        if not reasoning.enabled:
+            for key in ("budget_tokens", "effort", "summary"):
+                if getattr(reasoning, key) is not UNSET:
+                    cx.report(f"$.reasoning.{key}", "Unsupported", "Gemini turns thinking off with thinkingBudget 0 and nothing else; dropped")
+        if reasoning.enabled and reasoning.summary not in (UNSET, "auto"):
             cx.report("$.reasoning.summary", "Degraded", f"Gemini has no summary style; {reasoning.summary} is written as includeThoughts true")
-        if reasoning.budget_tokens is not UNSET and not (_INT32[0] <= reasoning.budget_tokens <= _INT32[1]):
+        if reasoning.enabled and reasoning.budget_tokens is not UNSET and not (_INT32[0] <= reasoning.budget_tokens <= _INT32[1]):
             cx.report("$.reasoning.budget_tokens", "Unsupported", "Gemini thinkingBudget is an int32; left out")
             thinking.pop("thinkingBudget", None)
     for key, value in kept.items():
@@ -1388,7 +1392,7 @@ def usage_kept(usage: UsageMetadata | UnsetType, path: str, cx: Cx) -> dict[str,
     return kept or UNSET
 
 
-def gemini_candidates(choices: list[LucentChoice], path: str, cx: Cx) -> list[Candidate]:
+def gemini_candidates(choices: list[LucentChoice], kept: Any, path: str, cx: Cx) -> list[Candidate] | UnsetType:
     """Each Lux choice as a candidate: content role model with the message's blocks as parts;
     finish_reason stop / tool_calls -> STOP, length -> MAX_TOKENS, safety -> SAFETY, recitation ->
     RECITATION, content_filter -> PROHIBITED_CONTENT, malformed_tool_call ->
@@ -1420,6 +1424,11 @@ def gemini_candidates(choices: list[LucentChoice], path: str, cx: Cx) -> list[Ca
             cand.finishReason = kept if isinstance(kept, str) else UNSET
         else:
             cand.finishReason = _FINISH_BACK[choice.finish_reason]
+            calls = any(isinstance(b, LucentContentToolUse) for b in choice.message.content)
+            if choice.finish_reason == "tool_calls" and not calls:
+                cx.report(f"{cp}.finish_reason", "Unsupported", "Gemini says STOP when the model calls functions; without a function call in the message, tool_calls is written as STOP and comes back as stop")
+            elif choice.finish_reason == "stop" and calls:
+                cx.report(f"{cp}.finish_reason", "Degraded", "Gemini says STOP when the model calls functions; it comes back as tool_calls")
         if choice.safety_ratings is not UNSET:
             ratings = []
             for r, rating in enumerate(choice.safety_ratings):
@@ -1434,12 +1443,13 @@ def gemini_candidates(choices: list[LucentChoice], path: str, cx: Cx) -> list[Ca
                 if converted is not None:
                     ratings.append(converted)
             cand.safetyRatings = ratings
-        for key in _CANDIDATE_KEPT:
-            if _kept_has(cx, cp, key):
-                setattr(cand, key, _kept(cx, cp, key))
-        converted_cand = _convert(_plain(cand), Candidate, cp, cx)
-        out.append(cx.built(cp, converted_cand if converted_cand is not None else Candidate()))
-    return out
+        members = {key: _kept(cx, cp, key) for key in _CANDIDATE_KEPT if _kept_has(cx, cp, key)}
+        if members:
+            typed = _convert(members, Candidate, f"{cx.sidecar_path}.{MEMBERS}[{shown(cp)}]", cx)
+            for key in members if typed is not None else ():
+                setattr(cand, key, getattr(typed, key))
+        out.append(cx.built(cp, cand))
+    return UNSET if kept is None and not out else out
 
 
 def gemini_usage_out(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: Cx) -> UsageMetadata | UnsetType:
@@ -1476,6 +1486,11 @@ def gemini_usage_out(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: C
     return cast(UsageMetadata, converted) if converted is not None else UNSET
 
 
-def gemini_response_id(value: str, path: str, cx: Cx) -> str:
-    """The Lux response id as Gemini responseId."""
-    return value
+def absent_marker(value: Any, path: str, cx: Cx) -> None | UnsetType:
+    """null when the Gemini member is absent (the way back then leaves it out), else nothing."""
+    return None if value is UNSET else UNSET
+
+
+def unless_kept_absent(value: Any, kept: Any, path: str, cx: Cx) -> Any:
+    """The Lux value, unless the side-car says the Gemini member was absent (kept null)."""
+    return UNSET if kept is None else value

@@ -47,9 +47,9 @@ class Side:
 
 @cache
 def _definitions(schema: str) -> frozenset[str]:
-    from tests.conformance.paths import SCHEMAS_DIR
+    from tests.conformance.paths import schema_path
 
-    document = json.loads((SCHEMAS_DIR / f"{schema}.json").read_text(encoding="utf-8"))
+    document = json.loads(schema_path(schema).read_text(encoding="utf-8"))
     return frozenset(name for section in ("$defs", "definitions") for name in document.get(section, {}))
 
 
@@ -149,6 +149,8 @@ def _held(fmt: str, kind: str, doc: Any) -> dict[str, Any]:
         where = {"model": ("model",), "max_completion_tokens": ("max_output_tokens",)}
     elif fmt == "llm-sdk" and kind == "request":
         where = {"max_completion_tokens": ("maxTokens",)}
+    elif fmt == "gemini":
+        where = {"model": ("model",)} if kind == "request" else {"id": ("responseId",), "model": ("modelVersion",)}
     elif fmt == "sparktide" and kind == "request":
         where = {key: (key,) for key in (*_ENVELOPE, "model", "max_completion_tokens", "stream")}
     found = {key: _get(doc, *path) for key, path in where.items()}

@@ -29,7 +29,7 @@ class Validity:
 
     @cache  # noqa: B019 - one per run
     def validator(self, schema: str, root: str | None) -> Any:
-        document = self.oracle.documents[schema]
+        document = self.oracle.document(schema)
         cls = Draft7Validator if "draft-07" in document.get("$schema", "") else Draft202012Validator
         validator = ecma(cls)(document, format_checker=format_checker())
         return validator if root is None else validator.evolve(schema=self.oracle.subschema(schema, root))
