@@ -69,13 +69,6 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         f"{path}.instructions",
         cx,
     )
-    # contents <- conversation, extra.gemini.contents via gemini_contents
-    contents = _s.gemini_contents(
-        src.conversation,
-        cx.from_carried("contents", "any"),
-        f"{path}.conversation",
-        cx,
-    )
     # tools <- tools, extra.gemini.tools via gemini_tools_out
     tools = _s.gemini_tools_out(
         src.tools,
@@ -96,6 +89,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         src.reasoning,
         cx.from_carried("generationConfig", "any"),
         f"{path}.options",
+        cx,
+    )
+    # contents <- conversation, extra.gemini.contents via gemini_contents
+    contents = _s.gemini_contents(
+        src.conversation,
+        cx.from_carried("contents", "any"),
+        f"{path}.conversation",
         cx,
     )
     # schema_version: implied (always v1)
@@ -147,7 +147,6 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
     return cx.built(path, GenerateContentRequest(
         model=model,
         systemInstruction=systemInstruction,
-        contents=contents,
         tools=tools,
         toolConfig=toolConfig,
         generationConfig=generationConfig,
@@ -155,5 +154,6 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         safetySettings=cx.from_carried("safetySettings", "array"),
         serviceTier=cx.from_carried("serviceTier", ("unspecified", "standard", "flex", "priority")),
         store=cx.from_carried("store", "boolean"),
+        contents=contents,
     ), _FROM_REQUEST)
 

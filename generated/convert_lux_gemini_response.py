@@ -66,18 +66,18 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
         f"{path}.model",
         cx,
     )
-    # candidates <- choices, provider_payload.gemini.candidates via gemini_candidates
-    candidates = _s.gemini_candidates(
-        src.choices,
-        cx.from_carried("candidates", "any"),
-        f"{path}.choices",
-        cx,
-    )
     # usageMetadata <- usage, provider_payload.gemini.usageMetadata via gemini_usage_out
     usageMetadata = _s.gemini_usage_out(
         src.usage,
         cx.from_carried("usageMetadata", "any"),
         f"{path}.usage",
+        cx,
+    )
+    # candidates <- choices, provider_payload.gemini.candidates via gemini_candidates
+    candidates = _s.gemini_candidates(
+        src.choices,
+        cx.from_carried("candidates", "any"),
+        f"{path}.choices",
         cx,
     )
     # schema_version: implied (always v1)
@@ -109,9 +109,9 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
     return cx.built(path, GenerateContentResponse(
         responseId=responseId,
         modelVersion=modelVersion,
-        candidates=candidates,
         usageMetadata=usageMetadata,
         modelStatus=cx.from_carried("modelStatus", "any"),
         promptFeedback=cx.from_carried("promptFeedback", "any"),
+        candidates=candidates,
     ), _FROM_RESPONSE)
 
