@@ -138,8 +138,8 @@ from .convert_support import (
 
 
 import hashlib
-from collections.abc import Callable
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import Any, Literal, cast
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
@@ -184,6 +184,7 @@ from .lux_ir_v1 import (
     LucentMultimedia,
     LucentOptions,
     LucentReasoningConfig,
+    LucentRole,
     LucentSafetyRating,
     LucentStructuredOutput,
     LucentStructuredOutputJsonSchema,
@@ -354,7 +355,7 @@ def _part_block(part: Part, pp: str, cx: Cx) -> LucentContent | None:
     block: LucentContent | None = None
     signature_used = False
     if part.thought is True and kind in ("text", None) and not present[1:]:
-        thinking = LucentThinking(text=part.text if _set(part.text) else "", redacted=False)
+        thinking = LucentThinking(text=part.text if isinstance(part.text, str) else "", redacted=False)
         if _set(part.thoughtSignature):
             thinking.signature = part.thoughtSignature
             signature_used = True
@@ -369,18 +370,22 @@ def _part_block(part: Part, pp: str, cx: Cx) -> LucentContent | None:
         if media_kind is None:
             return None
         mp = f"{pp}.{kind}"
-        source = "inline" if kind == "inlineData" else "file_uri"
+        source: Literal["inline", "file_uri"] = "inline" if kind == "inlineData" else "file_uri"
         multimedia = cx.built(mp, LucentMultimedia(media_type=media.mimeType, source=source), {"media_type": "mimeType"})
         if kind == "inlineData":
             if _set(media.data):
                 cx.keep("media", mp, "data", media.data, f"{mp}.data")
         elif _set(media.fileUri):
             cx.keep("media", mp, "file_uri", media.fileUri, f"{mp}.fileUri")
-        wrapper = {"image": LucentContentImage, "audio": LucentContentAudio, "video": LucentContentVideo}[media_kind]
-        block = cx.built(pp, wrapper(**{media_kind: multimedia}))
-    elif kind == "functionCall":
+        if media_kind == "image":
+            block = cx.built(pp, LucentContentImage(image=multimedia))
+        elif media_kind == "audio":
+            block = cx.built(pp, LucentContentAudio(audio=multimedia))
+        else:
+            block = cx.built(pp, LucentContentVideo(video=multimedia))
+    elif kind == "functionCall" and isinstance(part.functionCall, FunctionCall):
         block = _function_call_block(part.functionCall, pp, cx)
-    elif kind == "functionResponse":
+    elif kind == "functionResponse" and isinstance(part.functionResponse, FunctionResponse):
         block = _function_response_block(part.functionResponse, pp, cx)
     else:
         return None
@@ -397,12 +402,12 @@ def _part_block(part: Part, pp: str, cx: Cx) -> LucentContent | None:
 
 def _function_call_block(call: FunctionCall, pp: str, cx: Cx) -> LucentContent:
     cp = f"{pp}.functionCall"
-    name = call.name if _set(call.name) else ""
+    name = call.name if isinstance(call.name, str) else ""
     if not _set(call.name):
         cx.report(f"{cp}.name", "Invalid", "a Gemini function call needs a name; written as \"\"")
     args_text = _args_text(call.args, f"{cp}.args", cx) if _set(call.args) else "{}"
     ids = _ids(cx)
-    if _set(call.id):
+    if isinstance(call.id, str):
         call_id = call.id
         ids.used.add(call_id)
     else:
@@ -420,10 +425,10 @@ def _function_call_block(call: FunctionCall, pp: str, cx: Cx) -> LucentContent:
 
 def _function_response_block(response: FunctionResponse, pp: str, cx: Cx) -> LucentContent:
     rp = f"{pp}.functionResponse"
-    name = response.name if _set(response.name) else ""
+    name = response.name if isinstance(response.name, str) else ""
     ids = _ids(cx)
     call_names: dict[str, str] = cx.memo.setdefault("gemini_call_names", {})
-    if _set(response.id):
+    if isinstance(response.id, str):
         call_id = response.id
         ids.answered(name, call_id)
     else:
@@ -467,7 +472,7 @@ def _parts_blocks(parts: list[Part], path: str, cx: Cx, verbatim: list[dict[str,
     return blocks
 
 
-_ROLES = {"user": "user", "model": "assistant"}
+_ROLES: dict[str, LucentRole] = {"user": "user", "model": "assistant"}
 
 
 def gemini_conversation(contents: list[Content] | UnsetType, path: str, cx: Cx) -> list[LucentConversationItem]:
@@ -483,9 +488,9 @@ def gemini_conversation(contents: list[Content] | UnsetType, path: str, cx: Cx) 
         return items
     for i, content in enumerate(contents):
         cp = f"{path}[{i}]"
-        role = _ROLES.get(content.role, "user") if _set(content.role) else "user"
+        role: LucentRole = _ROLES.get(content.role, "user") if isinstance(content.role, str) else "user"
         verbatim: list[dict[str, Any]] = []
-        blocks = _parts_blocks(content.parts, f"{cp}.parts", cx, verbatim) if _set(content.parts) else []
+        blocks = _parts_blocks(content.parts, f"{cp}.parts", cx, verbatim) if isinstance(content.parts, list) else []
         message = cx.built(cp, LucentMessage(role=role, content=blocks))
         items.append(cx.built(cp, LucentConversationItemMessage(message=message)))
         if not _set(content.role) or content.role not in _ROLES:
@@ -514,7 +519,7 @@ def system_instruction_kept(system: Content | UnsetType, path: str, cx: Cx) -> d
     if _set(system.role):
         kept["role"] = system.role
         cx.report(f"{path}.role", "Degraded", "Lux instructions have no role; kept in extra.gemini.systemInstruction")
-    if not _set(system.parts):
+    if not isinstance(system.parts, list):
         kept["parts"] = None
     else:
         verbatim = [{"index": j, "part": _plain(p)} for j, p in enumerate(system.parts) if _part_kind_unmapped(p)]
@@ -630,7 +635,7 @@ def _reasoning_of(thinking: ThinkingConfig | UnsetType) -> LucentReasoningConfig
         reasoning = LucentReasoningConfig(enabled=False)
     else:
         reasoning = LucentReasoningConfig(enabled=True)
-        if _set(thinking.thinkingBudget) and thinking.thinkingBudget > 0:
+        if isinstance(thinking.thinkingBudget, int) and thinking.thinkingBudget > 0:
             reasoning.budget_tokens = thinking.thinkingBudget
     if _set(thinking.thinkingLevel) and thinking.thinkingLevel in _LEVELS:
         reasoning.effort = cast(Any, _LEVELS[thinking.thinkingLevel])
@@ -706,7 +711,7 @@ def _declaration(decl: FunctionDeclaration, dp: str, cx: Cx) -> LucentTool:
     if not _set(decl.name):
         cx.report(f"{dp}.name", "Invalid", "a Gemini function declaration needs a name; written as \"\"")
         _keep(cx, dp, "name", None, f"{dp}.name")
-    tool = cx.built(dp, LucentTool(name=decl.name if _set(decl.name) else "", description=decl.description, parameters=parameters),
+    tool = cx.built(dp, LucentTool(name=decl.name if isinstance(decl.name, str) else "", description=decl.description, parameters=parameters),
                     {"name": "name", "description": "description", "parameters": origin})
     for extra in ("behavior", "response", "responseJsonSchema"):
         value = getattr(decl, extra)
@@ -846,7 +851,7 @@ def _part_meta(part: Part, lp: str, cx: Cx) -> Part:
     return part
 
 
-def _call_names(items: list[LucentConversationItem] | list[LucentContent]) -> dict[str, str]:
+def _call_names(items: Sequence[LucentConversationItem]) -> dict[str, str]:
     names: dict[str, str] = {}
     for item in items:
         if isinstance(item, LucentConversationItemToolCall):
@@ -1259,13 +1264,13 @@ def gemini_tool_config(choice: LucentToolChoice | UnsetType, kept: Any, path: st
     if kept is not UNSET:
         if isinstance(kept, dict) and _choice_of(kept) == choice:
             config = _convert(kept, ToolConfig, f"{cx.carried_path}.toolConfig", cx)
-            if config is not None:
-                return cast(ToolConfig, config)
+            if isinstance(config, ToolConfig):
+                return config
         else:
             cx.report(f"{cx.carried_path}.toolConfig", "Unsupported", "the kept toolConfig states another choice than Lux tool_choice; dropped")
     if choice is UNSET:
         return UNSET
-    return cast(ToolConfig, msgspec.convert(_tool_config_of(choice), ToolConfig))
+    return msgspec.convert(_tool_config_of(choice), ToolConfig)
 
 
 def gemini_model(model: str, kept: Any, path: str, cx: Cx) -> str | UnsetType:
@@ -1288,7 +1293,7 @@ _FINISH = {
     "MALFORMED_FUNCTION_CALL": "malformed_tool_call", "UNEXPECTED_TOOL_CALL": "malformed_tool_call",
     "TOO_MANY_TOOL_CALLS": "malformed_tool_call",
 }
-_FINISH_BACK = {
+_FINISH_BACK: dict[str, Any] = {
     "stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "safety": "SAFETY", "recitation": "RECITATION",
     "content_filter": "PROHIBITED_CONTENT", "malformed_tool_call": "MALFORMED_FUNCTION_CALL", "error": "OTHER",
 }
@@ -1326,7 +1331,7 @@ def gemini_choices(candidates: list[Candidate] | UnsetType, path: str, cx: Cx) -
             blocks = _parts_blocks(content.parts, f"{cp}.content.parts", cx, verbatim)
         message = cx.built(f"{cp}.content", LucentMessage(role="assistant", content=blocks))
         finish = _finish(cand.finishReason, blocks)
-        choice = cx.built(cp, LucentChoice(index=cand.index if _set(cand.index) else n, message=message, finish_reason=finish),
+        choice = cx.built(cp, LucentChoice(index=cand.index if isinstance(cand.index, int) else n, message=message, finish_reason=finish),
                           {"index": "index", "finish_reason": "finishReason"})
         cx.built(f"{cp}.content", message)  # the message is the deepest Lux object of the content
         if not _set(cand.index):
@@ -1350,8 +1355,8 @@ def gemini_choices(candidates: list[Candidate] | UnsetType, path: str, cx: Cx) -
             ratings = []
             for r, rating in enumerate(cand.safetyRatings):
                 rp = f"{cp}.safetyRatings[{r}]"
-                ratings.append(cx.built(rp, LucentSafetyRating(category=rating.category if _set(rating.category) else "",
-                                                               probability=rating.probability if _set(rating.probability) else "")))
+                ratings.append(cx.built(rp, LucentSafetyRating(category=rating.category if isinstance(rating.category, str) else "",
+                                                               probability=rating.probability if isinstance(rating.probability, str) else "")))
                 for key in ("category", "probability", "blocked"):
                     if key == "blocked" and _set(rating.blocked):
                         _keep(cx, rp, "blocked", rating.blocked, f"{rp}.blocked")
@@ -1379,7 +1384,7 @@ def gemini_usage(usage: UsageMetadata | UnsetType, path: str, cx: Cx) -> LucentU
     prompt = (usage.promptTokenCount or 0) + (usage.toolUsePromptTokenCount or 0)
     completion = (usage.candidatesTokenCount or 0) + (usage.thoughtsTokenCount or 0)
     out = LucentUsage(prompt_tokens=prompt, completion_tokens=completion,
-                      total_tokens=usage.totalTokenCount if _set(usage.totalTokenCount) else prompt + completion)
+                      total_tokens=usage.totalTokenCount if isinstance(usage.totalTokenCount, int) else prompt + completion)
     out.reasoning_tokens = usage.thoughtsTokenCount
     out.cached_tokens = usage.cachedContentTokenCount
     return cx.built(path, out, {"total_tokens": "totalTokenCount", "reasoning_tokens": "thoughtsTokenCount", "cached_tokens": "cachedContentTokenCount"})
@@ -1436,7 +1441,7 @@ def gemini_candidates(choices: list[LucentChoice], kept: Any, path: str, cx: Cx)
             cand.content = cx.built(mp, content)
         if _kept_has(cx, cp, "finishReason"):
             kept = _kept(cx, cp, "finishReason")
-            cand.finishReason = kept if isinstance(kept, str) else UNSET
+            cand.finishReason = cast(Any, kept) if isinstance(kept, str) else UNSET
         else:
             cand.finishReason = _FINISH_BACK[choice.finish_reason]
             calls = any(isinstance(b, LucentContentToolUse) for b in choice.message.content)
