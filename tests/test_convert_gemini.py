@@ -8,7 +8,6 @@ classes listed in tests/data/vendor_expected_differences/gemini.toml.
 
 from __future__ import annotations
 
-import copy
 import fnmatch
 import json
 import pathlib
@@ -18,9 +17,11 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import lucent
 from lucent.errors import ConversionError
+from tests.conformance.generate import strategy
 from tests.conformance.oracle import Oracle
 from tests.convert_conformance.checks import check
 from tests.convert_conformance.pairs import Pair, pairs
@@ -491,10 +492,8 @@ def test_a_stale_side_car_entry_is_reported() -> None:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=__import__("hypothesis").strategies.data())
-def test_generated_lux_requests_and_responses_give_valid_gemini_documents(data: Any) -> None:
-    from tests.conformance.generate import strategy
-
+@given(data=st.data())
+def test_generated_lux_requests_and_responses_give_valid_gemini_documents(data: st.DataObject) -> None:
     for kind, definition in (("request", "LucentRequest"), ("response", "LucentResponse")):
         doc = data.draw(strategy("lux-ir-v1", definition))
         result = lucent.convert(json.dumps(doc), "lux", "gemini", kind=kind)
