@@ -154,6 +154,8 @@ def _held(fmt: str, kind: str, doc: Any) -> dict[str, Any]:
         where = {"model": ("model",), "max_completion_tokens": ("max_output_tokens",)}
     elif fmt == "llm-sdk" and kind == "request":
         where = {"max_completion_tokens": ("maxTokens",)}
+    elif fmt == "gemini":
+        where = {"model": ("model",)} if kind == "request" else {"id": ("responseId",), "model": ("modelVersion",)}
     elif fmt == "sparktide" and kind == "request":
         where = {key: (key,) for key in (*_ENVELOPE, "model", "max_completion_tokens", "stream")}
     found = {key: _get(doc, *path) for key, path in where.items()}
