@@ -264,23 +264,27 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
 # generated/convert_support_X.py (template codegen/templates/converter_support_X.py.jinja, which
 # places `{{ shared_imports }}` after its docstring: the shared transforms of convert_support.py it
 # does not define itself, re-exported, so `_s.NAME` reaches both). Its vocabulary is
-# codegen/vocabulary/X.toml: `[transforms]` then `NAME = { use = "via", does = "..." }`; the names
-# join TRANSFORMS and must not repeat one there.
+# codegen/vocabulary/X.toml: `[transforms]` then `NAME = { use = "via", does = "..." }`. Each
+# support module is its own namespace: two vocabularies may both name a transform (with the same
+# `use`), but none may shadow a shared one of TRANSFORMS.
 VOCABULARY_DIR = pathlib.Path(__file__).parent / "vocabulary"
 
 
-def _load_vocabulary() -> dict[str, str]:
-    """Add every codegen/vocabulary/X.toml to TRANSFORMS; return transform name -> X."""
-    owners: dict[str, str] = {}
+def _load_vocabulary() -> dict[str, list[str]]:
+    """Add every codegen/vocabulary/X.toml to TRANSFORMS; return transform name -> the X naming it."""
+    owners: dict[str, list[str]] = {}
     for path in sorted(VOCABULARY_DIR.glob("*.toml")):
         table = tomllib.loads(path.read_text(encoding="utf-8")).get("transforms", {})
         for name, entry in table.items():
-            if name in TRANSFORMS:
-                raise MappingSpecError(f"codegen/vocabulary/{path.name}: transform {name!r} is already defined")
             if not isinstance(entry, dict) or set(entry) != {"use", "does"}:
                 raise MappingSpecError(f"codegen/vocabulary/{path.name}: {name} needs exactly use and does")
-            TRANSFORMS[name] = (str(entry["use"]), str(entry["does"]))
-            owners[name] = path.stem
+            if name in TRANSFORMS and name not in owners:
+                raise MappingSpecError(f"codegen/vocabulary/{path.name}: transform {name!r} is a shared transform")
+            if name in TRANSFORMS and TRANSFORMS[name][0] != entry["use"]:
+                raise MappingSpecError(f"codegen/vocabulary/{path.name}: transform {name!r} is a {TRANSFORMS[name][0]} elsewhere")
+            does = f"{path.stem}: {entry['does']}"
+            TRANSFORMS[name] = (str(entry["use"]), f"{TRANSFORMS[name][1]}; {does}" if name in TRANSFORMS else does)
+            owners.setdefault(name, []).append(path.stem)
     return owners
 
 
