@@ -138,7 +138,8 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._support import JsonTextError, load_json_text
+from ._support import RuleViolation
+from .openai_responses import OutputItem, dispatch_InputItem
 from .convert_support import Cx, Status, member
 from .lux_ir_v1 import (
     LucentAgentAction,
@@ -179,6 +180,11 @@ _EFFORTS = ("low", "medium", "high")
 # Responses reasoning efforts Lux has no value for -> the Lux effort written (the value is kept)
 _NEAREST_EFFORT = {"minimal": "low", "xhigh": "high", "max": "high"}
 _MESSAGE_ROLES = ("user", "assistant", "system", "developer")
+
+
+def _tag(block: msgspec.Struct) -> str:
+    """The type tag of a Lux union variant (text, image, ...)."""
+    return str(block.__struct_config__.tag)
 
 
 def _plain(value: Any) -> Any:
@@ -576,16 +582,37 @@ def lux_input(conversation: list[LucentConversationItem], string: Any, path: str
         else:
             action = item.agent_action
             payload = action.provider_payload
-            if isinstance(payload, dict) and payload.get("type") == action.kind:
+            if isinstance(payload, dict) and payload.get("type") == action.kind and _accepted(lambda: dispatch_InputItem(payload, "$")):
                 items.append(payload)
             else:
-                cx.report(f"{where}.agent_action", "Unsupported", f"a {action.kind} agent action that is not a Responses item; dropped")
+                cx.report(f"{where}.agent_action", "Unsupported", f"a {action.kind} agent action that is not a Responses input item; dropped")
     return items
+
+
+def _accepted(check: Any) -> bool:
+    """Whether the Responses bindings accept a value (`check` decodes it)."""
+    try:
+        check()
+    except (RuleViolation, msgspec.ValidationError, TypeError, ValueError):
+        return False
+    return True
+
+
+def _call_id(ident: str, path: str, cx: Cx) -> str:
+    """A call id Responses accepts (function_call_output call_id: 1 to 64 characters); another is
+    replaced by lucent_call_<n>, the same for a call and its outputs (Degraded)."""
+    if 1 <= len(ident) <= 64:
+        return ident
+    ids: dict[str, str] = cx.memo.setdefault("call_ids", {})
+    if ident not in ids:
+        ids[ident] = f"lucent_call_{len(ids) + 1}"
+    cx.report(path, "Degraded", f"a Responses call_id has 1 to 64 characters; written as {ids[ident]}")
+    return ids[ident]
 
 
 def _function_call(call: LucentToolUse, path: str, members: _Members, cx: Cx) -> dict[str, Any]:
     kept = members.get(path)
-    return {"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments, **kept}
+    return {"type": "function_call", "call_id": _call_id(call.id, f"{path}.id", cx), "name": call.name, "arguments": call.arguments, **kept}
 
 
 def _function_call_output(result: LucentToolResult, path: str, members: _Members, cx: Cx) -> dict[str, Any]:
@@ -606,7 +633,7 @@ def _function_call_output(result: LucentToolResult, path: str, members: _Members
         if len(texts) > 1:
             cx.report(f"{path}.content", "Degraded", "the text blocks are joined with a newline into the output text")
         output = "\n".join(texts)
-    return {"type": "function_call_output", "call_id": result.tool_use_id, "output": output, **kept}
+    return {"type": "function_call_output", "call_id": _call_id(result.tool_use_id, f"{path}.tool_use_id", cx), "output": output, **kept}
 
 
 def _lux_reasoning(thinking: LucentThinking, path: str, members: _Members, cx: Cx) -> dict[str, Any] | None:
@@ -717,7 +744,7 @@ def _lux_parts(
                 continue
             parts.append({"type": "input_image", **image, **({"detail": "auto"} | kept)})
         else:
-            cx.report(where, "Unsupported", f"Responses {role} messages have no {block.type} part; dropped")
+            cx.report(where, "Unsupported", f"Responses {role} messages have no {_tag(block)} part; dropped")
     if isinstance(verbatim, list):
         for entry in sorted((e for e in verbatim if isinstance(e, dict) and isinstance(e.get("index"), int)), key=lambda e: cast(int, e["index"])):
             parts.insert(min(max(entry["index"], 0), len(parts)), entry.get("value"))
@@ -1027,7 +1054,10 @@ def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> 
         if not isinstance(record, dict):
             continue
         if "verbatim" in record:
-            items.append(record["verbatim"])
+            if _accepted(lambda: msgspec.convert(record["verbatim"], OutputItem)):
+                items.append(record["verbatim"])
+            else:
+                cx.report(f"{cx.carried_path}.output", "Unsupported", "a kept output item that is not a Responses output item; dropped")
             continue
         count = record.get("blocks")
         item = record.get("item")
@@ -1070,7 +1100,7 @@ def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> 
                 cx.report(f"{at}.thinking.signature", "Unsupported", "a signature from another provider is no Responses encrypted_content; dropped")
             items.append(_reasoning_out(block.thinking, item, f"{at}.thinking", cx, signature=False))
         else:
-            cx.report(at, "Unsupported", f"Responses output has no {block.type} item; dropped")
+            cx.report(at, "Unsupported", f"Responses output has no {_tag(block)} item; dropped")
     flush()
     return items
 
