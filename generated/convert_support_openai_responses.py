@@ -397,7 +397,7 @@ def _function_tool(tool: dict[str, Any]) -> LucentTool | None:
     return LucentTool(name=tool["name"], description=tool.get("description", UNSET), parameters=tool["parameters"], strict=tool["strict"])
 
 
-def responses_function_tools(tools: Any, path: str, cx: Cx) -> list[LucentTool] | UnsetType:
+def responses_function_tools(tools: list[Any] | UnsetType, path: str, cx: Cx) -> list[LucentTool] | UnsetType:
     """The function tools as LucentTool (others: responses_verbatim_tools)."""
     if tools is UNSET:
         return UNSET
@@ -409,7 +409,7 @@ def responses_function_tools(tools: Any, path: str, cx: Cx) -> list[LucentTool] 
     return found
 
 
-def responses_verbatim_tools(tools: Any, path: str, cx: Cx, status: Status, reason: str) -> list[dict[str, Any]] | UnsetType:
+def responses_verbatim_tools(tools: list[Any] | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> list[dict[str, Any]] | UnsetType:
     """The tools that are not a plain function tool, as [{index, value}], each reported."""
     if tools is UNSET:
         return UNSET
@@ -454,7 +454,7 @@ def responses_structured_output(text: Any, path: str, cx: Cx) -> LucentStructure
     return UNSET
 
 
-def responses_text_rest(text: Any, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
+def responses_text_rest(text: msgspec.Struct | UnsetType, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """What text holds beside the Lux structured output: verbosity (reported), the json_schema
     name / description / strict (Lux keeps only the schema)."""
     if text is UNSET:
@@ -495,7 +495,7 @@ def responses_reasoning(reasoning: Any, path: str, cx: Cx) -> LucentReasoningCon
     return cx.built(path, config)
 
 
-def responses_reasoning_rest(reasoning: Any, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
+def responses_reasoning_rest(reasoning: msgspec.Struct | None | UnsetType, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """The reasoning members the Lux configuration does not give back (null included)."""
     if reasoning is UNSET:
         return UNSET
@@ -971,7 +971,7 @@ def responses_output_records(output: Any, path: str, cx: Cx) -> list[dict[str, A
     return cast("list[dict[str, Any]]", cx.memo.pop("output", UNSET))
 
 
-def responses_usage(usage: Any, path: str, cx: Cx) -> LucentUsage | UnsetType:
+def responses_usage(usage: msgspec.Struct | UnsetType, path: str, cx: Cx) -> LucentUsage | UnsetType:
     """input_tokens (cached tokens included, as in Lux) -> prompt_tokens, output_tokens (reasoning
     included) -> completion_tokens, total_tokens; cached_tokens, cache_write_tokens ->
     cache_creation_tokens and reasoning_tokens from the details."""
