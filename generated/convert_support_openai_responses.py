@@ -812,15 +812,14 @@ def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, c
         text["format"] = {"type": "text"}
     elif output == "json_object":
         text["format"] = {"type": "json_object"}
+    elif isinstance(output, LucentStructuredOutputJsonSchema) and not isinstance(output.schema, dict):
+        cx.report(f"{path}.schema", "Unsupported", "a Responses json_schema schema is a JSON object; the structured output is left out")
     elif isinstance(output, LucentStructuredOutputJsonSchema):
         members = dict(rest) if isinstance(rest, dict) else {}
-        if "name" not in members:
+        if not isinstance(members.get("name"), str):
             cx.report(path, "Degraded", "Responses json_schema needs a name; written as \"response\"")
             members["name"] = "response"
-        schema = output.schema
-        if not isinstance(schema, dict):
-            cx.report(f"{path}.schema", "Invalid", "Responses json_schema schema is a JSON object")
-        text["format"] = {"type": "json_schema", "name": members.pop("name"), "schema": schema, **members}
+        text["format"] = {"type": "json_schema", "name": members.pop("name"), "schema": output.schema, **members}
     elif rest is not None and not no_format:
         text["format"] = rest
     return text or UNSET
@@ -1030,7 +1029,7 @@ def lux_incomplete_details(choices: list[LucentChoice], details: Any, path: str,
     choice = choices[0] if choices else None
     reason = _STATUS_OF[choice.finish_reason][1] if choice is not None else None
     if reason is None:
-        return details if details is None or details is UNSET else None
+        return None
     if isinstance(details, dict) and details.get("reason") == reason:
         return details
     return {"reason": reason}
