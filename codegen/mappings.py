@@ -410,7 +410,29 @@ class Schema:
         while "$ref" in node:
             name = node["$ref"].rsplit("/", 1)[1]
             node = self.defs[name]
+        if name is not None and "allOf" in node:
+            node = self._merged(node)
         return name, node
+
+    def _merged(self, node: dict[str, Any]) -> dict[str, Any]:
+        """A definition that is an ``allOf`` of objects (OpenAI's ``CreateResponse``) as one object
+        of their properties and ``required``, as the bindings build its Struct
+        (codegen.bindings ``_merge_all_of``); any other ``allOf`` is returned as it is."""
+        branches: list[dict[str, Any]] = []
+        for branch in node["allOf"]:
+            while isinstance(branch, dict) and "$ref" in branch:
+                branch = self.defs[branch["$ref"].rsplit("/", 1)[1]]
+            if isinstance(branch, dict) and "allOf" in branch:
+                branch = self._merged(branch)
+            if not isinstance(branch, dict) or not (branch.get("type") == "object" or "properties" in branch):
+                return node
+            branches.append(branch)
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for branch in branches:
+            properties.update(branch.get("properties", {}))
+            required.extend(r for r in branch.get("required", []) if r not in required)
+        return {"type": "object", "properties": properties, "required": required}
 
     def has(self, name: str) -> bool:
         return name in self.defs or name == self.root or self.member(name) is not None

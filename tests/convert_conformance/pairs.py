@@ -15,6 +15,8 @@ from lucent._convert import FORMATS
 __all__ = ["FIXED_CONTEXT", "KINDS", "Pair", "Side", "context_for", "pairs", "side"]
 
 KINDS = ("request", "response", "error")
+# The seed formats; the vendor formats (schemas/vendor/) are checked by tests/test_convert_<x>.py.
+SEED_FORMATS = ("lux", "sparktide", "llm-sdk", "htmlp")
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ def pairs() -> list[Pair]:
     ``lucent.convert`` has a direct converter or both hops through Lux."""
     found = []
     for kind in KINDS:
-        formats = [f for f in FORMATS if (f, kind) in DOCUMENTS]
+        formats = [f for f in FORMATS if (f, kind) in DOCUMENTS and f in SEED_FORMATS]
         for source in formats:
             for target in formats:
                 if source == target:
