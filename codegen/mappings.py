@@ -383,6 +383,7 @@ class Schema:
         title = self.doc.get("title")
         self.root = title if "properties" in self.doc and isinstance(title, str) and title.isidentifier() and title not in self.defs else None
         self.tags = self._tagged_definitions()
+        self._props: dict[tuple[str, int], dict[str, tuple[Type, bool]]] = {}
 
     def _tagged_definitions(self) -> dict[str, str]:
         """Definitions a discriminated union names by $ref -> their tag field, which the bindings
@@ -557,13 +558,17 @@ class Schema:
 
     def props(self, t: Type) -> dict[str, tuple[Type, bool]]:
         """Properties of a struct type: name -> (type, required); a tagged definition's tag is not one."""
-        required = set(t.node.get("required", []))
-        tag = self.tags.get(t.cls)
-        return {
-            p: (self.type_of(pnode, f"{t.cls}{_pascal(p)}"), p in required)
-            for p, pnode in t.node.get("properties", {}).items()
-            if p != tag
-        }
+        key = (t.cls, id(t.node))
+        known = self._props.get(key)
+        if known is None:
+            required = set(t.node.get("required", []))
+            tag = self.tags.get(t.cls)
+            known = self._props[key] = {
+                p: (self.type_of(pnode, f"{t.cls}{_pascal(p)}"), p in required)
+                for p, pnode in t.node.get("properties", {}).items()
+                if p != tag
+            }
+        return dict(known)
 
     def variant_props(self, v: Variant) -> dict[str, tuple[Type, bool]]:
         required = set(v.node.get("required", []))
@@ -601,6 +606,7 @@ class Spec:
 def load_specs(repo_root: pathlib.Path) -> list[Spec]:
     """Read and check every spec in ``repo_root/mappings``."""
     specs = []
+    schemas: dict[str, Schema] = {}  # one per file: a Schema caches what it has read
     for path in sorted((repo_root / "mappings").glob("*.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         pair = data.get("pair")
@@ -616,7 +622,10 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
             sf, tf = FORMATS[pair["source"]], FORMATS[pair["target"]]
         except KeyError as exc:
             raise MappingSpecError(f"mappings/{path.name}: unknown format {exc}") from None
-        spec = Spec(path, data, Schema(repo_root / "schemas" / sf.schema_file), Schema(repo_root / "schemas" / tf.schema_file), sf, tf)
+        for fmt in (sf, tf):
+            if fmt.schema_file not in schemas:
+                schemas[fmt.schema_file] = Schema(repo_root / "schemas" / fmt.schema_file)
+        spec = Spec(path, data, schemas[sf.schema_file], schemas[tf.schema_file], sf, tf)
         Checker(spec).run()
         specs.append(spec)
     return specs
