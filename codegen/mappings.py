@@ -430,8 +430,11 @@ class Schema:
             branches.append(branch)
         properties: dict[str, Any] = {}
         required: list[str] = []
-        for branch in branches:
-            properties.update(branch.get("properties", {}))
+        for branch in [node, *branches]:
+            for prop, pnode in branch.get("properties", {}).items():
+                # a member in several branches must meet all of them: one that refuses null wins
+                if prop not in properties or not _nullable(pnode) or _nullable(properties[prop]):
+                    properties[prop] = pnode
             required.extend(r for r in branch.get("required", []) if r not in required)
         return {"type": "object", "properties": properties, "required": required}
 
@@ -518,21 +521,6 @@ class Schema:
             inner = self.type_of(extra, cls + "Value").py if isinstance(extra, dict) else "Any"
             return Type("dict", f"dict[str, {inner}]", node)
         return Type("any", "Any", node)
-
-    def _merged(self, node: dict[str, Any]) -> dict[str, Any]:
-        """A definition that is an allOf of objects (OpenAI's CreateChatCompletionRequest) as one
-        object: the properties and required members of every branch."""
-        merged: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
-        for branch in [node, *node["allOf"]]:
-            _name, branch = self.deref(branch)
-            if "allOf" in branch and branch is not node:
-                branch = self._merged(branch)
-            for prop, pnode in branch.get("properties", {}).items():
-                # a member in several branches must meet all of them: one that refuses null wins
-                if prop not in merged["properties"] or not _nullable(pnode) or _nullable(merged["properties"][prop]):
-                    merged["properties"][prop] = pnode
-            merged["required"] += [r for r in branch.get("required", []) if r not in merged["required"]]
-        return merged
 
     @staticmethod
     def _literals(node: dict[str, Any]) -> tuple[Any, ...]:

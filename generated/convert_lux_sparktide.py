@@ -624,7 +624,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     # extra.sparktide.content_absent: implied (read by message_content (decision 3))
     # extra.sparktide.empty_tool_calls: implied (read by message_tool_calls (decision 3))
     # extra.sparktide.json_schema: implied (read by json_schema_object (decision 6))
-    return cx.built(path, RemoteModelRequest(
+    return cx.built(path, _s.unchecked(RemoteModelRequest)(
         protocolVersion="1.0",
         invocationId=_s.present(invocationId),
         deadline=_s.present(deadline),
@@ -657,7 +657,7 @@ def _instruction(src: LucentContent, path: str, out: list[RemoteModelMessage], c
                 "Unsupported",
                 "SparkTide text has no annotations",
             )
-        out.append(cx.built(path, RemoteModelMessage(
+        out.append(cx.built(path, _s.unchecked(RemoteModelMessage)(
             role="system",
             content=src.text,
         ), _FROM_INSTRUCTION_TEXT))
@@ -729,7 +729,7 @@ def _message(src: LucentMessage, path: str, out: list[RemoteModelMessage], cx: C
     tool_calls: list[RemoteModelToolCall] | UnsetType = _s.message_tool_calls(parts, role, path, cx, carried="empty_tool_calls")
     _s.emit_message(
         out,
-        cx.built(path, RemoteModelMessage(
+        cx.built(path, _s.unchecked(RemoteModelMessage)(
             role=role,
             content=content,
             tool_calls=tool_calls,
@@ -803,31 +803,6 @@ def _tool_message(src: LucentToolResult, path: str, cx: Cx) -> RemoteModelMessag
         _tool_result_block(item, f"{path}.content[{i}]", parts, cx)
     # content <- content collect tool_result_block via joined_text
     content: str | None | UnsetType = _s.joined_text(parts, path, cx)
-    # tool_call_id <- tool_use_id
-    tool_call_id: str | UnsetType = src.tool_use_id
-    # SparkTide tool_call_id: minLength 1, maxLength 128, pattern /\S/; a value outside is left out (Unsupported)
-    if tool_call_id is not UNSET:
-        if len(tool_call_id) < 1:
-            tool_call_id = _s.left_out(
-                tool_call_id,
-                f"{path}.tool_use_id",
-                cx,
-                "SparkTide tool_call_id has minLength 1",
-            )
-        elif len(tool_call_id) > 128:
-            tool_call_id = _s.left_out(
-                tool_call_id,
-                f"{path}.tool_use_id",
-                cx,
-                "SparkTide tool_call_id has maxLength 128",
-            )
-        elif _TARGET_PATTERN_1.search(tool_call_id) is None:
-            tool_call_id = _s.left_out(
-                tool_call_id,
-                f"{path}.tool_use_id",
-                cx,
-                "SparkTide tool_call_id has pattern /\\S/",
-            )
     # is_error: Degraded
     if src.is_error is True:
         cx.report(
@@ -835,10 +810,10 @@ def _tool_message(src: LucentToolResult, path: str, cx: Cx) -> RemoteModelMessag
             "Degraded",
             "SparkTide tool messages have no error flag; the error text is sent as a normal result",
         )
-    return cx.built(path, RemoteModelMessage(
+    return cx.built(path, _s.unchecked(RemoteModelMessage)(
         role="tool",
         content=content,
-        tool_call_id=tool_call_id,
+        tool_call_id=src.tool_use_id,
     ), _FROM_TOOL_MESSAGE)
 
 

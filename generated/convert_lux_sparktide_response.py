@@ -228,7 +228,7 @@ def _choice_message(src: LucentChoice, path: str, cx: Cx) -> RemoteModelMessage:
             "Unsupported",
             "SparkTide has no safety ratings",
         )
-    return cx.built(path, RemoteModelMessage(
+    return cx.built(path, _s.unchecked(RemoteModelMessage)(
         role=role,
         content=content,
         tool_calls=tool_calls,
