@@ -1501,9 +1501,13 @@ class Lowering:
         node = ttype.node
         either = node.get("anyOf", [])
         values = [b for b in either if not (isinstance(b, dict) and b.get("type") == "null")]
-        if len(either) == 2 and len(values) == 1 and isinstance(values[0], dict):
+        nullable = len(either) == 2 and len(values) == 1 and isinstance(values[0], dict)
+        if nullable:
             node = values[0]  # a nullable value written as anyOf [value, null] (OpenAI's temperature)
-        name = f"{self.spec.target_format.label} {tpath}"
+        found = self._value_bounds(ttype, node, f"{self.spec.target_format.label} {tpath}")
+        return [(kind, f"{{v}} is not None and ({cond})", detail) for kind, cond, detail in found] if nullable else found
+
+    def _value_bounds(self, ttype: Type, node: dict[str, Any], name: str) -> list[tuple[str, str, str]]:
         found: list[tuple[str, str, str]] = []
         ops = {"minimum": "<", "exclusiveMinimum": "<=", "maximum": ">", "exclusiveMaximum": ">="}
         for key, op in ops.items():

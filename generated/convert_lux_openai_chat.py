@@ -107,14 +107,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     temperature: Any | UnsetType = src.options.temperature
     # Chat Completions temperature: minimum 0, maximum 2; a value outside is left out (Unsupported)
     if temperature is not UNSET:
-        if temperature < 0:
+        if temperature is not None and (temperature < 0):
             temperature = _s.left_out(
                 temperature,
                 f"{path}.options.temperature",
                 cx,
                 "Chat Completions temperature has minimum 0",
             )
-        elif temperature > 2:
+        elif temperature is not None and (temperature > 2):
             temperature = _s.left_out(
                 temperature,
                 f"{path}.options.temperature",
@@ -135,14 +135,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     top_p: Any | UnsetType = src.options.top_p
     # Chat Completions top_p: minimum 0, maximum 1; a value outside is left out (Unsupported)
     if top_p is not UNSET:
-        if top_p < 0:
+        if top_p is not None and (top_p < 0):
             top_p = _s.left_out(
                 top_p,
                 f"{path}.options.top_p",
                 cx,
                 "Chat Completions top_p has minimum 0",
             )
-        elif top_p > 1:
+        elif top_p is not None and (top_p > 1):
             top_p = _s.left_out(
                 top_p,
                 f"{path}.options.top_p",
@@ -305,7 +305,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     verbosity: Any | UnsetType = cx.from_carried("verbosity", "any")
     # Chat Completions verbosity: one of ["low", "medium", "high"]; a value outside is left out (Unsupported)
     if verbosity is not UNSET:
-        if verbosity not in ("low", "medium", "high"):
+        if verbosity is not None and (verbosity not in ("low", "medium", "high")):
             verbosity = _s.left_out(
                 verbosity,
                 f"{path}.extra.openai_chat.verbosity",
@@ -316,7 +316,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     service_tier: Any | UnsetType = cx.from_carried("service_tier", "any")
     # Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
     if service_tier is not UNSET:
-        if service_tier not in ("auto", "default", "flex", "scale", "priority", "fast"):
+        if service_tier is not None and (service_tier not in ("auto", "default", "flex", "scale", "priority", "fast")):
             service_tier = _s.left_out(
                 service_tier,
                 f"{path}.extra.openai_chat.service_tier",
@@ -327,7 +327,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     safety_identifier: Any | UnsetType = cx.from_carried("safety_identifier", "any")
     # Chat Completions safety_identifier: maxLength 64; a value outside is left out (Unsupported)
     if safety_identifier is not UNSET:
-        if isinstance(safety_identifier, str) and len(safety_identifier) > 64:
+        if isinstance(safety_identifier, str) and safety_identifier is not None and (len(safety_identifier) > 64):
             safety_identifier = _s.left_out(
                 safety_identifier,
                 f"{path}.extra.openai_chat.safety_identifier",
@@ -338,7 +338,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     prompt_cache_retention: Any | UnsetType = cx.from_carried("prompt_cache_retention", "any")
     # Chat Completions prompt_cache_retention: one of ["in_memory", "24h"]; a value outside is left out (Unsupported)
     if prompt_cache_retention is not UNSET:
-        if prompt_cache_retention not in ("in_memory", "24h"):
+        if prompt_cache_retention is not None and (prompt_cache_retention not in ("in_memory", "24h")):
             prompt_cache_retention = _s.left_out(
                 prompt_cache_retention,
                 f"{path}.extra.openai_chat.prompt_cache_retention",

@@ -76,7 +76,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionRes
     service_tier: Any | UnsetType = cx.from_carried("service_tier", "any")
     # Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
     if service_tier is not UNSET:
-        if service_tier not in ("auto", "default", "flex", "scale", "priority", "fast"):
+        if service_tier is not None and (service_tier not in ("auto", "default", "flex", "scale", "priority", "fast")):
             service_tier = _s.left_out(
                 service_tier,
                 f"{path}.provider_payload.openai_chat.service_tier",

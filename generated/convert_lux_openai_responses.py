@@ -142,7 +142,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     truncation: Any | UnsetType = cx.from_carried("truncation", "any")
     # Responses truncation: one of ["auto", "disabled"]; a value outside is left out (Unsupported)
     if truncation is not UNSET:
-        if truncation not in ("auto", "disabled"):
+        if truncation is not None and (truncation not in ("auto", "disabled")):
             truncation = _s.left_out(
                 truncation,
                 f"{path}.extra.openai_responses.truncation",
@@ -153,7 +153,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     service_tier: Any | UnsetType = cx.from_carried("service_tier", "any")
     # Responses service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
     if service_tier is not UNSET:
-        if service_tier not in ("auto", "default", "flex", "scale", "priority", "fast"):
+        if service_tier is not None and (service_tier not in ("auto", "default", "flex", "scale", "priority", "fast")):
             service_tier = _s.left_out(
                 service_tier,
                 f"{path}.extra.openai_responses.service_tier",
@@ -164,7 +164,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     prompt_cache_retention: Any | UnsetType = cx.from_carried("prompt_cache_retention", "any")
     # Responses prompt_cache_retention: one of ["in_memory", "24h"]; a value outside is left out (Unsupported)
     if prompt_cache_retention is not UNSET:
-        if prompt_cache_retention not in ("in_memory", "24h"):
+        if prompt_cache_retention is not None and (prompt_cache_retention not in ("in_memory", "24h")):
             prompt_cache_retention = _s.left_out(
                 prompt_cache_retention,
                 f"{path}.extra.openai_responses.prompt_cache_retention",
@@ -175,7 +175,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     safety_identifier: Any | UnsetType = cx.from_carried("safety_identifier", "any")
     # Responses safety_identifier: maxLength 64; a value outside is left out (Unsupported)
     if safety_identifier is not UNSET:
-        if isinstance(safety_identifier, str) and len(safety_identifier) > 64:
+        if isinstance(safety_identifier, str) and safety_identifier is not None and (len(safety_identifier) > 64):
             safety_identifier = _s.left_out(
                 safety_identifier,
                 f"{path}.extra.openai_responses.safety_identifier",
@@ -204,7 +204,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     context_management: Any | UnsetType = cx.from_carried("context_management", "any")
     # Responses context_management: minItems 1; a value outside is left out (Unsupported)
     if context_management is not UNSET:
-        if isinstance(context_management, list) and len(context_management) < 1:
+        if isinstance(context_management, list) and context_management is not None and (len(context_management) < 1):
             context_management = _s.left_out(
                 context_management,
                 f"{path}.extra.openai_responses.context_management",

@@ -182,14 +182,14 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     top_logprobs: Any | UnsetType = cx.from_carried("top_logprobs", "any")
     # Responses top_logprobs: minimum 0, maximum 20; a value outside is left out (Unsupported)
     if top_logprobs is not UNSET:
-        if isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs < 0:
+        if isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs is not None and (top_logprobs < 0):
             top_logprobs = _s.left_out(
                 top_logprobs,
                 f"{path}.provider_payload.openai_responses.top_logprobs",
                 cx,
                 "Responses top_logprobs has minimum 0",
             )
-        elif isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs > 20:
+        elif isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs is not None and (top_logprobs > 20):
             top_logprobs = _s.left_out(
                 top_logprobs,
                 f"{path}.provider_payload.openai_responses.top_logprobs",
@@ -200,7 +200,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     safety_identifier: Any | UnsetType = cx.from_carried("safety_identifier", "any")
     # Responses safety_identifier: maxLength 64; a value outside is left out (Unsupported)
     if safety_identifier is not UNSET:
-        if isinstance(safety_identifier, str) and len(safety_identifier) > 64:
+        if isinstance(safety_identifier, str) and safety_identifier is not None and (len(safety_identifier) > 64):
             safety_identifier = _s.left_out(
                 safety_identifier,
                 f"{path}.provider_payload.openai_responses.safety_identifier",
@@ -211,7 +211,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     prompt_cache_retention: Any | UnsetType = cx.from_carried("prompt_cache_retention", "any")
     # Responses prompt_cache_retention: one of ["in_memory", "24h"]; a value outside is left out (Unsupported)
     if prompt_cache_retention is not UNSET:
-        if prompt_cache_retention not in ("in_memory", "24h"):
+        if prompt_cache_retention is not None and (prompt_cache_retention not in ("in_memory", "24h")):
             prompt_cache_retention = _s.left_out(
                 prompt_cache_retention,
                 f"{path}.provider_payload.openai_responses.prompt_cache_retention",
@@ -222,7 +222,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     service_tier: Any | UnsetType = cx.from_carried("service_tier", "any")
     # Responses service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
     if service_tier is not UNSET:
-        if service_tier not in ("auto", "default", "flex", "scale", "priority", "fast"):
+        if service_tier is not None and (service_tier not in ("auto", "default", "flex", "scale", "priority", "fast")):
             service_tier = _s.left_out(
                 service_tier,
                 f"{path}.provider_payload.openai_responses.service_tier",
@@ -233,7 +233,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     truncation: Any | UnsetType = cx.from_carried("truncation", "any")
     # Responses truncation: one of ["auto", "disabled"]; a value outside is left out (Unsupported)
     if truncation is not UNSET:
-        if truncation not in ("auto", "disabled"):
+        if truncation is not None and (truncation not in ("auto", "disabled")):
             truncation = _s.left_out(
                 truncation,
                 f"{path}.provider_payload.openai_responses.truncation",

@@ -285,8 +285,13 @@ def image_media(url: str, path: str, cx: Cx) -> LucentMultimedia:
         cx.keep("media", path, "data", found.group(2), f"{path}.url")
         return cx.built(path, LucentMultimedia(media_type=found.group(1), source="inline"), {"media_type": "url", "source": "url"})
     cx.keep("media", path, "url", url, f"{path}.url")
+    return cx.built(path, LucentMultimedia(media_type=url_media_type(url), source="url"), {"source": "url"})
+
+
+def url_media_type(url: str) -> str:
+    """The image media type a URL's file name names (image/png for .png), else image/*."""
     suffix = url.split("?", 1)[0].rsplit(".", 1)[-1].lower() if not url.startswith("data:") else ""
-    return cx.built(path, LucentMultimedia(media_type=_IMAGE_SUFFIX.get(suffix, _URL_IMAGE), source="url"), {"source": "url"})
+    return _IMAGE_SUFFIX.get(suffix, _URL_IMAGE)
 
 
 def chat_user_content(content: str | list[ChatCompletionRequestUserMessageContentPart], path: str, cx: Cx) -> list[LucentContent]:
@@ -625,6 +630,8 @@ def _media_url(media: LucentMultimedia, path: str, cx: Cx) -> str | None:
         if url is UNSET:
             cx.report(path, "Invalid", "a url medium without its URL in extra.media; dropped")
             return None
+        if url_media_type(url) != media.media_type:
+            cx.report(f"{path}.media_type", "Degraded", "a Chat image URL has no media type; this one is not what the URL's file name gives back")
         return str(url)
     cx.report(path, "Unsupported", "Chat Completions takes an image as a URL or a data URL, not a provider file URI; dropped")
     return None
@@ -655,6 +662,8 @@ def _user_parts(blocks: list[LucentContent], path: str, cx: Cx) -> list[Any]:
                 cx.report(where, "Unsupported" if audio_format is None or block.audio.source != "inline" else "Invalid", f"Chat Completions takes {why}; dropped")
                 cx.forget(where)
                 continue
+            if _AUDIO_MEDIA[audio_format] != block.audio.media_type:
+                cx.report(f"{where}.audio.media_type", "Degraded", f"Chat names this audio format {audio_format}; it comes back as {_AUDIO_MEDIA[audio_format]}")
             audio = ChatCompletionRequestMessageContentPartAudioInputAudio(data=data, format=audio_format)  # type: ignore[arg-type]
             parts.append(_with_breakpoint(ChatCompletionRequestMessageContentPartAudio(input_audio=cx.built(f"{where}.audio", audio)), where, cx))
         elif isinstance(block, LucentContentRefusal):

@@ -134,12 +134,27 @@ def test_the_compiler_reads_the_bounds_from_the_target_schema_for_every_pair() -
                 ttype, treq = lowering._target_field(tgt, tpath)
                 if plain and not treq and tpath not in lowering._conditionally_required(tgt) and lowering._bounds(ttype, tpath):
                     bounded[(spec.path.name, tpath)] = lowering._bounds_text(lowering._bounds(ttype, tpath))
-    # only SparkTide bounds optional fields that a plain copy writes (llm-sdk and htmlp bound only
-    # fields their specs write through transforms: htmlp max_output_tokens, byte_count)
+    # SparkTide and Chat Completions bound optional fields that a plain copy writes (llm-sdk and
+    # htmlp bound only fields their specs write through transforms: htmlp max_output_tokens,
+    # byte_count)
     assert bounded == {
         ("lux_sparktide_request.toml", "temperature"): "SparkTide temperature: minimum 0, maximum 2",
         ("lux_sparktide_request.toml", "top_p"): "SparkTide top_p: exclusiveMinimum 0, maximum 1",
         ("lux_sparktide_request.toml", "seed"): "SparkTide seed: minimum 0, maximum 9223372036854775807",
+        # Chat Completions: sampling options copied from Lux, the rest from extra.openai_chat
+        ("lux_openai_chat_request.toml", "temperature"): "Chat Completions temperature: minimum 0, maximum 2",
+        ("lux_openai_chat_request.toml", "top_p"): "Chat Completions top_p: minimum 0, maximum 1",
+        ("lux_openai_chat_request.toml", "n"): "Chat Completions n: minimum 1, maximum 128",
+        ("lux_openai_chat_request.toml", "seed"): "Chat Completions seed: minimum -9223372036854776000, maximum 9223372036854776000",
+        ("lux_openai_chat_request.toml", "frequency_penalty"): "Chat Completions frequency_penalty: minimum -2, maximum 2",
+        ("lux_openai_chat_request.toml", "presence_penalty"): "Chat Completions presence_penalty: minimum -2, maximum 2",
+        ("lux_openai_chat_request.toml", "top_logprobs"): "Chat Completions top_logprobs: minimum 0, maximum 20",
+        ("lux_openai_chat_request.toml", "verbosity"): 'Chat Completions verbosity: one of ["low", "medium", "high"]',
+        ("lux_openai_chat_request.toml", "service_tier"): 'Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]',
+        ("lux_openai_chat_request.toml", "safety_identifier"): "Chat Completions safety_identifier: maxLength 64",
+        ("lux_openai_chat_request.toml", "prompt_cache_retention"): 'Chat Completions prompt_cache_retention: one of ["in_memory", "24h"]',
+        ("lux_openai_chat_request.toml", "functions"): "Chat Completions functions: minItems 1, maxItems 128",
+        ("lux_openai_chat_response.toml", "service_tier"): 'Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]',
     }
     generated = (REPO / "generated" / "convert_lux_sparktide.py").read_text(encoding="utf-8")
     assert '"SparkTide temperature has maximum 2"' in generated and "if temperature > 2:" in generated
@@ -232,7 +247,9 @@ def test_an_empty_conversation_is_reported_once_and_no_message_is_made_up() -> N
 
 
 def test_the_registry_carries_the_declaration_for_the_pairs_that_write_sparktide() -> None:
-    assert UNREACHABLE == {("lux", "sparktide", "request"): {"$.messages": MESSAGES_REASON}}
+    assert UNREACHABLE[("lux", "sparktide", "request")] == {"$.messages": MESSAGES_REASON}
+    # the other declarations are the vendor formats' (Chat Completions: messages minItems 1)
+    assert set(UNREACHABLE) == {("lux", "sparktide", "request"), ("lux", "openai-chat", "request")}
     assert MESSAGES_REASON.startswith("a SparkTide request holds 1 to 256 messages")
     for name in ("lux:sparktide:request", "llm-sdk:sparktide:request", "htmlp:sparktide:request"):
         assert PAIRS[name].unreachable == {"$.messages": MESSAGES_REASON}
