@@ -7,17 +7,14 @@ composes two of them through Lux when no direct one exists.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from .lucent_diagnostics_v1 import ConversionDiagnostic
-from .convert_anthropic_lux import anthropic_to_lux_request
-from .convert_anthropic_lux_response import anthropic_to_lux_response
 from .convert_htmlp_lux import htmlp_to_lux_request
 from .convert_llm_sdk_lux import llm_sdk_to_lux_request
 from .convert_llm_sdk_lux_response import llm_sdk_to_lux_response
-from .convert_lux_anthropic import lux_to_anthropic_request
-from .convert_lux_anthropic_response import lux_to_anthropic_response
 from .convert_lux_htmlp import lux_to_htmlp_request
 from .convert_lux_llm_sdk import lux_to_llm_sdk_request
 from .convert_lux_llm_sdk_response import lux_to_llm_sdk_response
@@ -39,14 +36,36 @@ class Converter(Protocol):
     ) -> tuple[Any, list[ConversionDiagnostic]]: ...
 
 
+class _Lazy:
+    """A converter of a vendor format, imported on its first call (its module loads the vendor
+    binding, which `import lucent` does not)."""
+
+    __slots__ = ("_module", "_function", "_loaded")
+
+    def __init__(self, module: str, function: str) -> None:
+        self._module = module
+        self._function = function
+        self._loaded: Converter | None = None
+
+    def __call__(
+        self, src: Any, context: Mapping[str, Any] | None = None, origins: dict[str, str] | None = None
+    ) -> tuple[Any, list[ConversionDiagnostic]]:
+        if self._loaded is None:
+            self._loaded = getattr(importlib.import_module(f"{__package__}.{self._module}"), self._function)
+        return self._loaded(src, context, origins)
+
+    def __repr__(self) -> str:
+        return f"<converter {self._module}.{self._function}>"
+
+
 CONVERTERS: dict[tuple[str, str, str], Converter] = {
-    ("anthropic", "lux", "request"): anthropic_to_lux_request,
-    ("anthropic", "lux", "response"): anthropic_to_lux_response,
+    ("anthropic", "lux", "request"): _Lazy("convert_anthropic_lux", "anthropic_to_lux_request"),
+    ("anthropic", "lux", "response"): _Lazy("convert_anthropic_lux_response", "anthropic_to_lux_response"),
     ("htmlp", "lux", "request"): htmlp_to_lux_request,
     ("llm-sdk", "lux", "request"): llm_sdk_to_lux_request,
     ("llm-sdk", "lux", "response"): llm_sdk_to_lux_response,
-    ("lux", "anthropic", "request"): lux_to_anthropic_request,
-    ("lux", "anthropic", "response"): lux_to_anthropic_response,
+    ("lux", "anthropic", "request"): _Lazy("convert_lux_anthropic", "lux_to_anthropic_request"),
+    ("lux", "anthropic", "response"): _Lazy("convert_lux_anthropic_response", "lux_to_anthropic_response"),
     ("lux", "htmlp", "request"): lux_to_htmlp_request,
     ("lux", "llm-sdk", "request"): lux_to_llm_sdk_request,
     ("lux", "llm-sdk", "response"): lux_to_llm_sdk_response,

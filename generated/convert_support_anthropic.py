@@ -952,9 +952,10 @@ def anthropic_thinking(reasoning: LucentReasoningConfig | UnsetType, path: str, 
     """enabled with budget_tokens (>= 1024) -> enabled; enabled without -> adaptive; enabled
     false -> disabled, or no thinking when extra.anthropic.thinking_absent says so. The display
     kept in extra.anthropic.thinking_display is put back; summary is Unsupported."""
-    display = cx.from_carried("thinking_display", ("summarized", "omitted"))
-    if display is UNSET and cx.carried.get("thinking_display", UNSET) is None:
-        display = None
+    display = None if cx.carried.get("thinking_display", UNSET) is None else cx.from_carried("thinking_display", ("summarized", "omitted"))
+    if reasoning is UNSET or not reasoning.enabled:
+        if display is not UNSET:
+            cx.report(f"{cx.carried_path}.thinking_display", "Unsupported", "a thinking display needs thinking enabled, and the Lux request has none")
     if reasoning is UNSET:
         return UNSET
     if reasoning.summary is not UNSET:
