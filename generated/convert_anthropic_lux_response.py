@@ -31,7 +31,7 @@ _FROM_RESPONSE: dict[str, str] = {
     "model": "model",
     "usage": "usage",
     "provider_payload.anthropic.blocks": "content",
-    "provider_payload.anthropic.stop_reason": "stop_reason",
+    "provider_payload.anthropic.stop_reason_absent": "stop_reason",
     "provider_payload.anthropic.stop_sequence": "stop_sequence",
     "provider_payload.anthropic.stop_details": "stop_details",
     "provider_payload.anthropic.container": "container",
@@ -75,8 +75,15 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
     usage = _s.lux_usage(src.usage, f"{path}.usage", cx)
     # provider_payload.anthropic.blocks <- content via response_blocks_kept
     provider_payload_anthropic_blocks = _s.response_blocks_kept(src.content, f"{path}.content", cx)
-    # provider_payload.anthropic.stop_reason <- stop_reason via stop_reason_kept
-    provider_payload_anthropic_stop_reason = _s.stop_reason_kept(src.stop_reason, f"{path}.stop_reason", cx)
+    # provider_payload.anthropic.stop_reason <- stop_reason, stop_sequence via stop_reason_kept
+    provider_payload_anthropic_stop_reason = _s.stop_reason_kept(
+        src.stop_reason,
+        src.stop_sequence,
+        f"{path}.stop_reason",
+        cx,
+    )
+    # provider_payload.anthropic.stop_reason_absent <- stop_reason via absent_flag
+    provider_payload_anthropic_stop_reason_absent = _s.absent_flag(src.stop_reason, f"{path}.stop_reason", cx)
     # provider_payload.anthropic.stop_sequence <- stop_sequence via verbatim
     provider_payload_anthropic_stop_sequence = _s.verbatim(
         src.stop_sequence,
@@ -117,6 +124,7 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
             "anthropic": _s.compact({
                 "blocks": provider_payload_anthropic_blocks,
                 "stop_reason": provider_payload_anthropic_stop_reason,
+                "stop_reason_absent": provider_payload_anthropic_stop_reason_absent,
                 "stop_sequence": provider_payload_anthropic_stop_sequence,
                 "stop_details": provider_payload_anthropic_stop_details,
                 "container": provider_payload_anthropic_container,

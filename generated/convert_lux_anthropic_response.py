@@ -103,13 +103,14 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.anthropic",
-        ("blocks", "container", "members", "stop_details", "stop_reason", "stop_sequence", "usage"),
+        ("blocks", "container", "members", "stop_details", "stop_reason", "stop_reason_absent", "stop_sequence", "usage"),
         "Unsupported",
         "not an Anthropic value this mapping reads",
     )
     # provider_payload.media: implied (read by anthropic_content (a response holds no images))
     # provider_payload.anthropic.blocks: implied (read by anthropic_content)
     # provider_payload.anthropic.stop_reason: implied (read by anthropic_stop_reason)
+    # provider_payload.anthropic.stop_reason_absent: implied (read by anthropic_stop_reason)
     # provider_payload.anthropic.members: implied (read by anthropic_content, which reports every entry no block reads)
     return cx.built(path, _s.unchecked(Message)(
         id=src.id,

@@ -7,35 +7,20 @@ composes two of them through Lux when no direct one exists.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from .lucent_diagnostics_v1 import ConversionDiagnostic
-from .convert_anthropic_lux import anthropic_to_lux_request
-from .convert_anthropic_lux_response import anthropic_to_lux_response
-from .convert_gemini_lux import gemini_to_lux_request
-from .convert_gemini_lux_response import gemini_to_lux_response
 from .convert_htmlp_lux import htmlp_to_lux_request
 from .convert_llm_sdk_lux import llm_sdk_to_lux_request
 from .convert_llm_sdk_lux_response import llm_sdk_to_lux_response
-from .convert_lux_anthropic import lux_to_anthropic_request
-from .convert_lux_anthropic_response import lux_to_anthropic_response
-from .convert_lux_gemini import lux_to_gemini_request
-from .convert_lux_gemini_response import lux_to_gemini_response
 from .convert_lux_htmlp import lux_to_htmlp_request
 from .convert_lux_llm_sdk import lux_to_llm_sdk_request
 from .convert_lux_llm_sdk_response import lux_to_llm_sdk_response
-from .convert_lux_openai_chat import lux_to_openai_chat_request
-from .convert_lux_openai_chat_response import lux_to_openai_chat_response
-from .convert_lux_openai_responses import lux_to_openai_responses_request
-from .convert_lux_openai_responses_response import lux_to_openai_responses_response
 from .convert_lux_sparktide_error import lux_to_sparktide_error
 from .convert_lux_sparktide import lux_to_sparktide_request
 from .convert_lux_sparktide_response import lux_to_sparktide_response
-from .convert_openai_chat_lux import openai_chat_to_lux_request
-from .convert_openai_chat_lux_response import openai_chat_to_lux_response
-from .convert_openai_responses_lux import openai_responses_to_lux_request
-from .convert_openai_responses_lux_response import openai_responses_to_lux_response
 from .convert_sparktide_lux_error import sparktide_to_lux_error
 from .convert_sparktide_lux import sparktide_to_lux_request
 from .convert_sparktide_lux_response import sparktide_to_lux_response
@@ -51,32 +36,54 @@ class Converter(Protocol):
     ) -> tuple[Any, list[ConversionDiagnostic]]: ...
 
 
+class _Lazy:
+    """A converter of a vendor format, imported on its first call (its module loads the vendor
+    binding, which `import lucent` does not)."""
+
+    __slots__ = ("_module", "_function", "_loaded")
+
+    def __init__(self, module: str, function: str) -> None:
+        self._module = module
+        self._function = function
+        self._loaded: Converter | None = None
+
+    def __call__(
+        self, src: Any, context: Mapping[str, Any] | None = None, origins: dict[str, str] | None = None
+    ) -> tuple[Any, list[ConversionDiagnostic]]:
+        if self._loaded is None:
+            self._loaded = getattr(importlib.import_module(f"{__package__}.{self._module}"), self._function)
+        return self._loaded(src, context, origins)
+
+    def __repr__(self) -> str:
+        return f"<converter {self._module}.{self._function}>"
+
+
 CONVERTERS: dict[tuple[str, str, str], Converter] = {
-    ("anthropic", "lux", "request"): anthropic_to_lux_request,
-    ("anthropic", "lux", "response"): anthropic_to_lux_response,
-    ("gemini", "lux", "request"): gemini_to_lux_request,
-    ("gemini", "lux", "response"): gemini_to_lux_response,
+    ("anthropic", "lux", "request"): _Lazy("convert_anthropic_lux", "anthropic_to_lux_request"),
+    ("anthropic", "lux", "response"): _Lazy("convert_anthropic_lux_response", "anthropic_to_lux_response"),
+    ("gemini", "lux", "request"): _Lazy("convert_gemini_lux", "gemini_to_lux_request"),
+    ("gemini", "lux", "response"): _Lazy("convert_gemini_lux_response", "gemini_to_lux_response"),
     ("htmlp", "lux", "request"): htmlp_to_lux_request,
     ("llm-sdk", "lux", "request"): llm_sdk_to_lux_request,
     ("llm-sdk", "lux", "response"): llm_sdk_to_lux_response,
-    ("lux", "anthropic", "request"): lux_to_anthropic_request,
-    ("lux", "anthropic", "response"): lux_to_anthropic_response,
-    ("lux", "gemini", "request"): lux_to_gemini_request,
-    ("lux", "gemini", "response"): lux_to_gemini_response,
+    ("lux", "anthropic", "request"): _Lazy("convert_lux_anthropic", "lux_to_anthropic_request"),
+    ("lux", "anthropic", "response"): _Lazy("convert_lux_anthropic_response", "lux_to_anthropic_response"),
+    ("lux", "gemini", "request"): _Lazy("convert_lux_gemini", "lux_to_gemini_request"),
+    ("lux", "gemini", "response"): _Lazy("convert_lux_gemini_response", "lux_to_gemini_response"),
     ("lux", "htmlp", "request"): lux_to_htmlp_request,
     ("lux", "llm-sdk", "request"): lux_to_llm_sdk_request,
     ("lux", "llm-sdk", "response"): lux_to_llm_sdk_response,
-    ("lux", "openai-chat", "request"): lux_to_openai_chat_request,
-    ("lux", "openai-chat", "response"): lux_to_openai_chat_response,
-    ("lux", "openai-responses", "request"): lux_to_openai_responses_request,
-    ("lux", "openai-responses", "response"): lux_to_openai_responses_response,
+    ("lux", "openai-chat", "request"): _Lazy("convert_lux_openai_chat", "lux_to_openai_chat_request"),
+    ("lux", "openai-chat", "response"): _Lazy("convert_lux_openai_chat_response", "lux_to_openai_chat_response"),
+    ("lux", "openai-responses", "request"): _Lazy("convert_lux_openai_responses", "lux_to_openai_responses_request"),
+    ("lux", "openai-responses", "response"): _Lazy("convert_lux_openai_responses_response", "lux_to_openai_responses_response"),
     ("lux", "sparktide", "error"): lux_to_sparktide_error,
     ("lux", "sparktide", "request"): lux_to_sparktide_request,
     ("lux", "sparktide", "response"): lux_to_sparktide_response,
-    ("openai-chat", "lux", "request"): openai_chat_to_lux_request,
-    ("openai-chat", "lux", "response"): openai_chat_to_lux_response,
-    ("openai-responses", "lux", "request"): openai_responses_to_lux_request,
-    ("openai-responses", "lux", "response"): openai_responses_to_lux_response,
+    ("openai-chat", "lux", "request"): _Lazy("convert_openai_chat_lux", "openai_chat_to_lux_request"),
+    ("openai-chat", "lux", "response"): _Lazy("convert_openai_chat_lux_response", "openai_chat_to_lux_response"),
+    ("openai-responses", "lux", "request"): _Lazy("convert_openai_responses_lux", "openai_responses_to_lux_request"),
+    ("openai-responses", "lux", "response"): _Lazy("convert_openai_responses_lux_response", "openai_responses_to_lux_response"),
     ("sparktide", "lux", "error"): sparktide_to_lux_error,
     ("sparktide", "lux", "request"): sparktide_to_lux_request,
     ("sparktide", "lux", "response"): sparktide_to_lux_response,

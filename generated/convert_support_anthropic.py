@@ -583,8 +583,8 @@ def _kept_members(path: str, keys: tuple[str, ...], cx: Cx) -> dict[str, Any]:
     return found
 
 
-def _text_out(text: str, path: str, cx: Cx, members: dict[str, Any]) -> dict[str, Any] | None:
-    if not text:
+def _text_out(text: str, path: str, cx: Cx, members: dict[str, Any], empty_text: bool = False) -> dict[str, Any] | None:
+    if not text and not empty_text:
         cx.report(path, "Degraded", "an Anthropic text block in a list cannot be empty; dropped")
         return None
     return {"type": "text", "text": text, **members}
@@ -671,8 +671,9 @@ def _tool_result_out(result: LucentToolResult, at: str, cx: Cx) -> dict[str, Any
 _RESULT_BLOCKS = ("text", "image")
 
 
-def _block_out(block: LucentContent, path: str, cx: Cx, allowed: tuple[str, ...] | None) -> dict[str, Any] | None:
-    """One Lux block as an Anthropic block (a dict); None when it is dropped (reported)."""
+def _block_out(block: LucentContent, path: str, cx: Cx, allowed: tuple[str, ...] | None, empty_text: bool = False) -> dict[str, Any] | None:
+    """One Lux block as an Anthropic block (a dict); None when it is dropped (reported).
+    `empty_text`: a text block may be empty (a response's; a request's may not)."""
     kind = _tag(block)
     if allowed is not None and kind not in allowed and kind != "refusal":
         cx.report(path, "Unsupported", f"an Anthropic tool result holds text and images; a {kind} block is dropped")
@@ -680,10 +681,10 @@ def _block_out(block: LucentContent, path: str, cx: Cx, allowed: tuple[str, ...]
     if isinstance(block, LucentContentText):
         if block.annotations is not UNSET:
             cx.report(f"{path}.annotations", "Unsupported", "Anthropic text blocks have no Lux annotations; dropped")
-        return _text_out(block.text, path, cx, _kept_members(path, ("cache_control", "citations"), cx))
+        return _text_out(block.text, path, cx, _kept_members(path, ("cache_control", "citations"), cx), empty_text)
     if isinstance(block, LucentContentRefusal):
         cx.report(path, "Degraded", "Anthropic has no refusal block; written as a text block")
-        return _text_out(block.refusal, path, cx, {})
+        return _text_out(block.refusal, path, cx, {}, empty_text)
     if isinstance(block, LucentContentImage):
         image = _image_out(block.image, path, cx)
         return None if image is None else {**image, **_kept_members(path, ("cache_control",), cx)}
@@ -951,9 +952,10 @@ def anthropic_thinking(reasoning: LucentReasoningConfig | UnsetType, path: str, 
     """enabled with budget_tokens (>= 1024) -> enabled; enabled without -> adaptive; enabled
     false -> disabled, or no thinking when extra.anthropic.thinking_absent says so. The display
     kept in extra.anthropic.thinking_display is put back; summary is Unsupported."""
-    display = cx.from_carried("thinking_display", ("summarized", "omitted"))
-    if display is UNSET and cx.carried.get("thinking_display", UNSET) is None:
-        display = None
+    display = None if cx.carried.get("thinking_display", UNSET) is None else cx.from_carried("thinking_display", ("summarized", "omitted"))
+    if reasoning is UNSET or not reasoning.enabled:
+        if display is not UNSET:
+            cx.report(f"{cx.carried_path}.thinking_display", "Unsupported", "a thinking display needs thinking enabled, and the Lux request has none")
     if reasoning is UNSET:
         return UNSET
     if reasoning.summary is not UNSET:
@@ -1097,10 +1099,19 @@ def lux_finish_reason(stop_reason: StopReason | None | UnsetType, content: list[
     return "tool_calls" if _has_tool_use(content) else "stop"
 
 
-def stop_reason_kept(stop_reason: StopReason | None | UnsetType, path: str, cx: Cx) -> str | None | UnsetType:
+def stop_reason_kept(
+    stop_reason: StopReason | None | UnsetType, stop_sequence: str | None | UnsetType, path: str, cx: Cx
+) -> str | None | UnsetType:
     """A stop_reason the Lux finish reason does not give back (pause_turn,
-    model_context_window_exceeded, null), reported Degraded."""
-    if stop_reason is UNSET or stop_reason in ("end_turn", "stop_sequence", "max_tokens", "tool_use", "refusal"):
+    model_context_window_exceeded, null, and stop_sequence without the sequence matched),
+    reported Degraded; an absent one is reported (the finish reason is derived) and marked by
+    stop_reason_absent."""
+    if stop_reason is UNSET:
+        cx.report(path, "Degraded", "no stop_reason; the Lux finish reason is derived from the content (marked provider_payload.anthropic.stop_reason_absent)")
+        return UNSET
+    if stop_reason == "stop_sequence" and not isinstance(stop_sequence, str):
+        return stop_reason
+    if stop_reason in ("end_turn", "stop_sequence", "max_tokens", "tool_use", "refusal"):
         return UNSET
     finish = "derived from the content" if stop_reason is None else _FINISH[stop_reason]
     cx.report(path, "Degraded", f"Lux has no finish reason {shown(stop_reason)}; the Lux finish reason is {finish}, and the stop_reason is kept in provider_payload.anthropic.stop_reason")
@@ -1178,10 +1189,7 @@ def anthropic_content(choices: list[Any], path: str, cx: Cx) -> list[ContentBloc
             if isinstance(block, (LucentContentImage, LucentContentAudio, LucentContentVideo, LucentContentToolResult)):
                 cx.report(bpath, "Unsupported", f"an Anthropic response holds no {_tag(block)} blocks; dropped")
                 continue
-            if isinstance(block, LucentContentText) and not block.text:
-                written: dict[str, Any] | None = {"type": "text", "text": "", **_kept_members(bpath, ("citations",), cx)}
-            else:
-                written = _block_out(block, bpath, cx, None)
+            written = _block_out(block, bpath, cx, None, empty_text=True)
             if written is None:
                 continue
             converted = _convert(written, ContentBlock, bpath, cx)
@@ -1228,6 +1236,8 @@ def anthropic_stop_reason(choices: list[Any], path: str, cx: Cx) -> StopReason |
     stop -> end_turn (stop_sequence when a stop_sequence is kept), length -> max_tokens,
     tool_calls -> tool_use, content_filter -> refusal; safety and recitation -> refusal,
     malformed_tool_call -> tool_use and error -> end_turn are Degraded."""
+    if cx.from_carried("stop_reason_absent", "boolean") is True:
+        return UNSET
     if not choices:
         return cast("StopReason | None | UnsetType", _kept_stop_reason(cx))
     finish = choices[0].finish_reason

@@ -135,9 +135,13 @@ def test_the_compiler_reads_the_bounds_from_the_target_schema_for_every_pair() -
                 if plain and not treq and tpath not in lowering._conditionally_required(tgt) and lowering._bounds(ttype, tpath):
                     bounded[(spec.path.name, tpath)] = lowering._bounds_text(lowering._bounds(ttype, tpath))
     # SparkTide and Chat Completions bound optional fields that a plain copy writes (llm-sdk and
+    # only SparkTide and Anthropic bound optional fields that a plain copy writes (llm-sdk and
     # htmlp bound only fields their specs write through transforms: htmlp max_output_tokens,
     # byte_count)
     assert bounded == {
+        ("lux_anthropic_request.toml", "temperature"): "Anthropic temperature: minimum 0, maximum 1",
+        ("lux_anthropic_request.toml", "top_p"): "Anthropic top_p: minimum 0, maximum 1",
+        ("lux_anthropic_request.toml", "top_k"): "Anthropic top_k: minimum 0",
         ("lux_sparktide_request.toml", "temperature"): "SparkTide temperature: minimum 0, maximum 2",
         ("lux_sparktide_request.toml", "top_p"): "SparkTide top_p: exclusiveMinimum 0, maximum 1",
         ("lux_sparktide_request.toml", "seed"): "SparkTide seed: minimum 0, maximum 9223372036854775807",
@@ -250,6 +254,11 @@ def test_the_registry_carries_the_declaration_for_the_pairs_that_write_sparktide
     assert UNREACHABLE[("lux", "sparktide", "request")] == {"$.messages": MESSAGES_REASON}
     # the other declarations are the vendor formats' (Chat Completions: messages minItems 1)
     assert set(UNREACHABLE) == {("lux", "sparktide", "request"), ("lux", "openai-chat", "request")}
+    assert UNREACHABLE == {
+        ("lux", "sparktide", "request"): {"$.messages": MESSAGES_REASON},
+        ("lux", "anthropic", "response"): {"$.usage": UNREACHABLE[("lux", "anthropic", "response")]["$.usage"]},
+    }
+    assert UNREACHABLE[("lux", "anthropic", "response")]["$.usage"].startswith("Anthropic requires usage")
     assert MESSAGES_REASON.startswith("a SparkTide request holds 1 to 256 messages")
     for name in ("lux:sparktide:request", "llm-sdk:sparktide:request", "htmlp:sparktide:request"):
         assert PAIRS[name].unreachable == {"$.messages": MESSAGES_REASON}
