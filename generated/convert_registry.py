@@ -8,16 +8,13 @@ composes two of them through Lux when no direct one exists.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from importlib import import_module
 from typing import Any, Protocol
 
 from .lucent_diagnostics_v1 import ConversionDiagnostic
-from .convert_gemini_lux import gemini_to_lux_request
-from .convert_gemini_lux_response import gemini_to_lux_response
 from .convert_htmlp_lux import htmlp_to_lux_request
 from .convert_llm_sdk_lux import llm_sdk_to_lux_request
 from .convert_llm_sdk_lux_response import llm_sdk_to_lux_response
-from .convert_lux_gemini import lux_to_gemini_request
-from .convert_lux_gemini_response import lux_to_gemini_response
 from .convert_lux_htmlp import lux_to_htmlp_request
 from .convert_lux_llm_sdk import lux_to_llm_sdk_request
 from .convert_lux_llm_sdk_response import lux_to_llm_sdk_response
@@ -39,14 +36,27 @@ class Converter(Protocol):
     ) -> tuple[Any, list[ConversionDiagnostic]]: ...
 
 
+def _on_first_use(module: str, function: str) -> Converter:
+    """A converter of a vendor format, imported when first called: `import lucent` loads no
+    vendor binding (their modules are large; README, "vendor wire formats")."""
+
+    def convert(
+        src: Any, context: Mapping[str, Any] | None = None, origins: dict[str, str] | None = None
+    ) -> tuple[Any, list[ConversionDiagnostic]]:
+        found: Converter = getattr(import_module(f"{__package__}.{module}"), function)
+        return found(src, context, origins)
+
+    return convert
+
+
 CONVERTERS: dict[tuple[str, str, str], Converter] = {
-    ("gemini", "lux", "request"): gemini_to_lux_request,
-    ("gemini", "lux", "response"): gemini_to_lux_response,
+    ("gemini", "lux", "request"): _on_first_use("convert_gemini_lux", "gemini_to_lux_request"),
+    ("gemini", "lux", "response"): _on_first_use("convert_gemini_lux_response", "gemini_to_lux_response"),
     ("htmlp", "lux", "request"): htmlp_to_lux_request,
     ("llm-sdk", "lux", "request"): llm_sdk_to_lux_request,
     ("llm-sdk", "lux", "response"): llm_sdk_to_lux_response,
-    ("lux", "gemini", "request"): lux_to_gemini_request,
-    ("lux", "gemini", "response"): lux_to_gemini_response,
+    ("lux", "gemini", "request"): _on_first_use("convert_lux_gemini", "lux_to_gemini_request"),
+    ("lux", "gemini", "response"): _on_first_use("convert_lux_gemini_response", "lux_to_gemini_response"),
     ("lux", "htmlp", "request"): lux_to_htmlp_request,
     ("lux", "llm-sdk", "request"): lux_to_llm_sdk_request,
     ("lux", "llm-sdk", "response"): lux_to_llm_sdk_response,
