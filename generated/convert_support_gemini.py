@@ -1047,6 +1047,8 @@ def gemini_contents(conversation: list[LucentConversationItem], kept: Any, path:
                     content.role = kept
             elif message.role in _GEMINI_ROLES:
                 content.role = _GEMINI_ROLES[message.role]
+                if message.role == "tool":
+                    cx.report(f"{mp}.role", "Degraded", "Gemini function responses are user contents; the tool role comes back as user")
             else:
                 content.role = "user"
                 cx.report(f"{mp}.role", "Degraded", f"Gemini has no {message.role} role inside contents; written as a user content at its position")
