@@ -140,6 +140,7 @@ def test_the_compiler_reads_the_bounds_from_the_target_schema_for_every_pair() -
         ("lux_sparktide_request.toml", "temperature"): "SparkTide temperature: minimum 0, maximum 2",
         ("lux_sparktide_request.toml", "top_p"): "SparkTide top_p: exclusiveMinimum 0, maximum 1",
         ("lux_sparktide_request.toml", "seed"): "SparkTide seed: minimum 0, maximum 9223372036854775807",
+        ("lux_openai_responses_request.toml", "top_logprobs"): "Responses top_logprobs: minimum 0, maximum 20",
     }
     generated = (REPO / "generated" / "convert_lux_sparktide.py").read_text(encoding="utf-8")
     assert '"SparkTide temperature has maximum 2"' in generated and "if temperature > 2:" in generated
