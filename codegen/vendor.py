@@ -35,6 +35,13 @@ not mutually exclusive: a Gemini request and response have no required member, s
 both; lucent decodes a root document as the first definition that accepts it, so the most
 constrained come first where the order matters), ``$defs`` holds the closure, and
 ``x-lucent-source`` (with ``$comment`` and ``$id``) records the spec and its version.
+
+Patches
+    After extraction, the format's patches from ``codegen/vendor_patches.toml`` are applied
+    (``codegen.vendor_patches``): each documented change (reason and recorded corpus evidence)
+    that makes the schema accept real traffic the published spec refuses. The output's
+    ``$comment`` and ``x-lucent-source.patches`` name them, and each changed subschema carries a
+    ``$comment`` naming its patch; ``--check`` compares against extraction + patches.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from codegen import vendor_patches
 
 ROOT = Path(__file__).resolve().parent.parent
 VENDOR_DIR = ROOT / "schemas" / "vendor"
@@ -367,8 +376,15 @@ def _source(vendor: Vendor, specs: Path, document: dict[str, Any]) -> dict[str, 
     return source
 
 
-def extract(vendor: Vendor, specs: Path = DEFAULT_SPECS, documents: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The JSON Schema document for one vendor format."""
+def extract(
+    vendor: Vendor,
+    specs: Path = DEFAULT_SPECS,
+    documents: dict[str, Any] | None = None,
+    patches: list[vendor_patches.Patch] | None = None,
+) -> dict[str, Any]:
+    """The JSON Schema document for one vendor format: its spec's closure, then its patches
+    (``patches`` defaults to ``codegen/vendor_patches.toml``; ``[]`` gives the published spec as
+    extracted)."""
     cache = documents if documents is not None else {}
     if vendor.spec not in cache:
         cache[vendor.spec] = _load(specs / vendor.spec)
@@ -381,7 +397,14 @@ def extract(vendor: Vendor, specs: Path = DEFAULT_SPECS, documents: dict[str, An
         if missing:
             note = f" The discovery document does not define {', '.join(missing)}, which it refers to; it accepts any value here."
     source = _source(vendor, specs, document)
-    return {
+    mine = [p for p in (vendor_patches.load() if patches is None else patches) if p.format == vendor.name]
+    if mine:
+        source["patches"] = [p.id for p in mine]
+        note += (
+            f" Then patched by {vendor_patches.PATCHES_NAME} ({len(mine)} patch{'es' if len(mine) > 1 else ''}: "
+            f"{', '.join(p.id for p in mine)}); each changed subschema has a $comment naming its patch."
+        )
+    out = {
         "$schema": DRAFT,
         "$id": f"https://lucent.dev/schemas/vendor/{vendor.name}.json",
         "title": vendor.title,
@@ -397,6 +420,7 @@ def extract(vendor: Vendor, specs: Path = DEFAULT_SPECS, documents: dict[str, An
         "anyOf": [{"$ref": f"#/$defs/{root}"} for root in vendor.roots],
         "$defs": {name: defs[name] for name in sorted(defs)},
     }
+    return vendor_patches.apply(out, mine)
 
 
 def render_all(specs: Path = DEFAULT_SPECS) -> dict[Path, str]:
@@ -419,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         files = render_all(args.specs)
-    except SpecError as exc:
+    except (SpecError, vendor_patches.PatchError) as exc:
         print(f"codegen vendor: {exc}", file=sys.stderr)
         return 1
     stale = sorted(p for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text)

@@ -390,8 +390,8 @@ class CacheCreation(Struct, kw_only=True):
     ephemeral_5m_input_tokens:
         The number of input tokens used to create the 5 minute cache entry.
     """
-    ephemeral_1h_input_tokens: JsonInt_ge0
-    ephemeral_5m_input_tokens: JsonInt_ge0
+    ephemeral_1h_input_tokens: JsonInt_ge0 | UnsetType = UNSET
+    ephemeral_5m_input_tokens: JsonInt_ge0 | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.ephemeral_1h_input_tokens) is float:
@@ -409,9 +409,9 @@ class ResponseCharLocationCitation(Struct, kw_only=True, tag_field='type', tag='
     """Schema #/$defs/ResponseCharLocationCitation."""
     cited_text: str
     document_index: JsonInt_ge0
-    document_title: str | None
+    document_title: str | None | UnsetType = UNSET
     end_char_index: JsonInt
-    file_id: str | None
+    file_id: str | None | UnsetType = UNSET
     start_char_index: JsonInt_ge0
 
     def __post_init__(self) -> None:
@@ -427,9 +427,9 @@ class ResponsePageLocationCitation(Struct, kw_only=True, tag_field='type', tag='
     """Schema #/$defs/ResponsePageLocationCitation."""
     cited_text: str
     document_index: JsonInt_ge0
-    document_title: str | None
+    document_title: str | None | UnsetType = UNSET
     end_page_number: JsonInt
-    file_id: str | None
+    file_id: str | None | UnsetType = UNSET
     start_page_number: JsonInt_ge1
 
     def __post_init__(self) -> None:
@@ -459,9 +459,9 @@ class ResponseContentBlockLocationCitation(Struct, kw_only=True, tag_field='type
     """
     cited_text: str
     document_index: JsonInt_ge0
-    document_title: str | None
+    document_title: str | None | UnsetType = UNSET
     end_block_index: JsonInt
-    file_id: str | None
+    file_id: str | None | UnsetType = UNSET
     start_block_index: JsonInt_ge0
 
     def __post_init__(self) -> None:
@@ -477,7 +477,7 @@ class ResponseWebSearchResultLocationCitation(Struct, kw_only=True, tag_field='t
     """Schema #/$defs/ResponseWebSearchResultLocationCitation."""
     cited_text: str
     encrypted_index: str
-    title: Annotated[str, Meta(max_length=512)] | None
+    title: Annotated[str, Meta(max_length=512)] | None | UnsetType = UNSET
     url: str
 
 
@@ -506,7 +506,7 @@ class ResponseSearchResultLocationCitation(Struct, kw_only=True, tag_field='type
     search_result_index: JsonInt_ge0
     source: str
     start_block_index: JsonInt_ge0
-    title: str | None
+    title: str | None | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.end_block_index) is float:
@@ -643,7 +643,7 @@ class ResponseTextBlock(Struct, kw_only=True, tag_field='type', tag='text'):
 
         The type of citation returned will depend on the type of document being cited. Citing a PDF results in `page_location`, plain text results in `char_location`, and content document results in `content_block_location`.
     """
-    citations: list[ResponseCharLocationCitation | ResponsePageLocationCitation | ResponseContentBlockLocationCitation | ResponseWebSearchResultLocationCitation | ResponseSearchResultLocationCitation] | None
+    citations: list[ResponseCharLocationCitation | ResponsePageLocationCitation | ResponseContentBlockLocationCitation | ResponseWebSearchResultLocationCitation | ResponseSearchResultLocationCitation] | None | UnsetType = UNSET
     text: Annotated[str, Meta(min_length=0, max_length=5000000)]
 
 
@@ -660,7 +660,7 @@ class ResponseRedactedThinkingBlock(Struct, kw_only=True, tag_field='type', tag=
 
 class ResponseToolUseBlock(Struct, kw_only=True, tag_field='type', tag='tool_use'):
     """Schema #/$defs/ResponseToolUseBlock."""
-    caller: DirectCaller | ServerToolCaller | ServerToolCaller_20260120
+    caller: DirectCaller | ServerToolCaller | ServerToolCaller_20260120 | UnsetType = UNSET
     id: Annotated[str, Meta(pattern='^[\\-0-9A-Z_a-z]+\\Z')]
     input: dict[str, Any]
     name: Annotated[str, Meta(min_length=1)]
@@ -688,7 +688,7 @@ class ServerToolCaller_20260120(Struct, kw_only=True, forbid_unknown_fields=True
 
 class ResponseServerToolUseBlock(Struct, kw_only=True, tag_field='type', tag='server_tool_use'):
     """Schema #/$defs/ResponseServerToolUseBlock."""
-    caller: DirectCaller | ServerToolCaller | ServerToolCaller_20260120
+    caller: DirectCaller | ServerToolCaller | ServerToolCaller_20260120 | UnsetType = UNSET
     id: Annotated[str, Meta(pattern='^srvtoolu_[0-9A-Z_a-z]+\\Z')]
     input: dict[str, Any]
     name: Literal['web_search', 'web_fetch', 'code_execution', 'bash_code_execution', 'text_editor_code_execution', 'tool_search_tool_regex', 'tool_search_tool_bm25']
@@ -696,7 +696,7 @@ class ResponseServerToolUseBlock(Struct, kw_only=True, tag_field='type', tag='se
 
 class ResponseWebSearchToolResultBlock(Struct, kw_only=True, tag_field='type', tag='web_search_tool_result'):
     """Schema #/$defs/ResponseWebSearchToolResultBlock."""
-    caller: DirectCaller | ServerToolCaller | ServerToolCaller_20260120
+    caller: DirectCaller | ServerToolCaller | ServerToolCaller_20260120 | UnsetType = UNSET
     content: list[ResponseWebSearchResultBlock] | ResponseWebSearchToolResultError
     tool_use_id: Annotated[str, Meta(pattern='^srvtoolu_[0-9A-Z_a-z]+\\Z')]
 
@@ -704,7 +704,7 @@ class ResponseWebSearchToolResultBlock(Struct, kw_only=True, tag_field='type', t
 class ResponseWebSearchResultBlock(Struct, kw_only=True):
     """Schema #/$defs/ResponseWebSearchResultBlock."""
     encrypted_content: str
-    page_age: str | None
+    page_age: str | None | UnsetType = UNSET
     title: str
     type: Literal['web_search_result']
     url: str
@@ -718,7 +718,7 @@ class ResponseWebSearchToolResultError(Struct, kw_only=True):
 
 class ResponseWebFetchToolResultBlock(Struct, kw_only=True, tag_field='type', tag='web_fetch_tool_result'):
     """Schema #/$defs/ResponseWebFetchToolResultBlock."""
-    caller: DirectCaller | ServerToolCaller | ServerToolCaller_20260120
+    caller: DirectCaller | ServerToolCaller | ServerToolCaller_20260120 | UnsetType = UNSET
     content: ResponseWebFetchToolResultError | ResponseWebFetchResultBlock
     tool_use_id: Annotated[str, Meta(pattern='^srvtoolu_[0-9A-Z_a-z]+\\Z')]
 
@@ -739,7 +739,7 @@ class ResponseWebFetchResultBlock(Struct, kw_only=True, tag_field='type', tag='w
         Fetched content URL
     """
     content: ResponseDocumentBlock
-    retrieved_at: str | None
+    retrieved_at: str | None | UnsetType = UNSET
     url: str
 
 
@@ -753,15 +753,15 @@ class ResponseDocumentBlock(Struct, kw_only=True):
     title:
         The title of the document
     """
-    citations: ResponseCitationsConfig | None
+    citations: ResponseCitationsConfig | None | UnsetType = UNSET
     source: Base64PDFSource | PlainTextSource
-    title: str | None
+    title: str | None | UnsetType = UNSET
     type: Literal['document']
 
 
 class ResponseCitationsConfig(Struct, kw_only=True):
     """Schema #/$defs/ResponseCitationsConfig."""
-    enabled: bool
+    enabled: bool | UnsetType = UNSET
 
 
 class PlainTextSource(Struct, kw_only=True, forbid_unknown_fields=True, tag_field='type', tag='text'):
@@ -852,16 +852,16 @@ class ResponseTextEditorCodeExecutionToolResultBlock(Struct, kw_only=True, tag_f
 class ResponseTextEditorCodeExecutionToolResultError(Struct, kw_only=True, tag_field='type', tag='text_editor_code_execution_tool_result_error'):
     """Schema #/$defs/ResponseTextEditorCodeExecutionToolResultError."""
     error_code: TextEditorCodeExecutionToolResultErrorCode
-    error_message: str | None
+    error_message: str | None | UnsetType = UNSET
 
 
 class ResponseTextEditorCodeExecutionViewResultBlock(Struct, kw_only=True, tag_field='type', tag='text_editor_code_execution_view_result'):
     """Schema #/$defs/ResponseTextEditorCodeExecutionViewResultBlock."""
     content: str
     file_type: Literal['text', 'image', 'pdf']
-    num_lines: JsonInt | None
-    start_line: JsonInt | None
-    total_lines: JsonInt | None
+    num_lines: JsonInt | None | UnsetType = UNSET
+    start_line: JsonInt | None | UnsetType = UNSET
+    total_lines: JsonInt | None | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.num_lines) is float:
@@ -879,11 +879,11 @@ class ResponseTextEditorCodeExecutionCreateResultBlock(Struct, kw_only=True, tag
 
 class ResponseTextEditorCodeExecutionStrReplaceResultBlock(Struct, kw_only=True, tag_field='type', tag='text_editor_code_execution_str_replace_result'):
     """Schema #/$defs/ResponseTextEditorCodeExecutionStrReplaceResultBlock."""
-    lines: list[str] | None
-    new_lines: JsonInt | None
-    new_start: JsonInt | None
-    old_lines: JsonInt | None
-    old_start: JsonInt | None
+    lines: list[str] | None | UnsetType = UNSET
+    new_lines: JsonInt | None | UnsetType = UNSET
+    new_start: JsonInt | None | UnsetType = UNSET
+    old_lines: JsonInt | None | UnsetType = UNSET
+    old_start: JsonInt | None | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.new_lines) is float:
@@ -905,7 +905,7 @@ class ResponseToolSearchToolResultBlock(Struct, kw_only=True, tag_field='type', 
 class ResponseToolSearchToolResultError(Struct, kw_only=True, tag_field='type', tag='tool_search_tool_result_error'):
     """Schema #/$defs/ResponseToolSearchToolResultError."""
     error_code: ToolSearchToolResultErrorCode
-    error_message: str | None
+    error_message: str | None | UnsetType = UNSET
 
 
 class ResponseToolSearchToolSearchResultBlock(Struct, kw_only=True, tag_field='type', tag='tool_search_tool_search_result'):
@@ -979,7 +979,7 @@ class RequestCharLocationCitation(Struct, kw_only=True, forbid_unknown_fields=Tr
     """Schema #/$defs/RequestCharLocationCitation."""
     cited_text: str
     document_index: JsonInt_ge0
-    document_title: Annotated[str, Meta(min_length=1, max_length=255)] | None
+    document_title: Annotated[str, Meta(min_length=1, max_length=255)] | None | UnsetType = UNSET
     end_char_index: JsonInt
     start_char_index: JsonInt_ge0
 
@@ -996,7 +996,7 @@ class RequestPageLocationCitation(Struct, kw_only=True, forbid_unknown_fields=Tr
     """Schema #/$defs/RequestPageLocationCitation."""
     cited_text: str
     document_index: JsonInt_ge0
-    document_title: Annotated[str, Meta(min_length=1, max_length=255)] | None
+    document_title: Annotated[str, Meta(min_length=1, max_length=255)] | None | UnsetType = UNSET
     end_page_number: JsonInt
     start_page_number: JsonInt_ge1
 
@@ -1027,7 +1027,7 @@ class RequestContentBlockLocationCitation(Struct, kw_only=True, forbid_unknown_f
     """
     cited_text: str
     document_index: JsonInt_ge0
-    document_title: Annotated[str, Meta(min_length=1, max_length=255)] | None
+    document_title: Annotated[str, Meta(min_length=1, max_length=255)] | None | UnsetType = UNSET
     end_block_index: JsonInt
     start_block_index: JsonInt_ge0
 
@@ -1044,7 +1044,7 @@ class RequestWebSearchResultLocationCitation(Struct, kw_only=True, forbid_unknow
     """Schema #/$defs/RequestWebSearchResultLocationCitation."""
     cited_text: str
     encrypted_index: str
-    title: Annotated[str, Meta(min_length=1, max_length=512)] | None
+    title: Annotated[str, Meta(min_length=1, max_length=512)] | None | UnsetType = UNSET
     url: Annotated[str, Meta(min_length=1, max_length=2048)]
 
 
@@ -1073,7 +1073,7 @@ class RequestSearchResultLocationCitation(Struct, kw_only=True, forbid_unknown_f
     search_result_index: JsonInt_ge0
     source: str
     start_block_index: JsonInt_ge0
-    title: str | None
+    title: str | None | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.end_block_index) is float:
@@ -2466,11 +2466,11 @@ class Message(Struct, kw_only=True):
     role: Literal['assistant']
     content: list[ContentBlock]
     model: Model
-    stop_reason: StopReason | None
-    stop_sequence: str | None
-    stop_details: RefusalStopDetails | None
+    stop_reason: StopReason | None | UnsetType = UNSET
+    stop_sequence: str | None | UnsetType = UNSET
+    stop_details: RefusalStopDetails | None | UnsetType = UNSET
     usage: Usage
-    container: Container | None
+    container: Container | None | UnsetType = UNSET
 
 
 class RefusalStopDetails(Struct, kw_only=True):
@@ -2489,8 +2489,8 @@ class RefusalStopDetails(Struct, kw_only=True):
 
         This text is not guaranteed to be stable. `null` when no explanation is available for the category.
     """
-    category: RefusalCategory | None
-    explanation: str | None
+    category: RefusalCategory | None | UnsetType = UNSET
+    explanation: str | None | UnsetType = UNSET
     type: Literal['refusal']
 
 
@@ -2523,15 +2523,15 @@ class Usage(Struct, kw_only=True):
     service_tier:
         If the request used the priority, standard, or batch tier.
     """
-    cache_creation: CacheCreation | None
-    cache_creation_input_tokens: JsonInt_ge0 | None
-    cache_read_input_tokens: JsonInt_ge0 | None
-    inference_geo: str | None
+    cache_creation: CacheCreation | None | UnsetType = UNSET
+    cache_creation_input_tokens: JsonInt_ge0 | None | UnsetType = UNSET
+    cache_read_input_tokens: JsonInt_ge0 | None | UnsetType = UNSET
+    inference_geo: str | None | UnsetType = UNSET
     input_tokens: JsonInt_ge0
     output_tokens: JsonInt_ge0
-    output_tokens_details: OutputTokensDetails | None
-    server_tool_use: ServerToolUsage | None
-    service_tier: Literal['standard', 'priority', 'batch'] | None
+    output_tokens_details: OutputTokensDetails | None | UnsetType = UNSET
+    server_tool_use: ServerToolUsage | None | UnsetType = UNSET
+    service_tier: Literal['standard', 'priority', 'batch'] | None | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.cache_creation_input_tokens) is float:
@@ -2559,7 +2559,7 @@ class OutputTokensDetails(Struct, kw_only=True):
         generation count by a small number of tokens. Always ≤ `output_tokens`;
         `output_tokens - thinking_tokens` approximates the non-reasoning output.
     """
-    thinking_tokens: JsonInt_ge0
+    thinking_tokens: JsonInt_ge0 | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.thinking_tokens) is float:
@@ -2576,8 +2576,8 @@ class ServerToolUsage(Struct, kw_only=True):
     web_search_requests:
         The number of web search tool requests.
     """
-    web_fetch_requests: JsonInt_ge0
-    web_search_requests: JsonInt_ge0
+    web_fetch_requests: JsonInt_ge0 | UnsetType = UNSET
+    web_search_requests: JsonInt_ge0 | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.web_fetch_requests) is float:
@@ -2600,10 +2600,10 @@ class MessageDelta(Struct, kw_only=True):
 
         This is `null` when the `stop_reason` has no additional detail to report.
     """
-    container: Container | None
-    stop_details: RefusalStopDetails | None
-    stop_reason: StopReason | None
-    stop_sequence: str | None
+    container: Container | None | UnsetType = UNSET
+    stop_details: RefusalStopDetails | None | UnsetType = UNSET
+    stop_reason: StopReason | None | UnsetType = UNSET
+    stop_sequence: str | None | UnsetType = UNSET
 
 
 class MessageDeltaEvent(Struct, kw_only=True, tag_field='type', tag='message_delta'):
@@ -2649,12 +2649,12 @@ class MessageDeltaUsage(Struct, kw_only=True):
     server_tool_use:
         The number of server tool requests.
     """
-    cache_creation_input_tokens: JsonInt_ge0 | None
-    cache_read_input_tokens: JsonInt_ge0 | None
-    input_tokens: JsonInt_ge0 | None
+    cache_creation_input_tokens: JsonInt_ge0 | None | UnsetType = UNSET
+    cache_read_input_tokens: JsonInt_ge0 | None | UnsetType = UNSET
+    input_tokens: JsonInt_ge0 | None | UnsetType = UNSET
     output_tokens: JsonInt
-    output_tokens_details: OutputTokensDetails | None
-    server_tool_use: ServerToolUsage | None
+    output_tokens_details: OutputTokensDetails | None | UnsetType = UNSET
+    server_tool_use: ServerToolUsage | None | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.cache_creation_input_tokens) is float:

@@ -379,7 +379,8 @@ def cache_control_ephemeral() -> st.SearchStrategy[Any]:
 def cache_creation() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/CacheCreation``."""
     return _object(
-        {
+        {},
+        optional={
             "ephemeral_1h_input_tokens": _integers(0, None),
             "ephemeral_5m_input_tokens": _integers(0, None),
         },
@@ -741,10 +742,12 @@ def message() -> st.SearchStrategy[Any]:
             "role": st.just("assistant"),
             "content": st.lists(_ref("ContentBlock"), min_size=0, max_size=4),
             "model": _ref("Model"),
+            "usage": _ref("Usage"),
+        },
+        optional={
             "stop_reason": st.one_of(_ref("StopReason"), st.none()),
             "stop_sequence": st.one_of(_strings(), st.none()),
             "stop_details": st.one_of(_ref("RefusalStopDetails"), st.none()),
-            "usage": _ref("Usage"),
             "container": st.one_of(_ref("Container"), st.none()),
         },
         extra=_JSON,
@@ -755,7 +758,8 @@ def message() -> st.SearchStrategy[Any]:
 def message_delta() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/MessageDelta``."""
     return _object(
-        {
+        {},
+        optional={
             "container": st.one_of(_ref("Container"), st.none()),
             "stop_details": st.one_of(_ref("RefusalStopDetails"), st.none()),
             "stop_reason": st.one_of(_ref("StopReason"), st.none()),
@@ -782,11 +786,11 @@ def message_delta_event() -> st.SearchStrategy[Any]:
 def message_delta_usage() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/MessageDeltaUsage``."""
     return _object(
-        {
+        {"output_tokens": _integers()},
+        optional={
             "cache_creation_input_tokens": st.one_of(_integers(0, None), st.none()),
             "cache_read_input_tokens": st.one_of(_integers(0, None), st.none()),
             "input_tokens": st.one_of(_integers(0, None), st.none()),
-            "output_tokens": _integers(),
             "output_tokens_details": st.one_of(_ref("OutputTokensDetails"), st.none()),
             "server_tool_use": st.one_of(_ref("ServerToolUsage"), st.none()),
         },
@@ -872,7 +876,8 @@ def output_config() -> st.SearchStrategy[Any]:
 def output_tokens_details() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/OutputTokensDetails``."""
     return _object(
-        {"thinking_tokens": _integers(0, None)},
+        {},
+        optional={"thinking_tokens": _integers(0, None)},
         extra=_JSON,
         reserved=("thinking_tokens",),
     )
@@ -905,10 +910,10 @@ def refusal_stop_details() -> st.SearchStrategy[Any]:
     Structured information about a refusal.
     """
     return _object(
-        {
+        {"type": st.just("refusal")},
+        optional={
             "category": st.one_of(_ref("RefusalCategory"), st.none()),
             "explanation": st.one_of(_strings(), st.none()),
-            "type": st.just("refusal"),
         },
         extra=_JSON,
         reserved=("category", "explanation", "type"),
@@ -970,10 +975,12 @@ def request_char_location_citation() -> st.SearchStrategy[Any]:
         {
             "cited_text": _strings(),
             "document_index": _integers(0, None),
-            "document_title": st.one_of(_strings(min_size=1, max_size=255), st.none()),
             "end_char_index": _integers(),
             "start_char_index": _integers(0, None),
             "type": st.just("char_location"),
+        },
+        optional={
+            "document_title": st.one_of(_strings(min_size=1, max_size=255), st.none()),
         },
     )
 
@@ -1049,10 +1056,12 @@ def request_content_block_location_citation() -> st.SearchStrategy[Any]:
         {
             "cited_text": _strings(),
             "document_index": _integers(0, None),
-            "document_title": st.one_of(_strings(min_size=1, max_size=255), st.none()),
             "end_block_index": _integers(),
             "start_block_index": _integers(0, None),
             "type": st.just("content_block_location"),
+        },
+        optional={
+            "document_title": st.one_of(_strings(min_size=1, max_size=255), st.none()),
         },
     )
 
@@ -1132,10 +1141,12 @@ def request_page_location_citation() -> st.SearchStrategy[Any]:
         {
             "cited_text": _strings(),
             "document_index": _integers(0, None),
-            "document_title": st.one_of(_strings(min_size=1, max_size=255), st.none()),
             "end_page_number": _integers(),
             "start_page_number": _integers(1, None),
             "type": st.just("page_location"),
+        },
+        optional={
+            "document_title": st.one_of(_strings(min_size=1, max_size=255), st.none()),
         },
     )
 
@@ -1170,9 +1181,9 @@ def request_search_result_location_citation() -> st.SearchStrategy[Any]:
             "search_result_index": _integers(0, None),
             "source": _strings(),
             "start_block_index": _integers(0, None),
-            "title": st.one_of(_strings(), st.none()),
             "type": st.just("search_result_location"),
         },
+        optional={"title": st.one_of(_strings(), st.none())},
     )
 
 
@@ -1466,10 +1477,10 @@ def request_web_search_result_location_citation() -> st.SearchStrategy[Any]:
         {
             "cited_text": _strings(),
             "encrypted_index": _strings(),
-            "title": st.one_of(_strings(min_size=1, max_size=512), st.none()),
             "type": st.just("web_search_result_location"),
             "url": _strings(min_size=1, max_size=2048),
         },
+        optional={"title": st.one_of(_strings(min_size=1, max_size=512), st.none())},
     )
 
 
@@ -1567,11 +1578,13 @@ def response_char_location_citation() -> st.SearchStrategy[Any]:
         {
             "cited_text": _strings(),
             "document_index": _integers(0, None),
-            "document_title": st.one_of(_strings(), st.none()),
             "end_char_index": _integers(),
-            "file_id": st.one_of(_strings(), st.none()),
             "start_char_index": _integers(0, None),
             "type": st.just("char_location"),
+        },
+        optional={
+            "document_title": st.one_of(_strings(), st.none()),
+            "file_id": st.one_of(_strings(), st.none()),
         },
         extra=_JSON,
         reserved=("cited_text", "document_index", "document_title", "end_char_index", "file_id", "start_char_index", "type"),
@@ -1580,7 +1593,12 @@ def response_char_location_citation() -> st.SearchStrategy[Any]:
 
 def response_citations_config() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/ResponseCitationsConfig``."""
-    return _object({"enabled": st.booleans()}, extra=_JSON, reserved=("enabled",))
+    return _object(
+        {},
+        optional={"enabled": st.booleans()},
+        extra=_JSON,
+        reserved=("enabled",),
+    )
 
 
 def response_code_execution_output_block() -> st.SearchStrategy[Any]:
@@ -1658,11 +1676,13 @@ def response_content_block_location_citation() -> st.SearchStrategy[Any]:
         {
             "cited_text": _strings(),
             "document_index": _integers(0, None),
-            "document_title": st.one_of(_strings(), st.none()),
             "end_block_index": _integers(),
-            "file_id": st.one_of(_strings(), st.none()),
             "start_block_index": _integers(0, None),
             "type": st.just("content_block_location"),
+        },
+        optional={
+            "document_title": st.one_of(_strings(), st.none()),
+            "file_id": st.one_of(_strings(), st.none()),
         },
         extra=_JSON,
         reserved=("cited_text", "document_index", "document_title", "end_block_index", "file_id", "start_block_index", "type"),
@@ -1673,10 +1693,12 @@ def response_document_block() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/ResponseDocumentBlock``."""
     return _object(
         {
-            "citations": st.one_of(_ref("ResponseCitationsConfig"), st.none()),
             "source": st.one_of(_ref("Base64PDFSource"), _ref("PlainTextSource")),
-            "title": st.one_of(_strings(), st.none()),
             "type": st.just("document"),
+        },
+        optional={
+            "citations": st.one_of(_ref("ResponseCitationsConfig"), st.none()),
+            "title": st.one_of(_strings(), st.none()),
         },
         extra=_JSON,
         reserved=("citations", "source", "title", "type"),
@@ -1711,11 +1733,13 @@ def response_page_location_citation() -> st.SearchStrategy[Any]:
         {
             "cited_text": _strings(),
             "document_index": _integers(0, None),
-            "document_title": st.one_of(_strings(), st.none()),
             "end_page_number": _integers(),
-            "file_id": st.one_of(_strings(), st.none()),
             "start_page_number": _integers(1, None),
             "type": st.just("page_location"),
+        },
+        optional={
+            "document_title": st.one_of(_strings(), st.none()),
+            "file_id": st.one_of(_strings(), st.none()),
         },
         extra=_JSON,
         reserved=("cited_text", "document_index", "document_title", "end_page_number", "file_id", "start_page_number", "type"),
@@ -1740,9 +1764,9 @@ def response_search_result_location_citation() -> st.SearchStrategy[Any]:
             "search_result_index": _integers(0, None),
             "source": _strings(),
             "start_block_index": _integers(0, None),
-            "title": st.one_of(_strings(), st.none()),
             "type": st.just("search_result_location"),
         },
+        optional={"title": st.one_of(_strings(), st.none())},
         extra=_JSON,
         reserved=("cited_text", "end_block_index", "search_result_index", "source", "start_block_index", "title", "type"),
     )
@@ -1752,17 +1776,19 @@ def response_server_tool_use_block() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/ResponseServerToolUseBlock``."""
     return _object(
         {
-            "caller": st.one_of(
-                _ref("DirectCaller"),
-                _ref("ServerToolCaller"),
-                _ref("ServerToolCaller_20260120"),
-            ),
             "id": _strings(pattern="^srvtoolu_[a-zA-Z0-9_]+$"),
             "input": _object({}, extra=_JSON),
             "name": st.sampled_from(
                 ["web_search", "web_fetch", "code_execution", "bash_code_execution", "text_editor_code_execution", "tool_search_tool_regex", "tool_search_tool_bm25"],
             ),
             "type": st.just("server_tool_use"),
+        },
+        optional={
+            "caller": st.one_of(
+                _ref("DirectCaller"),
+                _ref("ServerToolCaller"),
+                _ref("ServerToolCaller_20260120"),
+            ),
         },
         extra=_JSON,
         reserved=("caller", "id", "input", "name", "type"),
@@ -1772,7 +1798,8 @@ def response_server_tool_use_block() -> st.SearchStrategy[Any]:
 def response_text_block() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/ResponseTextBlock``."""
     return _object(
-        {
+        {"text": _strings(max_size=5000000), "type": st.just("text")},
+        optional={
             "citations": st.one_of(
                 st.lists(
                     st.one_of(
@@ -1787,8 +1814,6 @@ def response_text_block() -> st.SearchStrategy[Any]:
                 ),
                 st.none(),
             ),
-            "text": _strings(max_size=5000000),
-            "type": st.just("text"),
         },
         extra=_JSON,
         reserved=("citations", "text", "type"),
@@ -1810,13 +1835,13 @@ def response_text_editor_code_execution_create_result_block() -> st.SearchStrate
 def response_text_editor_code_execution_str_replace_result_block() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/ResponseTextEditorCodeExecutionStrReplaceResultBlock``."""
     return _object(
-        {
+        {"type": st.just("text_editor_code_execution_str_replace_result")},
+        optional={
             "lines": st.one_of(st.lists(_strings(), min_size=0, max_size=4), st.none()),
             "new_lines": st.one_of(_integers(), st.none()),
             "new_start": st.one_of(_integers(), st.none()),
             "old_lines": st.one_of(_integers(), st.none()),
             "old_start": st.one_of(_integers(), st.none()),
-            "type": st.just("text_editor_code_execution_str_replace_result"),
         },
         extra=_JSON,
         reserved=("lines", "new_lines", "new_start", "old_lines", "old_start", "type"),
@@ -1846,9 +1871,9 @@ def response_text_editor_code_execution_tool_result_error() -> st.SearchStrategy
     return _object(
         {
             "error_code": _ref("TextEditorCodeExecutionToolResultErrorCode"),
-            "error_message": st.one_of(_strings(), st.none()),
             "type": st.just("text_editor_code_execution_tool_result_error"),
         },
+        optional={"error_message": st.one_of(_strings(), st.none())},
         extra=_JSON,
         reserved=("error_code", "error_message", "type"),
     )
@@ -1860,10 +1885,12 @@ def response_text_editor_code_execution_view_result_block() -> st.SearchStrategy
         {
             "content": _strings(),
             "file_type": st.sampled_from(["text", "image", "pdf"]),
+            "type": st.just("text_editor_code_execution_view_result"),
+        },
+        optional={
             "num_lines": st.one_of(_integers(), st.none()),
             "start_line": st.one_of(_integers(), st.none()),
             "total_lines": st.one_of(_integers(), st.none()),
-            "type": st.just("text_editor_code_execution_view_result"),
         },
         extra=_JSON,
         reserved=("content", "file_type", "num_lines", "start_line", "total_lines", "type"),
@@ -1916,9 +1943,9 @@ def response_tool_search_tool_result_error() -> st.SearchStrategy[Any]:
     return _object(
         {
             "error_code": _ref("ToolSearchToolResultErrorCode"),
-            "error_message": st.one_of(_strings(), st.none()),
             "type": st.just("tool_search_tool_result_error"),
         },
+        optional={"error_message": st.one_of(_strings(), st.none())},
         extra=_JSON,
         reserved=("error_code", "error_message", "type"),
     )
@@ -1944,15 +1971,17 @@ def response_tool_use_block() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/ResponseToolUseBlock``."""
     return _object(
         {
+            "id": _strings(pattern="^[a-zA-Z0-9_-]+$"),
+            "input": _object({}, extra=_JSON),
+            "name": _strings(min_size=1),
+            "type": st.just("tool_use"),
+        },
+        optional={
             "caller": st.one_of(
                 _ref("DirectCaller"),
                 _ref("ServerToolCaller"),
                 _ref("ServerToolCaller_20260120"),
             ),
-            "id": _strings(pattern="^[a-zA-Z0-9_-]+$"),
-            "input": _object({}, extra=_JSON),
-            "name": _strings(min_size=1),
-            "type": st.just("tool_use"),
         },
         extra=_JSON,
         reserved=("caller", "id", "input", "name", "type"),
@@ -1964,10 +1993,10 @@ def response_web_fetch_result_block() -> st.SearchStrategy[Any]:
     return _object(
         {
             "content": _ref("ResponseDocumentBlock"),
-            "retrieved_at": st.one_of(_strings(), st.none()),
             "type": st.just("web_fetch_result"),
             "url": _strings(),
         },
+        optional={"retrieved_at": st.one_of(_strings(), st.none())},
         extra=_JSON,
         reserved=("content", "retrieved_at", "type", "url"),
     )
@@ -1977,17 +2006,19 @@ def response_web_fetch_tool_result_block() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/ResponseWebFetchToolResultBlock``."""
     return _object(
         {
-            "caller": st.one_of(
-                _ref("DirectCaller"),
-                _ref("ServerToolCaller"),
-                _ref("ServerToolCaller_20260120"),
-            ),
             "content": st.one_of(
                 _ref("ResponseWebFetchToolResultError"),
                 _ref("ResponseWebFetchResultBlock"),
             ),
             "tool_use_id": _strings(pattern="^srvtoolu_[a-zA-Z0-9_]+$"),
             "type": st.just("web_fetch_tool_result"),
+        },
+        optional={
+            "caller": st.one_of(
+                _ref("DirectCaller"),
+                _ref("ServerToolCaller"),
+                _ref("ServerToolCaller_20260120"),
+            ),
         },
         extra=_JSON,
         reserved=("caller", "content", "tool_use_id", "type"),
@@ -2011,11 +2042,11 @@ def response_web_search_result_block() -> st.SearchStrategy[Any]:
     return _object(
         {
             "encrypted_content": _strings(),
-            "page_age": st.one_of(_strings(), st.none()),
             "title": _strings(),
             "type": st.just("web_search_result"),
             "url": _strings(),
         },
+        optional={"page_age": st.one_of(_strings(), st.none())},
         extra=_JSON,
         reserved=("encrypted_content", "page_age", "title", "type", "url"),
     )
@@ -2027,10 +2058,10 @@ def response_web_search_result_location_citation() -> st.SearchStrategy[Any]:
         {
             "cited_text": _strings(),
             "encrypted_index": _strings(),
-            "title": st.one_of(_strings(max_size=512), st.none()),
             "type": st.just("web_search_result_location"),
             "url": _strings(),
         },
+        optional={"title": st.one_of(_strings(max_size=512), st.none())},
         extra=_JSON,
         reserved=("cited_text", "encrypted_index", "title", "type", "url"),
     )
@@ -2040,17 +2071,19 @@ def response_web_search_tool_result_block() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/ResponseWebSearchToolResultBlock``."""
     return _object(
         {
-            "caller": st.one_of(
-                _ref("DirectCaller"),
-                _ref("ServerToolCaller"),
-                _ref("ServerToolCaller_20260120"),
-            ),
             "content": st.one_of(
                 _ref("ResponseWebSearchToolResultError"),
                 st.lists(_ref("ResponseWebSearchResultBlock"), min_size=0, max_size=4),
             ),
             "tool_use_id": _strings(pattern="^srvtoolu_[a-zA-Z0-9_]+$"),
             "type": st.just("web_search_tool_result"),
+        },
+        optional={
+            "caller": st.one_of(
+                _ref("DirectCaller"),
+                _ref("ServerToolCaller"),
+                _ref("ServerToolCaller_20260120"),
+            ),
         },
         extra=_JSON,
         reserved=("caller", "content", "tool_use_id", "type"),
@@ -2095,7 +2128,8 @@ def server_tool_caller_20260120() -> st.SearchStrategy[Any]:
 def server_tool_usage() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/ServerToolUsage``."""
     return _object(
-        {
+        {},
+        optional={
             "web_fetch_requests": _integers(0, None),
             "web_search_requests": _integers(0, None),
         },
@@ -2382,13 +2416,12 @@ def urlpdf_source() -> st.SearchStrategy[Any]:
 def usage() -> st.SearchStrategy[Any]:
     """Values valid against ``#/$defs/Usage``."""
     return _object(
-        {
+        {"input_tokens": _integers(0, None), "output_tokens": _integers(0, None)},
+        optional={
             "cache_creation": st.one_of(_ref("CacheCreation"), st.none()),
             "cache_creation_input_tokens": st.one_of(_integers(0, None), st.none()),
             "cache_read_input_tokens": st.one_of(_integers(0, None), st.none()),
             "inference_geo": st.one_of(_strings(), st.none()),
-            "input_tokens": _integers(0, None),
-            "output_tokens": _integers(0, None),
             "output_tokens_details": st.one_of(_ref("OutputTokensDetails"), st.none()),
             "server_tool_use": st.one_of(_ref("ServerToolUsage"), st.none()),
             "service_tier": st.one_of(

@@ -1565,7 +1565,7 @@ class CreateChatCompletionResponse(Struct, kw_only=True):
     created: JsonInt
     model: str
     service_tier: ServiceTier | UnsetType = UNSET
-    system_fingerprint: str | UnsetType = UNSET
+    system_fingerprint: str | None | UnsetType = UNSET
     object: Literal['chat.completion']
     usage: CompletionUsage | UnsetType = UNSET
     moderation: ChatCompletionModeration | None | UnsetType = UNSET
@@ -1592,7 +1592,7 @@ class CreateChatCompletionResponseChoicesItem(Struct, kw_only=True):
     finish_reason: Literal['stop', 'length', 'tool_calls', 'content_filter', 'function_call']
     index: JsonInt
     message: ChatCompletionResponseMessage
-    logprobs: CreateChatCompletionResponseChoicesItemLogprobsContent | None
+    logprobs: CreateChatCompletionResponseChoicesItemLogprobsContent | None | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.index) is float:
@@ -1647,7 +1647,7 @@ class CreateChatCompletionStreamResponse(Struct, kw_only=True):
     created: JsonInt
     model: str
     service_tier: ServiceTier | UnsetType = UNSET
-    system_fingerprint: str | UnsetType = UNSET
+    system_fingerprint: str | None | UnsetType = UNSET
     object: Literal['chat.completion.chunk']
     usage: CompletionUsage | None | UnsetType = UNSET
     moderation: ChatCompletionModeration | None | UnsetType = UNSET

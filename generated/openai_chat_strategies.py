@@ -1010,6 +1010,8 @@ def create_chat_completion_response() -> st.SearchStrategy[Any]:
                         ),
                         "index": _integers(),
                         "message": _ref("ChatCompletionResponseMessage"),
+                    },
+                    optional={
                         "logprobs": st.one_of(
                             _object(
                                 {
@@ -1048,7 +1050,7 @@ def create_chat_completion_response() -> st.SearchStrategy[Any]:
         },
         optional={
             "service_tier": _ref("ServiceTier"),
-            "system_fingerprint": _strings(),
+            "system_fingerprint": st.one_of(st.none(), _strings()),
             "usage": _ref("CompletionUsage"),
             "moderation": st.one_of(_ref("ChatCompletionModeration"), st.none()),
         },
@@ -1115,7 +1117,7 @@ def create_chat_completion_stream_response() -> st.SearchStrategy[Any]:
         },
         optional={
             "service_tier": _ref("ServiceTier"),
-            "system_fingerprint": _strings(),
+            "system_fingerprint": st.one_of(st.none(), _strings()),
             "usage": st.one_of(_ref("CompletionUsage"), st.none()),
             "moderation": st.one_of(_ref("ChatCompletionModeration"), st.none()),
         },

@@ -2225,7 +2225,7 @@ class CreateModelResponseProperties(Struct, kw_only=True):
     top_logprobs: JsonInt_ge0_le20 | UnsetType = UNSET
     temperature: Annotated[float, Meta(ge=0, le=2)] | None | UnsetType = UNSET
     top_p: Annotated[float, Meta(ge=0, le=1)] | None | UnsetType = UNSET
-    user: str | UnsetType = UNSET
+    user: str | None | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
     service_tier: ServiceTier | UnsetType = UNSET
@@ -2279,7 +2279,7 @@ class CreateResponse(Struct, kw_only=True):
     top_logprobs: JsonInt_ge0_le20 | UnsetType = UNSET
     temperature: Annotated[float, Meta(ge=0, le=2)] | None | UnsetType = UNSET
     top_p: Annotated[float, Meta(ge=0, le=1)] | None | UnsetType = UNSET
-    user: str | UnsetType = UNSET
+    user: str | None | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
     service_tier: ServiceTier | UnsetType = UNSET
@@ -2368,7 +2368,7 @@ class TextResponseFormatJsonSchema(Struct, kw_only=True, tag_field='type', tag='
         The name of the response format. Must be a-z, A-Z, 0-9, or contain
         underscores and dashes, with a maximum length of 64.
     """
-    description: str | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
     name: str
     schema: ResponseFormatJsonSchemaSchema
     strict: bool | None | UnsetType = UNSET
@@ -2850,7 +2850,7 @@ class WebSearchToolCall(Struct, kw_only=True, tag_field='type', tag='web_search_
     """
     id: str
     status: Literal['in_progress', 'searching', 'completed', 'failed']
-    action: WebSearchActionSearch | WebSearchActionOpenPage | WebSearchActionFind
+    action: WebSearchActionSearch | WebSearchActionOpenPage | WebSearchActionFind | UnsetType = UNSET
 
 
 class WebSearchActionSearch(Struct, kw_only=True, tag_field='type', tag='search'):
@@ -3097,7 +3097,7 @@ class ReasoningItem(Struct, kw_only=True, tag_field='type', tag='reasoning'):
         The status of the item. One of `in_progress`, `completed`, or
         `incomplete`. Populated when items are returned via API.
     """
-    id: str
+    id: str | UnsetType = UNSET
     encrypted_content: str | None | UnsetType = UNSET
     summary: list[SummaryTextContent]
     content: list[ReasoningTextContentTagged] | UnsetType = UNSET
@@ -3857,7 +3857,7 @@ class ModelResponseProperties(Struct, kw_only=True):
     top_logprobs: JsonInt_ge0_le20 | None | UnsetType = UNSET
     temperature: Annotated[float, Meta(ge=0, le=2)] | None | UnsetType = UNSET
     top_p: Annotated[float, Meta(ge=0, le=1)] | None | UnsetType = UNSET
-    user: str | UnsetType = UNSET
+    user: str | None | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
     service_tier: ServiceTier | UnsetType = UNSET
@@ -4077,7 +4077,7 @@ class Response(Struct, kw_only=True):
     top_logprobs: JsonInt_ge0_le20 | None | UnsetType = UNSET
     temperature: Annotated[float, Meta(ge=0, le=2)] | None
     top_p: Annotated[float, Meta(ge=0, le=1)] | None
-    user: str | UnsetType = UNSET
+    user: str | None | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
     service_tier: ServiceTier | UnsetType = UNSET
@@ -4102,7 +4102,7 @@ class Response(Struct, kw_only=True):
     reasoning: Reasoning | None | UnsetType = UNSET
     instructions: str | list[InputItem] | None
     output_text: str | None | UnsetType = UNSET
-    usage: ResponseUsage | UnsetType = UNSET
+    usage: ResponseUsage | None | UnsetType = UNSET
     prompt_cache_options: PromptCacheOptions | UnsetType = UNSET
     moderation: Moderation | None | UnsetType = UNSET
     parallel_tool_calls: bool
@@ -4211,7 +4211,7 @@ class ResponseUsageInputTokensDetails(Struct, kw_only=True):
         The number of input tokens that were written to the cache.
     """
     cached_tokens: JsonInt
-    cache_write_tokens: JsonInt
+    cache_write_tokens: JsonInt | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.cached_tokens) is float:
@@ -4775,7 +4775,7 @@ class ResponseFunctionCallArgumentsDoneEvent(Struct, kw_only=True, tag_field='ty
         The function-call arguments.
     """
     item_id: str
-    name: str
+    name: str | UnsetType = UNSET
     output_index: JsonInt
     sequence_number: JsonInt
     arguments: str
@@ -6996,8 +6996,8 @@ def dispatch_Item(value: Any, path: str) -> Item:
 
 
 def dispatch_InputItem(value: Any, path: str) -> InputItem:
-    """InputItem from a plain JSON value: exactly one branch must accept it (oneOf)."""
-    return cast("InputItem", convert_union(value, _InputItem_BRANCHES, path, True, _InputItem_TABLE))
+    """InputItem from a plain JSON value: the first branch that accepts it (anyOf)."""
+    return cast("InputItem", convert_union(value, _InputItem_BRANCHES, path, False, _InputItem_TABLE))
 
 
 _CompoundFilterFiltersItem_BRANCHES: tuple[Any, ...] = (ComparisonFilter, CompoundFilter, )

@@ -1279,7 +1279,7 @@ def create_model_response_properties() -> st.SearchStrategy[Any]:
             "top_logprobs": _integers(0, 20),
             "temperature": st.one_of(_numbers(0, 2), st.none()),
             "top_p": st.one_of(_numbers(0, 1), st.none()),
-            "user": _strings(),
+            "user": st.one_of(st.none(), _strings()),
             "safety_identifier": st.one_of(_strings(max_size=64), st.none()),
             "prompt_cache_key": st.one_of(_strings(), st.none()),
             "service_tier": _ref("ServiceTier"),
@@ -1303,7 +1303,7 @@ def create_response() -> st.SearchStrategy[Any]:
             "top_logprobs": _integers(0, 20),
             "temperature": st.one_of(_numbers(0, 2), st.none()),
             "top_p": st.one_of(_numbers(0, 1), st.none()),
-            "user": _strings(),
+            "user": st.one_of(st.none(), _strings()),
             "safety_identifier": st.one_of(_strings(max_size=64), st.none()),
             "prompt_cache_key": st.one_of(_strings(), st.none()),
             "service_tier": _ref("ServiceTier"),
@@ -2330,11 +2330,15 @@ def input_image_content_param_auto_param() -> st.SearchStrategy[Any]:
 
 
 def input_item() -> st.SearchStrategy[Any]:
-    """Values valid against ``#/$defs/InputItem``.
-
-    Draws nothing: oneOf branches 0 and 1 may overlap.
-    """
-    return st.nothing()
+    """Values valid against ``#/$defs/InputItem``."""
+    return st.one_of(
+        _ref("EasyInputMessage"),
+        _ref("Item"),
+        _ref("CompactionTriggerItemParam"),
+        _ref("ItemReferenceParam"),
+        _ref("ProgramItemParam"),
+        _ref("ProgramOutputItemParam"),
+    )
 
 
 def input_message() -> st.SearchStrategy[Any]:
@@ -2379,7 +2383,7 @@ def input_param() -> st.SearchStrategy[Any]:
     - [Conversation state](/docs/guides/conversation-state)
     - [Function calling](/docs/guides/function-calling)
     """
-    return st.one_of(_strings(), st.builds(list))
+    return st.one_of(_strings(), st.lists(_ref("InputItem"), min_size=0, max_size=4))
 
 
 def input_text_content() -> st.SearchStrategy[Any]:
@@ -2526,6 +2530,8 @@ def item() -> st.SearchStrategy[Any]:
                 "status": st.sampled_from(
                     ["in_progress", "searching", "completed", "failed"],
                 ),
+            },
+            optional={
                 "action": st.one_of(
                     _object(
                         {"type": st.just("search")},
@@ -2644,10 +2650,10 @@ def item() -> st.SearchStrategy[Any]:
         _object(
             {
                 "type": st.just("reasoning"),
-                "id": _strings(),
                 "summary": st.lists(_ref("SummaryTextContent"), min_size=0, max_size=4),
             },
             optional={
+                "id": _strings(),
                 "encrypted_content": st.one_of(_strings(), st.none()),
                 "content": st.lists(
                     _ref("ReasoningTextContent"),
@@ -3268,7 +3274,7 @@ def model_response_properties() -> st.SearchStrategy[Any]:
             "top_logprobs": st.one_of(_integers(0, 20), st.none()),
             "temperature": st.one_of(_numbers(0, 2), st.none()),
             "top_p": st.one_of(_numbers(0, 1), st.none()),
-            "user": _strings(),
+            "user": st.one_of(st.none(), _strings()),
             "safety_identifier": st.one_of(_strings(max_size=64), st.none()),
             "prompt_cache_key": st.one_of(_strings(), st.none()),
             "service_tier": _ref("ServiceTier"),
@@ -3740,10 +3746,10 @@ def reasoning_item() -> st.SearchStrategy[Any]:
     return _object(
         {
             "type": st.just("reasoning"),
-            "id": _strings(),
             "summary": st.lists(_ref("SummaryTextContent"), min_size=0, max_size=4),
         },
         optional={
+            "id": _strings(),
             "encrypted_content": st.one_of(_strings(), st.none()),
             "content": st.lists(_ref("ReasoningTextContent"), min_size=0, max_size=4),
             "status": st.sampled_from(["in_progress", "completed", "incomplete"]),
@@ -3810,12 +3816,18 @@ def response() -> st.SearchStrategy[Any]:
                 st.none(),
             ),
             "output": st.lists(_ref("OutputItem"), min_size=0, max_size=4),
-            "instructions": st.one_of(st.one_of(_strings(), st.builds(list)), st.none()),
+            "instructions": st.one_of(
+                st.one_of(
+                    _strings(),
+                    st.lists(_ref("InputItem"), min_size=0, max_size=4),
+                ),
+                st.none(),
+            ),
             "parallel_tool_calls": st.booleans(),
         },
         optional={
             "top_logprobs": st.one_of(_integers(0, 20), st.none()),
-            "user": _strings(),
+            "user": st.one_of(st.none(), _strings()),
             "safety_identifier": st.one_of(_strings(max_size=64), st.none()),
             "prompt_cache_key": st.one_of(_strings(), st.none()),
             "service_tier": _ref("ServiceTier"),
@@ -3835,7 +3847,7 @@ def response() -> st.SearchStrategy[Any]:
             "completed_at": st.one_of(_numbers(), st.none()),
             "reasoning": st.one_of(_ref("Reasoning"), st.none()),
             "output_text": st.one_of(_strings(), st.none()),
-            "usage": _ref("ResponseUsage"),
+            "usage": st.one_of(_ref("ResponseUsage"), st.none()),
             "prompt_cache_options": _ref("PromptCacheOptions"),
             "moderation": st.one_of(_ref("Moderation"), st.none()),
             "conversation": st.one_of(_ref("Conversation-2"), st.none()),
@@ -4266,11 +4278,11 @@ def response_function_call_arguments_done_event() -> st.SearchStrategy[Any]:
         {
             "type": st.just("response.function_call_arguments.done"),
             "item_id": _strings(),
-            "name": _strings(),
             "output_index": _integers(),
             "sequence_number": _integers(),
             "arguments": _strings(),
         },
+        optional={"name": _strings()},
         extra=_JSON,
         reserved=("arguments", "item_id", "name", "output_index", "sequence_number", "type"),
     )
@@ -4949,7 +4961,8 @@ def response_usage() -> st.SearchStrategy[Any]:
         {
             "input_tokens": _integers(),
             "input_tokens_details": _object(
-                {"cached_tokens": _integers(), "cache_write_tokens": _integers()},
+                {"cached_tokens": _integers()},
+                optional={"cache_write_tokens": _integers()},
                 extra=_JSON,
                 reserved=("cache_write_tokens", "cached_tokens"),
             ),
@@ -5151,7 +5164,7 @@ def text_response_format_json_schema() -> st.SearchStrategy[Any]:
             "schema": _ref("ResponseFormatJsonSchemaSchema"),
         },
         optional={
-            "description": _strings(),
+            "description": st.one_of(st.none(), _strings()),
             "strict": st.one_of(st.booleans(), st.none()),
         },
         extra=_JSON,
@@ -5625,6 +5638,8 @@ def web_search_tool_call() -> st.SearchStrategy[Any]:
             "status": st.sampled_from(
                 ["in_progress", "searching", "completed", "failed"],
             ),
+        },
+        optional={
             "action": st.one_of(
                 _object(
                     {"type": st.just("search")},
@@ -5982,7 +5997,6 @@ STRATEGIES: dict[str, st.SearchStrategy[Any]] = {
 
 
 UNSUPPORTED: dict[str, str] = {
-    "InputItem": "oneOf branches 0 and 1 may overlap",
     "VectorStoreFileAttributes": "unsupported keywords ['maxProperties', 'propertyNames']",
 }
 """Definitions whose strategy draws nothing, with the reason (the renderer could not honour them)."""
