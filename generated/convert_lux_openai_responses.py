@@ -225,7 +225,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         prompt_cache_retention=cx.from_carried("prompt_cache_retention", "any"),
         prompt_cache_options=cx.from_carried("prompt_cache_options", "any"),
         safety_identifier=cx.from_carried("safety_identifier", "any"),
-        user=cx.from_carried("user", "string"),
+        user=cx.from_carried("user", "any"),
         background=cx.from_carried("background", "any"),
         max_tool_calls=cx.from_carried("max_tool_calls", "any"),
         top_logprobs=top_logprobs,

@@ -217,7 +217,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         completed_at=cx.from_carried("completed_at", "any"),
         output_text=cx.from_carried("output_text", "any"),
         top_logprobs=cx.from_carried("top_logprobs", "any"),
-        user=cx.from_carried("user", "string"),
+        user=cx.from_carried("user", "any"),
         safety_identifier=cx.from_carried("safety_identifier", "any"),
         prompt_cache_key=cx.from_carried("prompt_cache_key", "any"),
         prompt_cache_retention=cx.from_carried("prompt_cache_retention", "any"),

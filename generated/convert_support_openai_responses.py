@@ -364,7 +364,8 @@ def _reasoning_item(item: dict[str, Any], path: str, lux: str, cx: Cx) -> Lucent
         redacted=False,
         summary=summary,
     )
-    kept = {k: v for k, v in item.items() if k not in ("type", "summary", "encrypted_content", "content")}
+    # the type marks a reasoning item that came from Responses (its id is optional)
+    kept = {k: v for k, v in item.items() if k not in ("summary", "encrypted_content", "content")}
     if signature is None and "encrypted_content" in item:
         kept["encrypted_content"] = None
     if "content" in item and (not isinstance(content, list) or len(content) != 1 or _plain(content[0]) != {"type": "reasoning_text", "text": texts[0]}):
@@ -638,8 +639,8 @@ def _function_call_output(result: LucentToolResult, path: str, members: _Members
 
 def _lux_reasoning(thinking: LucentThinking, path: str, members: _Members, cx: Cx) -> dict[str, Any] | None:
     kept = members.get(path)
-    if "id" not in kept:
-        cx.report(path, "Unsupported", "a reasoning item that did not come from Responses (no item id): Responses cannot replay it; dropped")
+    if kept.get("type") != "reasoning":
+        cx.report(path, "Unsupported", "a reasoning item that did not come from Responses (no kept item): Responses cannot replay it; dropped")
         return None
     if thinking.redacted:
         cx.report(f"{path}.redacted", "Degraded", "Responses reasoning has no redacted flag")
@@ -649,7 +650,7 @@ def _lux_reasoning(thinking: LucentThinking, path: str, members: _Members, cx: C
             summary.append({"type": "summary_text", "text": block.text})
         else:
             cx.report(f"{path}.summary[{index}]", "Unsupported", "a reasoning summary is text only; dropped")
-    item: dict[str, Any] = {"type": "reasoning", "id": kept.pop("id"), "summary": summary}
+    item: dict[str, Any] = {"summary": summary}
     if thinking.signature is not UNSET:
         item["encrypted_content"] = thinking.signature
     if "content" in kept:
@@ -936,7 +937,7 @@ def responses_output(output: list[Any], status: Any, details: Any, path: str, cx
         elif kind == "reasoning":
             at = f"{lux}.content[{start}].thinking"
             blocks.append(LucentContentThinking(thinking=_reasoning_item(item, where, at, cx)))
-            records.append({"blocks": 1, "item": {"type": "reasoning", **cx.memo.get("members", {}).pop(at, {})}})
+            records.append({"blocks": 1, "item": cx.memo.get("members", {}).pop(at, {})})
         else:
             cx.report(where, "Degraded", f"a Lux message has no block for a {kind} output item; kept verbatim in provider_payload.openai_responses.output")
             records.append({"verbatim": item})
