@@ -143,6 +143,7 @@ from .openai_responses import OutputItem, dispatch_InputItem
 from .convert_support import Cx, Status, member
 from .lux_ir_v1 import (
     LucentAgentAction,
+    LucentAnnotation,
     LucentChoice,
     LucentContent,
     LucentContentImage,
@@ -296,17 +297,18 @@ def _parts(parts: list[Any], path: str, lux: str, field: str, role: str, cx: Cx,
         at = f"{lux}.{field}[{start + len(blocks)}]"
         kind = part.get("type")
         if kind in ("input_text", "output_text"):
-            blocks.append(cx.built(where, LucentContentText(text=part["text"]), {"text": "text"}))
+            text = LucentContentText(text=part["text"])
+            text.annotations = _lux_annotations(part.get("annotations"), part["text"], f"{where}.annotations", cx)
+            blocks.append(cx.built(where, text, {"text": "text"}))
             rest = {k: v for k, v in part.items() if k != "text"}
             if kind == ("output_text" if role != "assistant" else "input_text"):
                 rest["type"] = kind
             else:
                 rest.pop("type")
-            for key in ("annotations", "logprobs"):
-                if rest.get(key):
-                    cx.report(member(where, key), "Degraded", f"Lux text has no {key} in this form; kept in extra.openai_responses.members")
+            if rest.get("logprobs"):
+                cx.report(member(where, "logprobs"), "Degraded", "Lux text has no log probabilities; kept in the openai_responses side-car members")
             if "prompt_cache_breakpoint" in rest:
-                cx.report(member(where, "prompt_cache_breakpoint"), "Degraded", "Lux has no cache breakpoints; kept in extra.openai_responses.members")
+                cx.report(member(where, "prompt_cache_breakpoint"), "Degraded", "Lux has no cache breakpoints; kept in the openai_responses side-car members")
             _keep(cx, at, rest)
         elif kind == "refusal":
             blocks.append(cx.built(where, LucentContentRefusal(refusal=part["refusal"]), {"refusal": "refusal"}))
@@ -318,6 +320,41 @@ def _parts(parts: list[Any], path: str, lux: str, field: str, role: str, cx: Cx,
     if verbatim:
         _keep(cx, lux, {f"{field}_parts": verbatim})
     return blocks
+
+
+def _lux_annotations(annotations: Any, text: str, path: str, cx: Cx) -> list[LucentAnnotation] | UnsetType:
+    """url_citation as Lux url annotations (ref: url, start / end, text: the cited span) and
+    file_citation as file_citation (ref: file_id); the Responses annotations themselves are kept
+    verbatim in the side-car members (title, filename), and those Lux has no kind for
+    (container_file_citation, file_path) are reported Degraded."""
+    if not isinstance(annotations, list) or not annotations:
+        return UNSET
+    found: list[LucentAnnotation] = []
+    for index, raw in enumerate(annotations):
+        note = _plain(raw)
+        kind = note.get("type")
+        if kind == "url_citation":
+            start, end = note["start_index"], note["end_index"]
+            found.append(LucentAnnotation(kind="url", ref=note["url"], start=start, end=end, text=text[start:end]))
+        elif kind == "file_citation":
+            found.append(LucentAnnotation(kind="file_citation", ref=note["file_id"]))
+        else:
+            cx.report(f"{path}[{index}]", "Degraded", f"Lux has no {kind} annotation; kept in the openai_responses side-car members")
+    return found or UNSET
+
+
+def _responses_annotations(annotations: list[LucentAnnotation], path: str, cx: Cx) -> list[dict[str, Any]]:
+    """Lux url / web_search_citation annotations with ref, start and end as url_citation (title
+    "", Degraded); others are Unsupported."""
+    written = []
+    for index, note in enumerate(annotations):
+        where = f"{path}[{index}]"
+        if note.kind in ("url", "web_search_citation") and note.ref is not UNSET and note.start is not UNSET and note.end is not UNSET:
+            cx.report(where, "Degraded", "a Responses url_citation has a title; Lux has none, written as \"\"")
+            written.append({"type": "url_citation", "url": note.ref, "start_index": note.start, "end_index": note.end, "title": ""})
+        else:
+            cx.report(where, "Unsupported", "Responses citations are url_citation {url, start_index, end_index} or name a file the Lux annotation does not give; dropped")
+    return written
 
 
 def _image(part: dict[str, Any], path: str, at: str, cx: Cx) -> LucentMultimedia:
@@ -557,10 +594,13 @@ def lux_instructions(instructions: list[LucentContent] | UnsetType, path: str, c
     return "\n".join(texts) if texts else UNSET
 
 
-def lux_input(conversation: list[LucentConversationItem], string: Any, path: str, cx: Cx) -> Any:
+def lux_input(conversation: list[LucentConversationItem], string: Any, absent: Any, path: str, cx: Cx) -> Any:
     """The Lux conversation as Responses input items (plain JSON); a single user text message is
-    the input string when extra.openai_responses.input_string says so."""
+    the input string when extra.openai_responses.input_string says so, and an empty one no input
+    when extra.openai_responses.input_absent does."""
     members = _Members(cx)
+    if absent is True and not conversation:
+        return UNSET
     if string is True and len(conversation) == 1:
         item = conversation[0]
         if isinstance(item, LucentConversationItemMessage) and item.message.role == "user" and len(item.message.content) == 1:
@@ -727,11 +767,14 @@ def _lux_parts(
         if isinstance(block, LucentContentText):
             kind = kept.pop("type", "output_text" if role == "assistant" else "input_text")
             part: dict[str, Any] = {"type": kind, "text": block.text}
+            if block.annotations is not UNSET and "annotations" not in kept:
+                if kind == "output_text":
+                    part["annotations"] = _responses_annotations(block.annotations, f"{where}.annotations", cx)
+                else:
+                    cx.report(f"{where}.annotations", "Unsupported", f"Responses {kind} has no annotations")
             if kind == "output_text":
-                kept.setdefault("annotations", [])
-                kept.setdefault("logprobs", [])
-            if block.annotations is not UNSET:
-                cx.report(f"{where}.annotations", "Unsupported", "Lux annotations are not written to Responses")
+                part.setdefault("annotations", [])
+                part.setdefault("logprobs", [])
             parts.append({**part, **kept})
         elif isinstance(block, LucentContentRefusal):
             if role == "assistant":
