@@ -178,6 +178,120 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         cx,
         carried="parallel_tool_calls",
     )
+    # completed_at <- provider_payload.openai_responses.completed_at via kept_value
+    completed_at = _s.kept_value(
+        cx.from_carried("completed_at", "any"),
+        f"{path}.provider_payload.openai_responses.completed_at",
+        cx,
+    )
+    # output_text <- provider_payload.openai_responses.output_text via kept_value
+    output_text = _s.kept_value(
+        cx.from_carried("output_text", "any"),
+        f"{path}.provider_payload.openai_responses.output_text",
+        cx,
+    )
+    # top_logprobs <- provider_payload.openai_responses.top_logprobs via kept_value
+    top_logprobs = _s.kept_value(
+        cx.from_carried("top_logprobs", "any"),
+        f"{path}.provider_payload.openai_responses.top_logprobs",
+        cx,
+    )
+    # user <- provider_payload.openai_responses.user via kept_value
+    user = _s.kept_value(
+        cx.from_carried("user", "any"),
+        f"{path}.provider_payload.openai_responses.user",
+        cx,
+    )
+    # safety_identifier <- provider_payload.openai_responses.safety_identifier via kept_value
+    safety_identifier = _s.kept_value(
+        cx.from_carried("safety_identifier", "any"),
+        f"{path}.provider_payload.openai_responses.safety_identifier",
+        cx,
+    )
+    # prompt_cache_key <- provider_payload.openai_responses.prompt_cache_key via kept_value
+    prompt_cache_key = _s.kept_value(
+        cx.from_carried("prompt_cache_key", "any"),
+        f"{path}.provider_payload.openai_responses.prompt_cache_key",
+        cx,
+    )
+    # prompt_cache_retention <- provider_payload.openai_responses.prompt_cache_retention via kept_value
+    prompt_cache_retention = _s.kept_value(
+        cx.from_carried("prompt_cache_retention", "any"),
+        f"{path}.provider_payload.openai_responses.prompt_cache_retention",
+        cx,
+    )
+    # prompt_cache_options <- provider_payload.openai_responses.prompt_cache_options via kept_value
+    prompt_cache_options = _s.kept_value(
+        cx.from_carried("prompt_cache_options", "any"),
+        f"{path}.provider_payload.openai_responses.prompt_cache_options",
+        cx,
+    )
+    # service_tier <- provider_payload.openai_responses.service_tier via kept_value
+    service_tier = _s.kept_value(
+        cx.from_carried("service_tier", "any"),
+        f"{path}.provider_payload.openai_responses.service_tier",
+        cx,
+    )
+    # previous_response_id <- provider_payload.openai_responses.previous_response_id via kept_value
+    previous_response_id = _s.kept_value(
+        cx.from_carried("previous_response_id", "any"),
+        f"{path}.provider_payload.openai_responses.previous_response_id",
+        cx,
+    )
+    # background <- provider_payload.openai_responses.background via kept_value
+    background = _s.kept_value(
+        cx.from_carried("background", "any"),
+        f"{path}.provider_payload.openai_responses.background",
+        cx,
+    )
+    # max_tool_calls <- provider_payload.openai_responses.max_tool_calls via kept_value
+    max_tool_calls = _s.kept_value(
+        cx.from_carried("max_tool_calls", "any"),
+        f"{path}.provider_payload.openai_responses.max_tool_calls",
+        cx,
+    )
+    # max_output_tokens <- provider_payload.openai_responses.max_output_tokens via kept_value
+    max_output_tokens = _s.kept_value(
+        cx.from_carried("max_output_tokens", "any"),
+        f"{path}.provider_payload.openai_responses.max_output_tokens",
+        cx,
+    )
+    # text <- provider_payload.openai_responses.text via kept_value
+    text = _s.kept_value(
+        cx.from_carried("text", "any"),
+        f"{path}.provider_payload.openai_responses.text",
+        cx,
+    )
+    # prompt <- provider_payload.openai_responses.prompt via kept_value
+    prompt = _s.kept_value(
+        cx.from_carried("prompt", "any"),
+        f"{path}.provider_payload.openai_responses.prompt",
+        cx,
+    )
+    # truncation <- provider_payload.openai_responses.truncation via kept_value
+    truncation = _s.kept_value(
+        cx.from_carried("truncation", "any"),
+        f"{path}.provider_payload.openai_responses.truncation",
+        cx,
+    )
+    # reasoning <- provider_payload.openai_responses.reasoning via kept_value
+    reasoning = _s.kept_value(
+        cx.from_carried("reasoning", "any"),
+        f"{path}.provider_payload.openai_responses.reasoning",
+        cx,
+    )
+    # moderation <- provider_payload.openai_responses.moderation via kept_value
+    moderation = _s.kept_value(
+        cx.from_carried("moderation", "any"),
+        f"{path}.provider_payload.openai_responses.moderation",
+        cx,
+    )
+    # conversation <- provider_payload.openai_responses.conversation via kept_value
+    conversation = _s.kept_value(
+        cx.from_carried("conversation", "any"),
+        f"{path}.provider_payload.openai_responses.conversation",
+        cx,
+    )
     # schema_version: implied (always v1)
     # provider_payload: keys other than openai_responses, media (Unsupported)
     cx.report_unread(
@@ -214,24 +328,24 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         tools=tools,
         tool_choice=tool_choice,
         parallel_tool_calls=parallel_tool_calls,
-        completed_at=cx.from_carried("completed_at", "any"),
-        output_text=cx.from_carried("output_text", "any"),
-        top_logprobs=cx.from_carried("top_logprobs", "any"),
-        user=cx.from_carried("user", "any"),
-        safety_identifier=cx.from_carried("safety_identifier", "any"),
-        prompt_cache_key=cx.from_carried("prompt_cache_key", "any"),
-        prompt_cache_retention=cx.from_carried("prompt_cache_retention", "any"),
-        prompt_cache_options=cx.from_carried("prompt_cache_options", "any"),
-        service_tier=cx.from_carried("service_tier", "any"),
-        previous_response_id=cx.from_carried("previous_response_id", "any"),
-        background=cx.from_carried("background", "any"),
-        max_tool_calls=cx.from_carried("max_tool_calls", "any"),
-        max_output_tokens=cx.from_carried("max_output_tokens", "any"),
-        text=cx.from_carried("text", "any"),
-        prompt=cx.from_carried("prompt", "any"),
-        truncation=cx.from_carried("truncation", "any"),
-        reasoning=cx.from_carried("reasoning", "any"),
-        moderation=cx.from_carried("moderation", "any"),
-        conversation=cx.from_carried("conversation", "any"),
+        completed_at=completed_at,
+        output_text=output_text,
+        top_logprobs=top_logprobs,
+        user=user,
+        safety_identifier=safety_identifier,
+        prompt_cache_key=prompt_cache_key,
+        prompt_cache_retention=prompt_cache_retention,
+        prompt_cache_options=prompt_cache_options,
+        service_tier=service_tier,
+        previous_response_id=previous_response_id,
+        background=background,
+        max_tool_calls=max_tool_calls,
+        max_output_tokens=max_output_tokens,
+        text=text,
+        prompt=prompt,
+        truncation=truncation,
+        reasoning=reasoning,
+        moderation=moderation,
+        conversation=conversation,
     ), _FROM_RESPONSE)
 

@@ -1201,3 +1201,8 @@ def kept_or(kept: Any, path: str, cx: Cx, carried: str) -> Any:
         cx.memo["defaults_reported"] = True
         cx.report("$", "Degraded", "Responses restates the request (tools, tool_choice, temperature, ...), which a Lux response does not carry; written as the defaults")
     return defaults[carried]
+
+
+def kept_value(kept: Any, path: str, cx: Cx) -> Any:
+    """A member kept in the side-car, written back verbatim (UNSET when none was kept)."""
+    return kept
