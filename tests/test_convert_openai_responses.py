@@ -576,6 +576,27 @@ def test_other_formats_documents_convert_to_valid_responses_documents() -> None:
     assert checked >= 8
 
 
+OTHER_PROVIDERS = {"openai-chat": "chat-completions", "anthropic": "anthropic", "gemini": "google"}
+
+
+@pytest.mark.parametrize("kind", ["request", "response"])
+@pytest.mark.parametrize("source", sorted(OTHER_PROVIDERS))
+def test_other_providers_corpus_converts_to_valid_responses_documents(source: str, kind: str) -> None:
+    from lucent.generated.convert_registry import CONVERTERS
+
+    if (source, "lux", kind) not in CONVERTERS:
+        pytest.skip(f"no {source} -> Lux {kind} converter on this branch")
+    checked = 0
+    for path in sorted(p for name in FILES[kind] for p in SNAPSHOTS.glob(f"*/{OTHER_PROVIDERS[source]}/{name}")):
+        try:
+            result = lucent.convert(path.read_bytes(), source=source, target=FORMAT, kind=kind, context=CONTEXT)
+        except LucentError:
+            continue  # a document its own schema refuses (tests/data/vendor_corpus_failures.toml)
+        assert _invalid(list(result.diagnostics)) == [], path
+        checked += 1
+    assert checked >= 60
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(lux_ir_v1_strategies.lucent_request())
 def test_generated_lux_requests_give_valid_responses_requests(doc: Any) -> None:
