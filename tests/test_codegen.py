@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -24,12 +23,9 @@ def test_generated_matches_a_fresh_codegen_run() -> None:
     assert stale == []
 
 
-def test_codegen_is_deterministic_and_under_10_seconds() -> None:
-    started = time.perf_counter()
-    first = render_all()
-    elapsed = time.perf_counter() - started
-    assert first == render_all()
-    assert elapsed < 10
+def test_codegen_is_deterministic() -> None:
+    # Its time is a figure, not a test: `python -m codegen --check` prints it.
+    assert render_all() == render_all()
 
 
 def test_check_mode_exits_non_zero_on_a_stale_file_and_writes_nothing(tmp_path: Path) -> None:
