@@ -376,6 +376,7 @@ class Variant:
 
 class Schema:
     def __init__(self, path: pathlib.Path) -> None:
+        self._merges: dict[str, dict[str, Any]] = {}  # definition -> its allOf merged (one object each)
         self.file = path.name
         self.doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         self.defs: dict[str, Any] = self.doc.get("$defs") or self.doc.get("definitions") or {}
@@ -412,7 +413,9 @@ class Schema:
             name = node["$ref"].rsplit("/", 1)[1]
             node = self.defs[name]
         if name is not None and "allOf" in node:
-            node = self._merged(node)
+            if name not in self._merges:
+                self._merges[name] = self._merged(node)
+            node = self._merges[name]
         return name, node
 
     def _merged(self, node: dict[str, Any]) -> dict[str, Any]:

@@ -80,10 +80,11 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
 
     # instructions <- instructions via lux_instructions
     instructions = _s.lux_instructions(src.instructions, f"{path}.instructions", cx)
-    # input <- conversation, extra.openai_responses.input_string via lux_input
+    # input <- conversation, extra.openai_responses.input_string, extra.openai_responses.input_absent via lux_input
     input = _s.lux_input(
         src.conversation,
         cx.from_carried("input_string", "any"),
+        cx.from_carried("input_absent", "any"),
         f"{path}.conversation",
         cx,
     )
@@ -251,7 +252,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     cx.report_unread(
         cx.carried,
         f"{path}.extra.openai_responses",
-        ("background", "context_management", "conversation", "include", "input_string", "max_tool_calls", "members", "moderation", "parallel_tool_calls", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store", "stream_absent", "stream_options", "text", "tool_choice", "tools", "top_logprobs", "truncation", "user"),
+        ("background", "context_management", "conversation", "include", "input_absent", "input_string", "max_tool_calls", "members", "moderation", "parallel_tool_calls", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store", "stream_absent", "stream_options", "text", "tool_choice", "tools", "top_logprobs", "truncation", "user"),
         "Unsupported",
         "not a Responses member this mapping reads",
     )

@@ -178,68 +178,120 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         cx,
         carried="parallel_tool_calls",
     )
-    # top_logprobs <- provider_payload.openai_responses.top_logprobs
-    top_logprobs: Any | UnsetType = cx.from_carried("top_logprobs", "any")
-    # Responses top_logprobs: minimum 0, maximum 20; a value outside is left out (Unsupported)
-    if top_logprobs is not UNSET:
-        if isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs is not None and (top_logprobs < 0):
-            top_logprobs = _s.left_out(
-                top_logprobs,
-                f"{path}.provider_payload.openai_responses.top_logprobs",
-                cx,
-                "Responses top_logprobs has minimum 0",
-            )
-        elif isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs is not None and (top_logprobs > 20):
-            top_logprobs = _s.left_out(
-                top_logprobs,
-                f"{path}.provider_payload.openai_responses.top_logprobs",
-                cx,
-                "Responses top_logprobs has maximum 20",
-            )
-    # safety_identifier <- provider_payload.openai_responses.safety_identifier
-    safety_identifier: Any | UnsetType = cx.from_carried("safety_identifier", "any")
-    # Responses safety_identifier: maxLength 64; a value outside is left out (Unsupported)
-    if safety_identifier is not UNSET:
-        if isinstance(safety_identifier, str) and safety_identifier is not None and (len(safety_identifier) > 64):
-            safety_identifier = _s.left_out(
-                safety_identifier,
-                f"{path}.provider_payload.openai_responses.safety_identifier",
-                cx,
-                "Responses safety_identifier has maxLength 64",
-            )
-    # prompt_cache_retention <- provider_payload.openai_responses.prompt_cache_retention
-    prompt_cache_retention: Any | UnsetType = cx.from_carried("prompt_cache_retention", "any")
-    # Responses prompt_cache_retention: one of ["in_memory", "24h"]; a value outside is left out (Unsupported)
-    if prompt_cache_retention is not UNSET:
-        if prompt_cache_retention is not None and (prompt_cache_retention not in ("in_memory", "24h")):
-            prompt_cache_retention = _s.left_out(
-                prompt_cache_retention,
-                f"{path}.provider_payload.openai_responses.prompt_cache_retention",
-                cx,
-                "Responses prompt_cache_retention is one of [\"in_memory\", \"24h\"]",
-            )
-    # service_tier <- provider_payload.openai_responses.service_tier
-    service_tier: Any | UnsetType = cx.from_carried("service_tier", "any")
-    # Responses service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
-    if service_tier is not UNSET:
-        if service_tier is not None and (service_tier not in ("auto", "default", "flex", "scale", "priority", "fast")):
-            service_tier = _s.left_out(
-                service_tier,
-                f"{path}.provider_payload.openai_responses.service_tier",
-                cx,
-                "Responses service_tier is one of [\"auto\", \"default\", \"flex\", \"scale\", \"priority\", \"fast\"]",
-            )
-    # truncation <- provider_payload.openai_responses.truncation
-    truncation: Any | UnsetType = cx.from_carried("truncation", "any")
-    # Responses truncation: one of ["auto", "disabled"]; a value outside is left out (Unsupported)
-    if truncation is not UNSET:
-        if truncation is not None and (truncation not in ("auto", "disabled")):
-            truncation = _s.left_out(
-                truncation,
-                f"{path}.provider_payload.openai_responses.truncation",
-                cx,
-                "Responses truncation is one of [\"auto\", \"disabled\"]",
-            )
+    # completed_at <- provider_payload.openai_responses.completed_at via kept_value
+    completed_at = _s.kept_value(
+        cx.from_carried("completed_at", "any"),
+        f"{path}.provider_payload.openai_responses.completed_at",
+        cx,
+    )
+    # output_text <- provider_payload.openai_responses.output_text via kept_value
+    output_text = _s.kept_value(
+        cx.from_carried("output_text", "any"),
+        f"{path}.provider_payload.openai_responses.output_text",
+        cx,
+    )
+    # top_logprobs <- provider_payload.openai_responses.top_logprobs via kept_value
+    top_logprobs = _s.kept_value(
+        cx.from_carried("top_logprobs", "any"),
+        f"{path}.provider_payload.openai_responses.top_logprobs",
+        cx,
+    )
+    # user <- provider_payload.openai_responses.user via kept_value
+    user = _s.kept_value(
+        cx.from_carried("user", "any"),
+        f"{path}.provider_payload.openai_responses.user",
+        cx,
+    )
+    # safety_identifier <- provider_payload.openai_responses.safety_identifier via kept_value
+    safety_identifier = _s.kept_value(
+        cx.from_carried("safety_identifier", "any"),
+        f"{path}.provider_payload.openai_responses.safety_identifier",
+        cx,
+    )
+    # prompt_cache_key <- provider_payload.openai_responses.prompt_cache_key via kept_value
+    prompt_cache_key = _s.kept_value(
+        cx.from_carried("prompt_cache_key", "any"),
+        f"{path}.provider_payload.openai_responses.prompt_cache_key",
+        cx,
+    )
+    # prompt_cache_retention <- provider_payload.openai_responses.prompt_cache_retention via kept_value
+    prompt_cache_retention = _s.kept_value(
+        cx.from_carried("prompt_cache_retention", "any"),
+        f"{path}.provider_payload.openai_responses.prompt_cache_retention",
+        cx,
+    )
+    # prompt_cache_options <- provider_payload.openai_responses.prompt_cache_options via kept_value
+    prompt_cache_options = _s.kept_value(
+        cx.from_carried("prompt_cache_options", "any"),
+        f"{path}.provider_payload.openai_responses.prompt_cache_options",
+        cx,
+    )
+    # service_tier <- provider_payload.openai_responses.service_tier via kept_value
+    service_tier = _s.kept_value(
+        cx.from_carried("service_tier", "any"),
+        f"{path}.provider_payload.openai_responses.service_tier",
+        cx,
+    )
+    # previous_response_id <- provider_payload.openai_responses.previous_response_id via kept_value
+    previous_response_id = _s.kept_value(
+        cx.from_carried("previous_response_id", "any"),
+        f"{path}.provider_payload.openai_responses.previous_response_id",
+        cx,
+    )
+    # background <- provider_payload.openai_responses.background via kept_value
+    background = _s.kept_value(
+        cx.from_carried("background", "any"),
+        f"{path}.provider_payload.openai_responses.background",
+        cx,
+    )
+    # max_tool_calls <- provider_payload.openai_responses.max_tool_calls via kept_value
+    max_tool_calls = _s.kept_value(
+        cx.from_carried("max_tool_calls", "any"),
+        f"{path}.provider_payload.openai_responses.max_tool_calls",
+        cx,
+    )
+    # max_output_tokens <- provider_payload.openai_responses.max_output_tokens via kept_value
+    max_output_tokens = _s.kept_value(
+        cx.from_carried("max_output_tokens", "any"),
+        f"{path}.provider_payload.openai_responses.max_output_tokens",
+        cx,
+    )
+    # text <- provider_payload.openai_responses.text via kept_value
+    text = _s.kept_value(
+        cx.from_carried("text", "any"),
+        f"{path}.provider_payload.openai_responses.text",
+        cx,
+    )
+    # prompt <- provider_payload.openai_responses.prompt via kept_value
+    prompt = _s.kept_value(
+        cx.from_carried("prompt", "any"),
+        f"{path}.provider_payload.openai_responses.prompt",
+        cx,
+    )
+    # truncation <- provider_payload.openai_responses.truncation via kept_value
+    truncation = _s.kept_value(
+        cx.from_carried("truncation", "any"),
+        f"{path}.provider_payload.openai_responses.truncation",
+        cx,
+    )
+    # reasoning <- provider_payload.openai_responses.reasoning via kept_value
+    reasoning = _s.kept_value(
+        cx.from_carried("reasoning", "any"),
+        f"{path}.provider_payload.openai_responses.reasoning",
+        cx,
+    )
+    # moderation <- provider_payload.openai_responses.moderation via kept_value
+    moderation = _s.kept_value(
+        cx.from_carried("moderation", "any"),
+        f"{path}.provider_payload.openai_responses.moderation",
+        cx,
+    )
+    # conversation <- provider_payload.openai_responses.conversation via kept_value
+    conversation = _s.kept_value(
+        cx.from_carried("conversation", "any"),
+        f"{path}.provider_payload.openai_responses.conversation",
+        cx,
+    )
     # schema_version: implied (always v1)
     # provider_payload: keys other than openai_responses, media (Unsupported)
     cx.report_unread(
@@ -276,24 +328,24 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         tools=tools,
         tool_choice=tool_choice,
         parallel_tool_calls=parallel_tool_calls,
-        completed_at=cx.from_carried("completed_at", "any"),
-        output_text=cx.from_carried("output_text", "any"),
+        completed_at=completed_at,
+        output_text=output_text,
         top_logprobs=top_logprobs,
-        user=cx.from_carried("user", "any"),
+        user=user,
         safety_identifier=safety_identifier,
-        prompt_cache_key=cx.from_carried("prompt_cache_key", "any"),
+        prompt_cache_key=prompt_cache_key,
         prompt_cache_retention=prompt_cache_retention,
-        prompt_cache_options=cx.from_carried("prompt_cache_options", "any"),
+        prompt_cache_options=prompt_cache_options,
         service_tier=service_tier,
-        previous_response_id=cx.from_carried("previous_response_id", "any"),
-        background=cx.from_carried("background", "any"),
-        max_tool_calls=cx.from_carried("max_tool_calls", "any"),
-        max_output_tokens=cx.from_carried("max_output_tokens", "any"),
-        text=cx.from_carried("text", "any"),
-        prompt=cx.from_carried("prompt", "any"),
+        previous_response_id=previous_response_id,
+        background=background,
+        max_tool_calls=max_tool_calls,
+        max_output_tokens=max_output_tokens,
+        text=text,
+        prompt=prompt,
         truncation=truncation,
-        reasoning=cx.from_carried("reasoning", "any"),
-        moderation=cx.from_carried("moderation", "any"),
-        conversation=cx.from_carried("conversation", "any"),
+        reasoning=reasoning,
+        moderation=moderation,
+        conversation=conversation,
     ), _FROM_RESPONSE)
 

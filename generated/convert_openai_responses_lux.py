@@ -40,6 +40,7 @@ _FROM_REQUEST: dict[str, str] = {
     "metadata": "metadata",
     "extra.openai_responses.input_string": "input",
     "extra.openai_responses.stream_absent": "stream",
+    "extra.openai_responses.input_absent": "input",
     "extra.openai_responses.tools": "tools",
     "extra.openai_responses.tool_choice": "tool_choice",
     "extra.openai_responses.text": "text",
@@ -109,6 +110,8 @@ def _request(src: CreateResponse, path: str, cx: Cx) -> LucentRequest:
     extra_openai_responses_input_string = _s.input_string_flag(src.input, f"{path}.input", cx)
     # extra.openai_responses.stream_absent <- stream via absent_flag
     extra_openai_responses_stream_absent = _s.absent_flag(src.stream, f"{path}.stream", cx)
+    # extra.openai_responses.input_absent <- input via absent_flag
+    extra_openai_responses_input_absent = _s.absent_flag(src.input, f"{path}.input", cx)
     # extra.openai_responses.tools <- tools via responses_verbatim_tools
     extra_openai_responses_tools = _s.responses_verbatim_tools(
         src.tools,
@@ -280,6 +283,7 @@ def _request(src: CreateResponse, path: str, cx: Cx) -> LucentRequest:
             "openai_responses": _s.compact({
                 "input_string": extra_openai_responses_input_string,
                 "stream_absent": extra_openai_responses_stream_absent,
+                "input_absent": extra_openai_responses_input_absent,
                 "tools": extra_openai_responses_tools,
                 "tool_choice": extra_openai_responses_tool_choice,
                 "text": extra_openai_responses_text,

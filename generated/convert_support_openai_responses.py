@@ -143,6 +143,7 @@ from .openai_responses import OutputItem, dispatch_InputItem
 from .convert_support import Cx, Status, member
 from .lux_ir_v1 import (
     LucentAgentAction,
+    LucentAnnotation,
     LucentChoice,
     LucentContent,
     LucentContentImage,
@@ -296,17 +297,18 @@ def _parts(parts: list[Any], path: str, lux: str, field: str, role: str, cx: Cx,
         at = f"{lux}.{field}[{start + len(blocks)}]"
         kind = part.get("type")
         if kind in ("input_text", "output_text"):
-            blocks.append(cx.built(where, LucentContentText(text=part["text"]), {"text": "text"}))
+            text = LucentContentText(text=part["text"])
+            text.annotations = _lux_annotations(part.get("annotations"), part["text"], f"{where}.annotations", cx)
+            blocks.append(cx.built(where, text, {"text": "text"}))
             rest = {k: v for k, v in part.items() if k != "text"}
             if kind == ("output_text" if role != "assistant" else "input_text"):
                 rest["type"] = kind
             else:
                 rest.pop("type")
-            for key in ("annotations", "logprobs"):
-                if rest.get(key):
-                    cx.report(member(where, key), "Degraded", f"Lux text has no {key} in this form; kept in extra.openai_responses.members")
+            if rest.get("logprobs"):
+                cx.report(member(where, "logprobs"), "Degraded", "Lux text has no log probabilities; kept in the openai_responses side-car members")
             if "prompt_cache_breakpoint" in rest:
-                cx.report(member(where, "prompt_cache_breakpoint"), "Degraded", "Lux has no cache breakpoints; kept in extra.openai_responses.members")
+                cx.report(member(where, "prompt_cache_breakpoint"), "Degraded", "Lux has no cache breakpoints; kept in the openai_responses side-car members")
             _keep(cx, at, rest)
         elif kind == "refusal":
             blocks.append(cx.built(where, LucentContentRefusal(refusal=part["refusal"]), {"refusal": "refusal"}))
@@ -318,6 +320,41 @@ def _parts(parts: list[Any], path: str, lux: str, field: str, role: str, cx: Cx,
     if verbatim:
         _keep(cx, lux, {f"{field}_parts": verbatim})
     return blocks
+
+
+def _lux_annotations(annotations: Any, text: str, path: str, cx: Cx) -> list[LucentAnnotation] | UnsetType:
+    """url_citation as Lux url annotations (ref: url, start / end, text: the cited span) and
+    file_citation as file_citation (ref: file_id); the Responses annotations themselves are kept
+    verbatim in the side-car members (title, filename), and those Lux has no kind for
+    (container_file_citation, file_path) are reported Degraded."""
+    if not isinstance(annotations, list) or not annotations:
+        return UNSET
+    found: list[LucentAnnotation] = []
+    for index, raw in enumerate(annotations):
+        note = _plain(raw)
+        kind = note.get("type")
+        if kind == "url_citation":
+            start, end = note["start_index"], note["end_index"]
+            found.append(LucentAnnotation(kind="url", ref=note["url"], start=start, end=end, text=text[start:end]))
+        elif kind == "file_citation":
+            found.append(LucentAnnotation(kind="file_citation", ref=note["file_id"]))
+        else:
+            cx.report(f"{path}[{index}]", "Degraded", f"Lux has no {kind} annotation; kept in the openai_responses side-car members")
+    return found or UNSET
+
+
+def _responses_annotations(annotations: list[LucentAnnotation], path: str, cx: Cx) -> list[dict[str, Any]]:
+    """Lux url / web_search_citation annotations with ref, start and end as url_citation (title
+    "", Degraded); others are Unsupported."""
+    written = []
+    for index, note in enumerate(annotations):
+        where = f"{path}[{index}]"
+        if note.kind in ("url", "web_search_citation") and note.ref is not UNSET and note.start is not UNSET and note.end is not UNSET:
+            cx.report(where, "Degraded", "a Responses url_citation has a title; Lux has none, written as \"\"")
+            written.append({"type": "url_citation", "url": note.ref, "start_index": note.start, "end_index": note.end, "title": ""})
+        else:
+            cx.report(where, "Unsupported", "Responses citations are url_citation {url, start_index, end_index} or name a file the Lux annotation does not give; dropped")
+    return written
 
 
 def _image(part: dict[str, Any], path: str, at: str, cx: Cx) -> LucentMultimedia:
@@ -364,7 +401,8 @@ def _reasoning_item(item: dict[str, Any], path: str, lux: str, cx: Cx) -> Lucent
         redacted=False,
         summary=summary,
     )
-    kept = {k: v for k, v in item.items() if k not in ("type", "summary", "encrypted_content", "content")}
+    # the type marks a reasoning item that came from Responses (its id is optional)
+    kept = {k: v for k, v in item.items() if k not in ("summary", "encrypted_content", "content")}
     if signature is None and "encrypted_content" in item:
         kept["encrypted_content"] = None
     if "content" in item and (not isinstance(content, list) or len(content) != 1 or _plain(content[0]) != {"type": "reasoning_text", "text": texts[0]}):
@@ -556,10 +594,13 @@ def lux_instructions(instructions: list[LucentContent] | UnsetType, path: str, c
     return "\n".join(texts) if texts else UNSET
 
 
-def lux_input(conversation: list[LucentConversationItem], string: Any, path: str, cx: Cx) -> Any:
+def lux_input(conversation: list[LucentConversationItem], string: Any, absent: Any, path: str, cx: Cx) -> Any:
     """The Lux conversation as Responses input items (plain JSON); a single user text message is
-    the input string when extra.openai_responses.input_string says so."""
+    the input string when extra.openai_responses.input_string says so, and an empty one no input
+    when extra.openai_responses.input_absent does."""
     members = _Members(cx)
+    if absent is True and not conversation:
+        return UNSET
     if string is True and len(conversation) == 1:
         item = conversation[0]
         if isinstance(item, LucentConversationItemMessage) and item.message.role == "user" and len(item.message.content) == 1:
@@ -638,8 +679,8 @@ def _function_call_output(result: LucentToolResult, path: str, members: _Members
 
 def _lux_reasoning(thinking: LucentThinking, path: str, members: _Members, cx: Cx) -> dict[str, Any] | None:
     kept = members.get(path)
-    if "id" not in kept:
-        cx.report(path, "Unsupported", "a reasoning item that did not come from Responses (no item id): Responses cannot replay it; dropped")
+    if kept.get("type") != "reasoning":
+        cx.report(path, "Unsupported", "a reasoning item that did not come from Responses (no kept item): Responses cannot replay it; dropped")
         return None
     if thinking.redacted:
         cx.report(f"{path}.redacted", "Degraded", "Responses reasoning has no redacted flag")
@@ -649,7 +690,7 @@ def _lux_reasoning(thinking: LucentThinking, path: str, members: _Members, cx: C
             summary.append({"type": "summary_text", "text": block.text})
         else:
             cx.report(f"{path}.summary[{index}]", "Unsupported", "a reasoning summary is text only; dropped")
-    item: dict[str, Any] = {"type": "reasoning", "id": kept.pop("id"), "summary": summary}
+    item: dict[str, Any] = {"summary": summary}
     if thinking.signature is not UNSET:
         item["encrypted_content"] = thinking.signature
     if "content" in kept:
@@ -726,11 +767,14 @@ def _lux_parts(
         if isinstance(block, LucentContentText):
             kind = kept.pop("type", "output_text" if role == "assistant" else "input_text")
             part: dict[str, Any] = {"type": kind, "text": block.text}
+            if block.annotations is not UNSET and "annotations" not in kept:
+                if kind == "output_text":
+                    part["annotations"] = _responses_annotations(block.annotations, f"{where}.annotations", cx)
+                else:
+                    cx.report(f"{where}.annotations", "Unsupported", f"Responses {kind} has no annotations")
             if kind == "output_text":
-                kept.setdefault("annotations", [])
-                kept.setdefault("logprobs", [])
-            if block.annotations is not UNSET:
-                cx.report(f"{where}.annotations", "Unsupported", "Lux annotations are not written to Responses")
+                part.setdefault("annotations", [])
+                part.setdefault("logprobs", [])
             parts.append({**part, **kept})
         elif isinstance(block, LucentContentRefusal):
             if role == "assistant":
@@ -936,7 +980,7 @@ def responses_output(output: list[Any], status: Any, details: Any, path: str, cx
         elif kind == "reasoning":
             at = f"{lux}.content[{start}].thinking"
             blocks.append(LucentContentThinking(thinking=_reasoning_item(item, where, at, cx)))
-            records.append({"blocks": 1, "item": {"type": "reasoning", **cx.memo.get("members", {}).pop(at, {})}})
+            records.append({"blocks": 1, "item": cx.memo.get("members", {}).pop(at, {})})
         else:
             cx.report(where, "Degraded", f"a Lux message has no block for a {kind} output item; kept verbatim in provider_payload.openai_responses.output")
             records.append({"verbatim": item})
@@ -1157,3 +1201,8 @@ def kept_or(kept: Any, path: str, cx: Cx, carried: str) -> Any:
         cx.memo["defaults_reported"] = True
         cx.report("$", "Degraded", "Responses restates the request (tools, tool_choice, temperature, ...), which a Lux response does not carry; written as the defaults")
     return defaults[carried]
+
+
+def kept_value(kept: Any, path: str, cx: Cx) -> Any:
+    """A member kept in the side-car, written back verbatim (UNSET when none was kept)."""
+    return kept

@@ -159,6 +159,7 @@ def test_the_compiler_reads_the_bounds_from_the_target_schema_for_every_pair() -
         ("lux_openai_chat_request.toml", "prompt_cache_retention"): 'Chat Completions prompt_cache_retention: one of ["in_memory", "24h"]',
         ("lux_openai_chat_request.toml", "functions"): "Chat Completions functions: minItems 1, maxItems 128",
         ("lux_openai_chat_response.toml", "service_tier"): 'Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]',
+        ("lux_openai_responses_request.toml", "top_logprobs"): "Responses top_logprobs: minimum 0, maximum 20",
     }
     generated = (REPO / "generated" / "convert_lux_sparktide.py").read_text(encoding="utf-8")
     assert '"SparkTide temperature has maximum 2"' in generated and "if temperature > 2:" in generated
