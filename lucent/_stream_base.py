@@ -26,7 +26,7 @@ class Assembler:
     Attributes
     ----------
     format : str
-        ``"sparktide"``, ``"llm-sdk"`` or ``"lux"``.
+        A name of :data:`lucent.streams.FORMATS`.
     usage : Struct or None
         The usage received so far.
     """

@@ -178,9 +178,14 @@ class GeminiReader(_Reader):
         if candidate is None:
             candidate = self._candidates[n] = _Candidate(first=index, blocks=LuxBlocks(n))
             events.append((item_start(n), at))
-        if candidate.finish is not None:
-            raise _fail("data_after_finish", f"candidate {n} finished in chunk {candidate.finish[1]}; chunk {index} adds to it", at, self.usage)
         content = tree.get("content")
+        if candidate.finish is not None:
+            if isinstance(content, dict) and content.get("parts") or "finishReason" in tree:
+                raise _fail("data_after_finish", f"candidate {n} finished ({candidate.finish[1]}); chunk {index} adds to it", at, self.usage)
+            for name in CANDIDATE_DROPPED:
+                if name in tree:
+                    self._sink.report(f"{at}.{name}", "Unsupported", f"a Lux stream has no {name}; dropped")
+            return
         if isinstance(content, dict):
             if content.get("role", "model") != "model":
                 self._sink.report(f"{at}.content.role", "Degraded", "a candidate's content is the model's; read as assistant")

@@ -86,6 +86,15 @@ SUMMARY_JOIN = "\n\n"
 ERROR_KIND = {"rate_limit_exceeded": "rate_limit", "invalid_prompt": "invalid_request", "server_error": "server_error", "vector_store_timeout": "server_error", "invalid_image": "invalid_request"}
 
 
+ITEM_CARRIED: dict[str, tuple[str, ...]] = {
+    "reasoning": ("id", "type", "summary", "content", "encrypted_content", "status"),
+    "message": ("id", "type", "status", "content", "role"),
+    "function_call": ("id", "type", "status", "arguments", "call_id", "name"),
+}
+"""The members of an output item that its Lux block carries (``id`` is Degraded, ``status``
+follows from the stream); any other is reported."""
+
+
 def _required(kind: type, name: str) -> bool:
     info = msgspec.inspect.type_info(kind)
     assert isinstance(info, msgspec.inspect.StructType)
@@ -208,6 +217,8 @@ class OpenAIResponsesReader(_Reader):
         if kind == "reasoning":
             self._items[n] = _Item("reasoning", index)
             self._blocks.start((n, 0), "thinking", at, out)
+            if item.get("encrypted_content"):
+                self._sink.report(f"{at}.item.encrypted_content", "Degraded", "the API encrypts the reasoning anew in output_item.done; that one is the Lux signature")
         elif kind == "message":
             self._items[n] = _Item("message", index)
             if item.get("role", "assistant") != "assistant":
@@ -222,6 +233,16 @@ class OpenAIResponsesReader(_Reader):
         else:
             self._items[n] = _Item("drop", index)
             self._sink.report(f"{at}.item", "Unsupported", f"a Lux stream cannot carry a {kind} output item; dropped with its events")
+            return
+        self._members(item, f"{at}.item")
+
+    def _members(self, item: dict[str, Any], where: str) -> None:
+        """Report the members of an output item that its Lux block does not carry."""
+        if "id" in item:
+            self._sink.report(f"{where}.id", "Degraded", "a Lux block has no output item id; a Responses writer numbers its items")
+        for name in item:
+            if name not in ITEM_CARRIED.get(item.get("type", ""), ()) and item[name] not in (None, []):
+                self._sink.report(f"{where}.{name}", "Unsupported", f"a Lux block has no place for the {name} of a {item.get('type')} item; dropped")
 
     def _event(self, kind: str, tree: dict[str, Any], item: _Item, n: int, index: int, out: Hub) -> None:
         at = f"$[{index}]"
@@ -275,6 +296,8 @@ class OpenAIResponsesReader(_Reader):
             raise _fail("delta_mismatch", f"{kind} holds a text that its deltas do not build", f"{at}.{member}", self.usage)
 
     def _item_done(self, done: dict[str, Any], item: _Item, n: int, at: str, out: Hub) -> None:
+        if item.kind != "drop":
+            self._members(done, f"{at}.item")
         for key, where, text in item_texts(done):
             if key in item.pieces and "".join(item.pieces[key]) != text:
                 raise _fail("delta_mismatch", f"output item {n} holds a text that its deltas do not build", f"{at}.item{where}", self.usage)
@@ -302,6 +325,7 @@ class OpenAIResponsesReader(_Reader):
         response: Response = event.response
         if response.usage is not UNSET and response.usage is not None:
             self._usage = response.usage
+        self._sink.report(f"{at}.response", "Degraded", "the final envelope (completed_at, the service tier that served the request, ...) has no place in a Lux stream")
         open_items = [n for n, item in self._items.items() if item.done is None]
         if open_items:
             raise _fail("item_not_closed", f"the response ends while output item {min(open_items)} is open (no output_item.done)", at, self.usage)

@@ -152,13 +152,25 @@ class VendorWriter(_Writer):
         self.context: Mapping[str, Any] = context or {}
 
 
-def register() -> None:
-    """Add the vendor readers and writers to the stream pipeline (idempotent)."""
-    from lucent import _stream_convert as convert
-    from lucent._stream_convert_anthropic import AnthropicReader, AnthropicWriter
-    from lucent._stream_convert_gemini import GeminiReader, GeminiWriter
-    from lucent._stream_convert_openai_chat import OpenAIChatReader, OpenAIChatWriter
-    from lucent._stream_convert_openai_responses import OpenAIResponsesReader, OpenAIResponsesWriter
+_MODULES = {
+    "openai-chat": ("lucent._stream_convert_openai_chat", "OpenAIChat"),
+    "openai-responses": ("lucent._stream_convert_openai_responses", "OpenAIResponses"),
+    "anthropic": ("lucent._stream_convert_anthropic", "Anthropic"),
+    "gemini": ("lucent._stream_convert_gemini", "Gemini"),
+}
 
-    convert._READERS.update({"openai-chat": OpenAIChatReader, "openai-responses": OpenAIResponsesReader, "anthropic": AnthropicReader, "gemini": GeminiReader})
-    convert._WRITERS.update({"openai-chat": OpenAIChatWriter, "openai-responses": OpenAIResponsesWriter, "anthropic": AnthropicWriter, "gemini": GeminiWriter})
+
+def register(formats: list[str]) -> None:
+    """Add the readers and writers of these vendor formats to the stream pipeline (idempotent;
+    each format's modules are imported when first needed)."""
+    import importlib
+
+    from lucent import _stream_convert as convert
+
+    for name in formats:
+        if name in convert._READERS or name not in _MODULES:
+            continue
+        module, prefix = _MODULES[name]
+        loaded = importlib.import_module(module)
+        convert._READERS[name] = getattr(loaded, f"{prefix}Reader")
+        convert._WRITERS[name] = getattr(loaded, f"{prefix}Writer")

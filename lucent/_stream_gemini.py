@@ -16,7 +16,8 @@ with its whole ``args``, ``inlineData``, ``executableCode``, ...) is kept whole.
 ``responseId`` and ``modelVersion`` must not change (``response_identity_changed``).
 
 A Gemini stream has no terminal event: it ends with its source. A candidate that never
-received a ``finishReason`` was cut off (``missing_finish``); an empty stream is
+received a ``finishReason`` was cut off (``missing_finish``); parts or a second
+``finishReason`` after its ``finishReason`` are ``data_after_finish``; an empty stream is
 ``missing_terminal``.
 """
 
@@ -98,6 +99,8 @@ class GeminiAssembler(Assembler):
         if candidate is None:
             candidate = self._candidates[n] = GeminiCandidate(first=index)
         content = tree.get("content")
+        if "finishReason" in candidate.members and (isinstance(content, dict) and content.get("parts") or "finishReason" in tree):
+            raise self._fail("data_after_finish", f"candidate {n} received its finishReason before chunk {index}, which adds to it", at)
         if isinstance(content, dict):
             candidate.has_content = True
             role = content.get("role")

@@ -117,21 +117,25 @@ SPECS: dict[str, FormatSpec] = {
     ),
     "llm-sdk": _spec("llm-sdk", "llm-sdk", "PartialModelResponse", max_bytes=None, one_per_line=False, tool_index=None),
     "lux": _spec("lux", "lux-ir-v1", "LucentStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
-    # The vendor formats (schemas/vendor/; their specs state no size cap). openai-chat ends its SSE
-    # stream with `data: [DONE]`; anthropic sends `ping` and `error` events that its published
+}
+"""Format name -> its FormatSpec (the vendor formats join when first used: :data:`VENDOR_SPECS`)."""
+
+VENDOR_SPECS: dict[str, Callable[[], FormatSpec]] = {
+    # The vendor formats (schemas/vendor/; their specs state no size cap), built when first used
+    # so that `import lucent` loads no vendor binding. openai-chat ends its SSE stream with
+    # `data: [DONE]`; anthropic sends `ping` and `error` events that its published
     # MessageStreamEvent union lacks (lucent._stream_events).
-    "openai-chat": _spec(
+    "openai-chat": lambda: _spec(
         "openai-chat", "openai-chat", "CreateChatCompletionStreamResponse",
         max_bytes=None, one_per_line=False, tool_index=None, done_terminator=True,
     ),
-    "openai-responses": _spec("openai-responses", "openai-responses", "ResponseStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
-    "anthropic": _spec(
+    "openai-responses": lambda: _spec("openai-responses", "openai-responses", "ResponseStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
+    "anthropic": lambda: _spec(
         "anthropic", "anthropic", "MessageStreamEvent", max_bytes=None, one_per_line=False, tool_index=None,
         side_events=(("ping", AnthropicPingEvent), ("error", AnthropicErrorEvent)),
     ),
-    "gemini": _spec("gemini", "gemini", "GenerateContentResponse", max_bytes=None, one_per_line=False, tool_index=None),
+    "gemini": lambda: _spec("gemini", "gemini", "GenerateContentResponse", max_bytes=None, one_per_line=False, tool_index=None),
 }
-"""Format name -> its FormatSpec."""
 
 
 def spec(format: str) -> FormatSpec:
@@ -139,7 +143,12 @@ def spec(format: str) -> FormatSpec:
     try:
         return SPECS[format]
     except (KeyError, TypeError):
-        raise UsageError(f"unknown stream format {format!r}; known: {', '.join(SPECS)}", code="unknown_format") from None
+        pass
+    build = VENDOR_SPECS.get(format) if isinstance(format, str) else None
+    if build is None:
+        raise UsageError(f"unknown stream format {format!r}; known: {', '.join([*SPECS, *VENDOR_SPECS])}", code="unknown_format") from None
+    found = SPECS[format] = build()
+    return found
 
 
 class FrameReader:

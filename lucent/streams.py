@@ -86,7 +86,7 @@ failure, kept). The codes, one per class of failure:
   ``missing_terminal`` (no ``message_stop``), ``model_error`` (an ``error`` event; ``.error``);
 * gemini: ``response_identity_changed`` (``responseId``, ``modelVersion``, a candidate's role),
   ``missing_finish`` (a candidate without ``finishReason``: the stream was cut off),
-  ``data_after_finish`` (in a conversion), ``incomplete_tool_call`` (a ``functionCall`` without
+  ``data_after_finish`` (parts or a second ``finishReason`` after it), ``incomplete_tool_call`` (a ``functionCall`` without
   ``name``, in a conversion), ``tool_name_not_declared``, ``missing_terminal`` (no chunk).
 
 :func:`convert_stream` converts a stream to another format event by event (source -> Lux
@@ -97,20 +97,16 @@ and validates one frame at a time, an :class:`Assembler` checks the rules across
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Literal, overload
 
 import msgspec
 
-from lucent._stream_anthropic import AnthropicAssembler
 from lucent._stream_base import Assembler
 from lucent._stream_convert import AsyncStreamConversion, StreamConversion
-from lucent._stream_convert_vendor import register as _register_vendor_streams
 from lucent._stream_llm_sdk import LlmSdkAssembler
-from lucent._stream_gemini import GeminiAssembler
 from lucent._stream_lux import LuxAssembler
-from lucent._stream_openai_chat import OpenAIChatAssembler
-from lucent._stream_openai_responses import OpenAIResponsesAssembler
 from lucent._stream_read import aframes, frames, non_finite_path, spec
 from lucent._stream_sparktide import SparkTideAssembler
 from lucent.errors import EncodeError, LucentError, StreamError, UsageError
@@ -140,13 +136,32 @@ _ASSEMBLERS: dict[str, type[Assembler]] = {
     "sparktide": SparkTideAssembler,
     "llm-sdk": LlmSdkAssembler,
     "lux": LuxAssembler,
-    "openai-chat": OpenAIChatAssembler,
-    "openai-responses": OpenAIResponsesAssembler,
-    "anthropic": AnthropicAssembler,
-    "gemini": GeminiAssembler,
 }
 
-_register_vendor_streams()
+_VENDOR_ASSEMBLERS = {
+    "openai-chat": ("lucent._stream_openai_chat", "OpenAIChatAssembler"),
+    "openai-responses": ("lucent._stream_openai_responses", "OpenAIResponsesAssembler"),
+    "anthropic": ("lucent._stream_anthropic", "AnthropicAssembler"),
+    "gemini": ("lucent._stream_gemini", "GeminiAssembler"),
+}
+"""The vendor formats' assemblers, imported when first used (``import lucent`` loads no vendor binding)."""
+
+
+def _assembler_class(format: str) -> type[Assembler]:
+    found = _ASSEMBLERS.get(format)
+    if found is None:
+        module, name = _VENDOR_ASSEMBLERS[format]
+        found = _ASSEMBLERS[format] = getattr(importlib.import_module(module), name)
+    return found
+
+
+def _vendor(*formats: str) -> None:
+    """Register the stream readers and writers of the vendor formats among ``formats``."""
+    wanted = [f for f in formats if f in _VENDOR_ASSEMBLERS]
+    if wanted:
+        from lucent._stream_convert_vendor import register
+
+        register(wanted)
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
 """SSE bytes, an iterable of byte chunks, or an iterable of events (Structs or JSON objects)."""
@@ -170,7 +185,7 @@ def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
         ``unknown_format``; ``invalid_input_type``: ``tools`` is not an iterable of ``str``.
     """
     spec(format)
-    return _ASSEMBLERS[format](tools=tools)
+    return _assembler_class(format)(tools=tools)
 
 
 @overload
@@ -414,6 +429,7 @@ def convert_stream(
         At once: ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable
         of ``str``), ``invalid_context``.
     """
+    _vendor(source, target)
     return StreamConversion(events, source, target, context=context, strict=strict, tools=tools)
 
 
@@ -431,4 +447,5 @@ def aconvert_stream(
     An exception raised by the source while reading becomes ``StreamError(code="interrupted")``;
     cancellation propagates unchanged.
     """
+    _vendor(source, target)
     return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools)

@@ -52,9 +52,9 @@ CHAT_TOOL = load("toolCallRequest", "chat-completions")
 
 
 def chat_chunk(delta: dict[str, Any], finish: str | None = None, index: int = 0, **top: Any) -> dict[str, Any]:
-    """A chunk shaped as the recorded ones (toolCallRequest/chat-completions), without the
-    members the published schema refuses (system_fingerprint: null)."""
-    chunk = {k: v for k, v in CHAT_TOOL[0].items() if k not in ("choices", "system_fingerprint", "obfuscation")}
+    """A chunk shaped as the recorded ones (toolCallRequest/chat-completions), with the given
+    choice (and without the random `obfuscation` padding)."""
+    chunk = {k: v for k, v in CHAT_TOOL[0].items() if k not in ("choices", "obfuscation")}
     chunk["choices"] = [{"index": index, "delta": delta, "finish_reason": finish}]
     chunk.update(top)
     return chunk
@@ -113,9 +113,6 @@ def test_chat_usage_chunk_and_cached_tokens() -> None:
 
 def test_chat_length_finish_on_a_real_truncated_stream() -> None:
     events = load("reasoningRequestTruncated", "chat-completions")
-    for chunk in events:
-        if chunk.get("system_fingerprint") is None:
-            chunk.pop("system_fingerprint", None)
     assert streams.assemble(events, "openai-chat").choices[0].finish_reason == "length"
     assert [e for e in lux(events, "openai-chat") if e["event"] == "finish"] == [{"event": "finish", "finish_reason": "length"}]
 
@@ -163,9 +160,8 @@ def test_chat_errors(events: list[dict[str, Any]], code: str, path: str) -> None
 
 
 def test_chat_undeclared_tool() -> None:
-    error = streams.assemble
     with pytest.raises(StreamError) as caught:
-        error(CHAT_TOOL, "openai-chat", tools=["lookup"])
+        streams.assemble(CHAT_TOOL, "openai-chat", tools=["lookup"])
     assert (caught.value.code, caught.value.path) == ("tool_name_not_declared", "$[0].choices[0].delta.tool_calls[0].function.name")
 
 
@@ -422,17 +418,16 @@ def test_responses_error_event_is_model_error() -> None:
 
 
 def test_any_pair_composes_through_lux() -> None:
-    """Gemini's recorded tool call to each other vendor format: every target stream assembles."""
+    """Gemini's recorded tool call to each other vendor format: every target stream assembles
+    and holds the call (its id, and its arguments as JSON)."""
     events = load("toolCallRequest", "google")
-    context = {"created": 1, "response": None}
     for target in ("openai-chat", "openai-responses", "anthropic"):
         conversion = streams.convert_stream(events, "gemini", target, context={"created": 1} if target == "openai-chat" else {})
-        out = list(conversion)
-        assembled = builtins(streams.assemble(out, target))
-        text = json.dumps(assembled)
-        assert "pt3pjoak" in text and "San Francisco, CA" in text, target
-        assert conversion.diagnostics, target
-    assert context
+        assembled = streams.assemble(list(conversion), target)
+        assert _tool_ids(target, assembled) == ["pt3pjoak"], target
+        assert "San Francisco, CA" in json.dumps(builtins(assembled)), target
+        # What Lux has no place for (the per-modality usage details) is reported, never dropped silently.
+        assert any(d.status == "Unsupported" for d in conversion.diagnostics), target
 
 
 def test_vendor_formats_are_stream_formats() -> None:
@@ -512,3 +507,32 @@ def test_generated_lux_streams_become_vendor_streams_that_assemble(target: str) 
         assert _tool_ids(target, response) == _tool_ids("lux", expected)
 
     one()
+
+
+def test_chat_choices_that_interleave_become_lux_items_one_after_the_other() -> None:
+    events = [
+        chat_chunk({"role": "assistant", "content": ""}, index=0), chat_chunk({"role": "assistant", "content": ""}, index=1),
+        chat_chunk({"content": "A0"}, index=0), chat_chunk({"content": "B0"}, index=1), chat_chunk({"content": "B1"}, index=1),
+        chat_chunk({}, "stop", index=1), chat_chunk({"content": "A1"}, index=0), chat_chunk({}, "length", index=0),
+    ]
+    response = streams.assemble(events, "openai-chat")
+    assert [(c.index, c.message.content, c.finish_reason) for c in response.choices] == [(0, "A0A1", "length"), (1, "B0B1", "stop")]
+    conversion = streams.convert_stream(events, "openai-chat", "lux")
+    got = builtins(list(conversion))
+    assert [(e["event"], e.get("index")) for e in got if e["event"] in ("item_start", "item_end")] == [("item_start", 0), ("item_end", 0), ("item_start", 1), ("item_end", 1)]
+    assembled = streams.assemble(got, "lux")
+    assert [builtins(c.message.content) for c in assembled.choices] == [[{"type": "text", "text": "A0A1"}], [{"type": "text", "text": "B0B1"}]]
+    # One Lux finish for both: the first choice's, and the other's is reported.
+    assert {"event": "finish", "finish_reason": "length"} in got
+    assert any(d.status == "Degraded" and "finish reason" in str(d.detail) for d in conversion.diagnostics)
+
+
+def test_gemini_parts_after_the_finish_reason_are_refused() -> None:
+    events = load("toolCallRequest", "google")
+    late = copy.deepcopy(events[-1])
+    late["candidates"][0].pop("finishReason")
+    error = fails(events + [late], "gemini")
+    assert (error.code, error.path) == ("data_after_finish", "$[2].candidates[0]")
+    with pytest.raises(StreamError) as caught:
+        list(streams.convert_stream(events + [late], "gemini", "lux"))
+    assert (caught.value.code, caught.value.path) == ("data_after_finish", "$[2].candidates[0]")
