@@ -27,6 +27,7 @@ from tests.vendor_convert_corpus import (
     cases,
     differences,
     json_diff,
+    judge_round_trip,
     lingua_entries,
     missing_converter,
     pairs,
@@ -219,3 +220,18 @@ def test_the_table_prints_one_row_per_pair_then_the_reasons() -> None:
     assert "sparktide request -> llm-sdk:" in lines
     reasons = [line for line in lines if line.startswith("  degraded")]
     assert len(reasons) == 3 and reasons[-1].endswith("more reasons")
+
+
+def test_a_listed_document_difference_needs_a_diagnostic(tmp_path: Path) -> None:
+    pair = Pair("sparktide", "sparktide", "request")
+    case = Case("r/sparktide/request.json", "sparktide", "request", SPARKTIDE_REQUEST)
+    changed = {**SPARKTIDE_REQUEST, "model": "other-model"}
+    (tmp_path / "sparktide.toml").write_text("[[difference]]\nclass = 'model'\npattern = '$.model'\nreason = 'the model is renamed'\n", encoding="utf-8")
+    differences.cache_clear()
+    silent = judge_round_trip(pair, case, changed, [], tmp_path)
+    assert (silent.status, silent.reasons) == ("failed", ["differs as listed at $.model, but no diagnostic names it"])
+    named = judge_round_trip(pair, case, changed, [ConversionDiagnostic(field="$.model", status="Degraded", detail="renamed")], tmp_path)
+    assert (named.status, named.reasons) == ("degraded", ["model"])
+    unlisted = judge_round_trip(pair, case, {**changed, "stream": not SPARKTIDE_REQUEST["stream"]}, [], tmp_path)
+    assert unlisted.status == "failed" and "differs at $.stream" in unlisted.reasons
+    differences.cache_clear()

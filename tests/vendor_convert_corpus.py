@@ -12,7 +12,8 @@ corpus (``tests/data/lingua/snapshots/<case>/<dir>/``, dir ``chat-completions``,
   expected-difference list covers (``tests/data/vendor_expected_differences/<X>.toml`` for
   documents, the X entries of ``streams.toml`` for streams; format below). Exact: equal;
   degraded: equal but at listed paths (the reasons are the entries'); failed: a difference no
-  entry covers, an output X's schema refuses, or an error.
+  entry covers (or, for documents, that no diagnostic names), an output X's schema refuses, or
+  an error.
 * ``X -> Y`` for every other vendor Y: ``lucent.convert`` (composed through Lux) or
   ``convert_stream``. The output must validate against Y's schema with jsonschema, the oracle
   (ECMA-262 patterns, ``tests/ecma_jsonschema.py``; a stream event by event against Y's event
@@ -33,8 +34,10 @@ characters, or in ``streams.toml`` any characters within one name; a pattern cov
 names and everything below), ``reason``, and optionally ``kind`` (``request``/``response`` or a
 list; default both), ``files`` (only these recordings, relative to the snapshots folder),
 ``status``/``detail`` (the difference counts as listed only if a diagnostic of that status,
-whose detail holds that text, names its path or a path above it) and ``format`` (required in
-``streams.toml``, which holds every format's stream entries). A provider's list is
+whose detail holds that text, names its path or a path above it), ``class`` (a short name,
+printed instead of the reason) and ``format`` (required in ``streams.toml``, which holds every
+format's stream entries). A listed difference of a request or response must also be named by a
+diagnostic of the round trip (at its path or above): a loss is never silent. A provider's list is
 ``<format>.toml`` or ``<format_with_underscores>.toml``. The round trip rows print how many
 entries X's list has for the kind beside how many lingua keeps for the same provider
 (``tests/data/lingua/*_expected_differences.json``: every ``fields`` pattern, ``errors``
@@ -80,6 +83,7 @@ __all__ = [
     "cases",
     "differences",
     "json_diff",
+    "judge_round_trip",
     "lingua_entries",
     "main",
     "missing_converter",
@@ -166,6 +170,12 @@ class Difference:
     files: tuple[str, ...] | None = None  # None: every recording
     status: str | None = None  # the diagnostic that must report it, if the entry names one
     detail: str | None = None
+    name: str | None = None  # the entry's ``class``, a short name
+
+    @property
+    def label(self) -> str:
+        """How the table names it: the class, else the reason."""
+        return self.name or self.reason
 
     def covers(self, file: str, path: str, diagnostics: Iterable[Any] = ()) -> bool:
         """Whether the entry explains a difference at ``path`` of recording ``file``; an entry
@@ -208,7 +218,7 @@ def _pattern(pattern: str, anywhere: bool) -> re.Pattern[str]:
     return re.compile("".join(out) + r"(?=$|[.\[])")
 
 
-_DIFFERENCE_KEYS = {"format", "kind", "pattern", "patterns", "reason", "files", "status", "detail"}
+_DIFFERENCE_KEYS = {"format", "kind", "pattern", "patterns", "reason", "files", "status", "detail", "class"}
 
 
 def _list_file(fmt: str, kind: str, folder: Path) -> Path:
@@ -240,6 +250,7 @@ def differences(fmt: str, kind: str, folder: Path = EXPECTED) -> tuple[Differenc
             tuple(entry["files"]) if "files" in entry else None,
             entry.get("status"),
             entry.get("detail"),
+            entry.get("class"),
         )
         if item.format == fmt and (kind == "stream" or kind in item.kinds):
             found.append(item)
@@ -459,9 +470,9 @@ def run_case(pair: Pair, case: Case, lists: Path = EXPECTED) -> Outcome:
         return Outcome("failed", [f"raised {type(error).__name__} {error.code} at {_general(error.path or '$')}"])
     except Exception as error:  # noqa: BLE001 - any other exception is a fault of lucent; counted, not hidden
         return Outcome("failed", [f"raised {type(error).__name__}: {str(error)[:80]}"])
-    faults = _faults(pair, output)
     if pair.round_trip:
-        return _judge_round_trip(pair, case, output, faults, lists, diagnostics)
+        return judge_round_trip(pair, case, output, diagnostics, lists)
+    faults = _faults(pair, output)
     if faults:
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
         declared = [p for p in pair.unreachable if f"target:{p}" in named]
@@ -477,21 +488,25 @@ def _unique(reasons: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(reasons))
 
 
-def _judge_round_trip(pair: Pair, case: Case, output: Any, faults: list[str], lists: Path, diagnostics: list[Any]) -> Outcome:
-    if faults:
-        return Outcome("failed", _unique(f"invalid at {_general(f)}" for f in faults))
+def judge_round_trip(pair: Pair, case: Case, output: Any, diagnostics: list[Any], lists: Path = EXPECTED) -> Outcome:
+    """The outcome of a round trip that gave ``output`` (JSON) with ``diagnostics`` (both hops)."""
+    invalid = _faults(pair, output)
+    if invalid:
+        return Outcome("failed", _unique(f"invalid at {_general(f)}" for f in invalid))
     table = differences(pair.source, pair.kind, lists)
     used: set[Difference] = set()
-    uncovered: list[str] = []
+    faults = []
     for path in json_diff(case.value, output):
         hits = [d for d in table if d.covers(case.file, path, diagnostics)]
         used.update(hits)
         if not hits:
-            uncovered.append(path)
-    if uncovered:
-        return Outcome("failed", _unique(f"differs at {_general(p)}" for p in uncovered), used)
+            faults.append(f"differs at {_general(path)}")
+        elif pair.kind != "stream" and not any(path == d.field or path.startswith((d.field + ".", d.field + "[")) for d in diagnostics):
+            faults.append(f"differs as listed at {_general(path)}, but no diagnostic names it")
+    if faults:
+        return Outcome("failed", _unique(faults), used)
     if used:
-        return Outcome("degraded", [d.reason for d in table if d in used], used)
+        return Outcome("degraded", [d.label for d in table if d in used], used)
     return Outcome("exact")
 
 
