@@ -42,7 +42,7 @@ diagnostic of the round trip (at its path or above): a loss is never silent. A p
 entries X's list has for the kind beside how many lingua keeps for the same provider
 (``tests/data/lingua/*_expected_differences.json``: every ``fields`` pattern, ``errors``
 pattern and ``skip`` of a rule whose source or target names the provider, or of a ``*`` ->
-``*`` rule); an entry no case needs is stale and fails the run.
+``*`` rule); an entry that no round trip of its format needs is stale and fails the run.
 
 Options: ``--format X`` (repeatable), ``--kind K``, ``--reasons N`` reasons printed per pair
 (default 6), ``--limit N`` cases per pair (a quick look). Exit status 1 when a pair has no
@@ -86,6 +86,7 @@ __all__ = [
     "judge_round_trip",
     "lingua_entries",
     "main",
+    "mark_stale",
     "missing_converter",
     "pairs",
     "run_case",
@@ -524,19 +525,12 @@ class Tally:
     failed: Counter[str] = field(default_factory=Counter)
     examples: dict[str, str] = field(default_factory=dict)  # failed reason -> first file
     used: set[Difference] = field(default_factory=set)
-
     total: int = 0  # the cases of the source kind (converted or not)
+    stale: list[Difference] = field(default_factory=list)  # set by mark_stale
 
     @property
     def cases(self) -> int:
         return self.total
-
-    @property
-    def stale(self) -> list[Difference]:
-        """Entries of the round trip's list that no case needed (only on a whole run)."""
-        if not self.pair.round_trip or self.missing:
-            return []
-        return [d for d in differences(self.pair.source, self.pair.kind, self.lists) if d not in self.used]
 
     @property
     def passed(self) -> bool:
@@ -563,6 +557,23 @@ def run_pair(pair: Pair, limit: int | None = None, lists: Path = EXPECTED, found
             if outcome.status == "failed":
                 tally.examples.setdefault(reason, case.file)
     return tally
+
+
+def mark_stale(tallies: Iterable[Tally]) -> list[Difference]:
+    """Set each round trip's ``stale``: the entries of its list that no round trip of the same
+    format needed (an entry for both kinds is judged once both ran); returns them all."""
+    tallies = [t for t in tallies if t.pair.round_trip and not t.missing]
+    ran = {(t.pair.source, t.pair.kind) for t in tallies}
+    used: set[Difference] = set().union(*(t.used for t in tallies))
+    found: list[Difference] = []
+    for t in tallies:
+        fmt = t.pair.source
+        t.stale = [
+            d for d in differences(fmt, t.pair.kind, t.lists)
+            if d not in used and (t.pair.kind == "stream" or all((fmt, k) in ran for k in d.kinds))
+        ]
+        found += [d for d in t.stale if d not in found]
+    return found
 
 
 # ------------------------------------------------------------------ the table
@@ -610,9 +621,9 @@ def main(argv: list[str] | None = None) -> int:
     tallies = []
     for pair in pairs(args.format or VENDORS, args.kind or KINDS):
         tally = run_pair(pair, args.limit)
-        if args.limit is not None:
-            tally.used = set(differences(pair.source, pair.kind))  # a partial run judges no entry stale
         tallies.append(tally)
+    if args.limit is None:  # a partial run judges no entry stale
+        mark_stale(tallies)
     for line in table(tallies, args.reasons):
         print(line)
     ran = [t for t in tallies if not t.missing]
