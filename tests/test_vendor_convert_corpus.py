@@ -268,3 +268,28 @@ def test_an_entry_for_both_kinds_is_stale_only_once_both_round_trips_ran(tmp_pat
     response = run_pair(Pair("sparktide", "sparktide", "response"), lists=tmp_path, found=[])
     assert [d.reason for d in mark_stale([request, response])] == ["both kinds", "requests"]
     differences.cache_clear()
+
+
+def test_the_oracle_dispatches_a_tagged_union_with_the_same_verdict() -> None:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    from tests.conformance.oracle import format_checker
+    from tests.ecma_jsonschema import ecma
+    from tests.vendor_convert_corpus import _validator, definition
+
+    verdicts: list[bool] = []
+    for fmt, kind, file in [("anthropic", "stream", "toolCallRequest"), ("openai-responses", "stream", "toolCallRequest"), ("openai-responses", "request", "multimodalRequest")]:
+        schema, name = definition(fmt, kind)
+        document = json.loads((REPO / "schemas" / "vendor" / f"{schema}.json").read_text(encoding="utf-8"))
+        plain = ecma(Draft202012Validator)(document, format_checker=format_checker()).evolve(schema=document["$defs"][name])
+        folder = {"anthropic": "anthropic", "openai-responses": "responses"}[fmt]
+        recorded = json.loads((CORPUS / file / folder / ("response-streaming.json" if kind == "stream" else "request.json")).read_bytes())
+        for value in recorded if kind == "stream" else [recorded]:
+            retagged = json.loads(json.dumps(value))
+            for node in (retagged, retagged.get("delta"), retagged.get("content_block"), retagged.get("item"), *retagged.get("input", [])):
+                if isinstance(node, dict) and isinstance(node.get("type"), str):
+                    node["type"] = {"text_delta": "input_json_delta", "message": "function_call"}.get(node["type"], "text_delta")
+            for doc in (value, retagged):
+                verdicts.append(plain.is_valid(doc))
+                assert _validator(schema, name).is_valid(doc) == verdicts[-1], (file, doc)
+    assert verdicts.count(True) > 20 and verdicts.count(False) > 20
