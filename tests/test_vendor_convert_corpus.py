@@ -10,6 +10,7 @@ The other tests check the harness itself on the seed formats, whose converters e
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,18 @@ from lucent import streams
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 from tests.vendor_convert_corpus import (
     CORPUS,
+    KINDS,
     NAMES,
     VENDORS,
     Case,
     Pair,
+    Tally,
     cases,
     differences,
     json_diff,
+    judge_round_trip,
     lingua_entries,
+    mark_stale,
     missing_converter,
     pairs,
     run_case,
@@ -39,16 +44,30 @@ REPO = Path(__file__).resolve().parent.parent
 PAIRS = pairs()
 
 
+@cache
+def _tally(pair: Pair) -> Tally:
+    return run_pair(pair)
+
+
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p.source}:{'lux:' if p.round_trip else ''}{p.target}:{p.kind}")
 def test_the_corpus_pair(pair: Pair) -> None:
     missing = missing_converter(pair)
     if missing is not None:
         pytest.skip(missing)
-    tally = run_pair(pair)
+    tally = _tally(pair)
     failed = [f"{count} x {reason} (e.g. {tally.examples[reason]})" for reason, count in tally.failed.most_common(20)]
     assert tally.counts["failed"] == 0, f"{pair.name}: {tally.counts['failed']} of {tally.cases} failed:\n" + "\n".join(failed)
-    assert [d.patterns for d in tally.stale] == [], "entries no case needs"
     assert tally.cases == tally.counts["exact"] + tally.counts["degraded"] + tally.counts["unreachable"] > 0
+
+
+@pytest.mark.parametrize("fmt", VENDORS)
+def test_every_listed_difference_is_needed(fmt: str) -> None:
+    trips = [Pair(fmt, fmt, kind) for kind in KINDS]
+    missing = [m for m in map(missing_converter, trips) if m is not None]
+    if missing:
+        pytest.skip("; ".join(missing))
+    stale = mark_stale([_tally(pair) for pair in trips])
+    assert [(d.list, d.patterns) for d in stale] == [], "entries no round trip needs"
 
 
 # ------------------------------------------------------------------ the harness itself
@@ -114,7 +133,7 @@ def test_a_round_trip_difference_fails_unless_a_listed_entry_covers_it(tmp_path:
     assert other.status == "failed"  # the entry names its files
     tally = run_pair(pair, lists=tmp_path, found=[case])
     assert (tally.counts["degraded"], tally.degraded["frames regrouped"]) == (1, 1)
-    assert [d.reason for d in tally.stale] == ["never needed"]
+    assert [d.reason for d in mark_stale([tally])] == ["never needed"] and tally.stale == mark_stale([tally])
     differences.cache_clear()
 
 
@@ -219,3 +238,58 @@ def test_the_table_prints_one_row_per_pair_then_the_reasons() -> None:
     assert "sparktide request -> llm-sdk:" in lines
     reasons = [line for line in lines if line.startswith("  degraded")]
     assert len(reasons) == 3 and reasons[-1].endswith("more reasons")
+
+
+def test_a_listed_document_difference_needs_a_diagnostic(tmp_path: Path) -> None:
+    pair = Pair("sparktide", "sparktide", "request")
+    case = Case("r/sparktide/request.json", "sparktide", "request", SPARKTIDE_REQUEST)
+    changed = {**SPARKTIDE_REQUEST, "model": "other-model"}
+    (tmp_path / "sparktide.toml").write_text("[[difference]]\nclass = 'model'\npattern = '$.model'\nreason = 'the model is renamed'\n", encoding="utf-8")
+    differences.cache_clear()
+    silent = judge_round_trip(pair, case, changed, [], tmp_path)
+    assert (silent.status, silent.reasons) == ("failed", ["differs as listed at $.model, but no diagnostic names it"])
+    named = judge_round_trip(pair, case, changed, [ConversionDiagnostic(field="$.model", status="Degraded", detail="renamed")], tmp_path)
+    assert (named.status, named.reasons) == ("degraded", ["model"])
+    unlisted = judge_round_trip(pair, case, {**changed, "stream": not SPARKTIDE_REQUEST["stream"]}, [], tmp_path)
+    assert unlisted.status == "failed" and "differs at $.stream" in unlisted.reasons
+    differences.cache_clear()
+
+
+def test_an_entry_for_both_kinds_is_stale_only_once_both_round_trips_ran(tmp_path: Path) -> None:
+    (tmp_path / "sparktide.toml").write_text(
+        "[[difference]]\npattern = '$.a'\nreason = 'both kinds'\n\n[[difference]]\npattern = '$.b'\nkind = 'request'\nreason = 'requests'\n",
+        encoding="utf-8",
+    )
+    differences.cache_clear()
+    case = Case("r/sparktide/request.json", "sparktide", "request", SPARKTIDE_REQUEST)
+    request = run_pair(Pair("sparktide", "sparktide", "request"), lists=tmp_path, found=[case])
+    assert request.counts["exact"] == 1
+    assert [d.reason for d in mark_stale([request])] == ["requests"]
+    response = run_pair(Pair("sparktide", "sparktide", "response"), lists=tmp_path, found=[])
+    assert [d.reason for d in mark_stale([request, response])] == ["both kinds", "requests"]
+    differences.cache_clear()
+
+
+def test_the_oracle_dispatches_a_tagged_union_with_the_same_verdict() -> None:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    from tests.conformance.oracle import format_checker
+    from tests.ecma_jsonschema import ecma
+    from tests.vendor_convert_corpus import _validator, definition
+
+    verdicts: list[bool] = []
+    for fmt, kind, file in [("anthropic", "stream", "toolCallRequest"), ("openai-responses", "stream", "toolCallRequest"), ("openai-responses", "request", "multimodalRequest")]:
+        schema, name = definition(fmt, kind)
+        document = json.loads((REPO / "schemas" / "vendor" / f"{schema}.json").read_text(encoding="utf-8"))
+        plain = ecma(Draft202012Validator)(document, format_checker=format_checker()).evolve(schema=document["$defs"][name])
+        folder = {"anthropic": "anthropic", "openai-responses": "responses"}[fmt]
+        recorded = json.loads((CORPUS / file / folder / ("response-streaming.json" if kind == "stream" else "request.json")).read_bytes())
+        for value in recorded if kind == "stream" else [recorded]:
+            retagged = json.loads(json.dumps(value))
+            for node in (retagged, retagged.get("delta"), retagged.get("content_block"), retagged.get("item"), *retagged.get("input", [])):
+                if isinstance(node, dict) and isinstance(node.get("type"), str):
+                    node["type"] = {"text_delta": "input_json_delta", "message": "function_call"}.get(node["type"], "text_delta")
+            for doc in (value, retagged):
+                verdicts.append(plain.is_valid(doc))
+                assert _validator(schema, name).is_valid(doc) == verdicts[-1], (file, doc)
+    assert verdicts.count(True) > 20 and verdicts.count(False) > 20

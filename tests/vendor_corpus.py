@@ -32,7 +32,6 @@ __all__ = [
     "PROVIDERS",
     "Document",
     "Failure",
-    "by_tag",
     "documents",
     "failures",
     "listed",
@@ -137,7 +136,7 @@ def _validator(schema: str, definition: str | None) -> Any:
 
 
 @cache
-def by_tag(schema: str, definition: str) -> dict[str, str] | None:
+def _by_tag(schema: str, definition: str) -> dict[str, str] | None:
     """For a union of definitions that each require a distinct ``type`` tag: tag -> definition.
 
     A value whose ``type`` is one of these tags can only meet the branch with that tag, so the
@@ -165,7 +164,7 @@ def oracle_accepts(document: Document) -> bool:
     """jsonschema's verdict (draft 2020-12, formats as annotations)."""
     definition = document.definition
     if definition is not None and isinstance(document.value, dict):
-        table = by_tag(document.schema, definition)
+        table = _by_tag(document.schema, definition)
         tag = document.value.get("type")
         if table is not None and isinstance(tag, str) and tag in table:
             definition = table[tag]
