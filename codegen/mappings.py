@@ -1974,8 +1974,6 @@ def render_registry(env: jinja2.Environment, specs: list[Spec]) -> str:
             "unreachable": {f"$.{k}": v for k, v in entry.get("unreachable", {}).items()},
             # a converter of a vendor format is imported on first use: `import lucent` loads no vendor binding
             "lazy": any(FORMATS[f].schema_file.startswith("vendor/") for f in (pair["source"], pair["target"])),
-            # a converter of a vendor format is imported on first use (import lucent loads none)
-            "lazy": any(FORMATS[pair[side]].schema_file.startswith("vendor/") for side in ("source", "target")),
         })
         for fmt, definition in ((pair["source"], entry["source"]), (pair["target"], entry["target"])):
             stem = FORMATS[fmt].schema_file.removesuffix(".json").removeprefix("vendor/")

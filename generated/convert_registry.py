@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from importlib import import_module
 from typing import Any, Protocol
 
 from .lucent_diagnostics_v1 import ConversionDiagnostic
@@ -37,19 +36,6 @@ class Converter(Protocol):
     ) -> tuple[Any, list[ConversionDiagnostic]]: ...
 
 
-def _on_first_use(module: str, function: str) -> Converter:
-    """A converter of a vendor format, imported when first called: `import lucent` loads no
-    vendor binding (their modules are large; README, "vendor wire formats")."""
-
-    def convert(
-        src: Any, context: Mapping[str, Any] | None = None, origins: dict[str, str] | None = None
-    ) -> tuple[Any, list[ConversionDiagnostic]]:
-        found: Converter = getattr(import_module(f"{__package__}.{module}"), function)
-        return found(src, context, origins)
-
-    return convert
-
-
 class _Lazy:
     """A converter of a vendor format, imported on its first call (its module loads the vendor
     binding, which `import lucent` does not)."""
@@ -74,60 +60,32 @@ class _Lazy:
 
 CONVERTERS: dict[tuple[str, str, str], Converter] = {
     ("anthropic", "lux", "request"): _Lazy("convert_anthropic_lux", "anthropic_to_lux_request"),
-    ("anthropic", "lux", "request"): _on_first_use("convert_anthropic_lux", "anthropic_to_lux_request"),
     ("anthropic", "lux", "response"): _Lazy("convert_anthropic_lux_response", "anthropic_to_lux_response"),
-    ("anthropic", "lux", "response"): _on_first_use("convert_anthropic_lux_response", "anthropic_to_lux_response"),
     ("gemini", "lux", "request"): _Lazy("convert_gemini_lux", "gemini_to_lux_request"),
-    ("gemini", "lux", "request"): _on_first_use("convert_gemini_lux", "gemini_to_lux_request"),
     ("gemini", "lux", "response"): _Lazy("convert_gemini_lux_response", "gemini_to_lux_response"),
-    ("gemini", "lux", "response"): _on_first_use("convert_gemini_lux_response", "gemini_to_lux_response"),
-    ("htmlp", "lux", "request"): htmlp_to_lux_request,
     ("htmlp", "lux", "request"): htmlp_to_lux_request,
     ("llm-sdk", "lux", "request"): llm_sdk_to_lux_request,
-    ("llm-sdk", "lux", "request"): llm_sdk_to_lux_request,
-    ("llm-sdk", "lux", "response"): llm_sdk_to_lux_response,
     ("llm-sdk", "lux", "response"): llm_sdk_to_lux_response,
     ("lux", "anthropic", "request"): _Lazy("convert_lux_anthropic", "lux_to_anthropic_request"),
-    ("lux", "anthropic", "request"): _on_first_use("convert_lux_anthropic", "lux_to_anthropic_request"),
     ("lux", "anthropic", "response"): _Lazy("convert_lux_anthropic_response", "lux_to_anthropic_response"),
-    ("lux", "anthropic", "response"): _on_first_use("convert_lux_anthropic_response", "lux_to_anthropic_response"),
     ("lux", "gemini", "request"): _Lazy("convert_lux_gemini", "lux_to_gemini_request"),
-    ("lux", "gemini", "request"): _on_first_use("convert_lux_gemini", "lux_to_gemini_request"),
     ("lux", "gemini", "response"): _Lazy("convert_lux_gemini_response", "lux_to_gemini_response"),
-    ("lux", "gemini", "response"): _on_first_use("convert_lux_gemini_response", "lux_to_gemini_response"),
-    ("lux", "htmlp", "request"): lux_to_htmlp_request,
     ("lux", "htmlp", "request"): lux_to_htmlp_request,
     ("lux", "llm-sdk", "request"): lux_to_llm_sdk_request,
-    ("lux", "llm-sdk", "request"): lux_to_llm_sdk_request,
-    ("lux", "llm-sdk", "response"): lux_to_llm_sdk_response,
     ("lux", "llm-sdk", "response"): lux_to_llm_sdk_response,
     ("lux", "openai-chat", "request"): _Lazy("convert_lux_openai_chat", "lux_to_openai_chat_request"),
-    ("lux", "openai-chat", "request"): _on_first_use("convert_lux_openai_chat", "lux_to_openai_chat_request"),
     ("lux", "openai-chat", "response"): _Lazy("convert_lux_openai_chat_response", "lux_to_openai_chat_response"),
-    ("lux", "openai-chat", "response"): _on_first_use("convert_lux_openai_chat_response", "lux_to_openai_chat_response"),
     ("lux", "openai-responses", "request"): _Lazy("convert_lux_openai_responses", "lux_to_openai_responses_request"),
-    ("lux", "openai-responses", "request"): _on_first_use("convert_lux_openai_responses", "lux_to_openai_responses_request"),
     ("lux", "openai-responses", "response"): _Lazy("convert_lux_openai_responses_response", "lux_to_openai_responses_response"),
-    ("lux", "openai-responses", "response"): _on_first_use("convert_lux_openai_responses_response", "lux_to_openai_responses_response"),
-    ("lux", "sparktide", "error"): lux_to_sparktide_error,
     ("lux", "sparktide", "error"): lux_to_sparktide_error,
     ("lux", "sparktide", "request"): lux_to_sparktide_request,
-    ("lux", "sparktide", "request"): lux_to_sparktide_request,
-    ("lux", "sparktide", "response"): lux_to_sparktide_response,
     ("lux", "sparktide", "response"): lux_to_sparktide_response,
     ("openai-chat", "lux", "request"): _Lazy("convert_openai_chat_lux", "openai_chat_to_lux_request"),
-    ("openai-chat", "lux", "request"): _on_first_use("convert_openai_chat_lux", "openai_chat_to_lux_request"),
     ("openai-chat", "lux", "response"): _Lazy("convert_openai_chat_lux_response", "openai_chat_to_lux_response"),
-    ("openai-chat", "lux", "response"): _on_first_use("convert_openai_chat_lux_response", "openai_chat_to_lux_response"),
     ("openai-responses", "lux", "request"): _Lazy("convert_openai_responses_lux", "openai_responses_to_lux_request"),
-    ("openai-responses", "lux", "request"): _on_first_use("convert_openai_responses_lux", "openai_responses_to_lux_request"),
     ("openai-responses", "lux", "response"): _Lazy("convert_openai_responses_lux_response", "openai_responses_to_lux_response"),
-    ("openai-responses", "lux", "response"): _on_first_use("convert_openai_responses_lux_response", "openai_responses_to_lux_response"),
-    ("sparktide", "lux", "error"): sparktide_to_lux_error,
     ("sparktide", "lux", "error"): sparktide_to_lux_error,
     ("sparktide", "lux", "request"): sparktide_to_lux_request,
-    ("sparktide", "lux", "request"): sparktide_to_lux_request,
-    ("sparktide", "lux", "response"): sparktide_to_lux_response,
     ("sparktide", "lux", "response"): sparktide_to_lux_response,
 }
 """(source, target, kind) -> the converter compiled from mappings/<spec>.toml."""
