@@ -134,10 +134,9 @@ def test_the_compiler_reads_the_bounds_from_the_target_schema_for_every_pair() -
                 ttype, treq = lowering._target_field(tgt, tpath)
                 if plain and not treq and tpath not in lowering._conditionally_required(tgt) and lowering._bounds(ttype, tpath):
                     bounded[(spec.path.name, tpath)] = lowering._bounds_text(lowering._bounds(ttype, tpath))
-    # SparkTide and Chat Completions bound optional fields that a plain copy writes (llm-sdk and
-    # only SparkTide and Anthropic bound optional fields that a plain copy writes (llm-sdk and
-    # htmlp bound only fields their specs write through transforms: htmlp max_output_tokens,
-    # byte_count)
+    # SparkTide, Anthropic, Chat Completions and Responses bound optional fields that a plain copy
+    # writes (llm-sdk, htmlp and Gemini bound only fields their specs write through transforms:
+    # htmlp max_output_tokens, byte_count)
     assert bounded == {
         ("lux_anthropic_request.toml", "temperature"): "Anthropic temperature: minimum 0, maximum 1",
         ("lux_anthropic_request.toml", "top_p"): "Anthropic top_p: minimum 0, maximum 1",
@@ -159,7 +158,13 @@ def test_the_compiler_reads_the_bounds_from_the_target_schema_for_every_pair() -
         ("lux_openai_chat_request.toml", "prompt_cache_retention"): 'Chat Completions prompt_cache_retention: one of ["in_memory", "24h"]',
         ("lux_openai_chat_request.toml", "functions"): "Chat Completions functions: minItems 1, maxItems 128",
         ("lux_openai_chat_response.toml", "service_tier"): 'Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]',
+        # Responses: the members Lux has no field for come back from extra.openai_responses
+        ("lux_openai_responses_request.toml", "truncation"): 'Responses truncation: one of ["auto", "disabled"]',
+        ("lux_openai_responses_request.toml", "service_tier"): 'Responses service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]',
+        ("lux_openai_responses_request.toml", "prompt_cache_retention"): 'Responses prompt_cache_retention: one of ["in_memory", "24h"]',
+        ("lux_openai_responses_request.toml", "safety_identifier"): "Responses safety_identifier: maxLength 64",
         ("lux_openai_responses_request.toml", "top_logprobs"): "Responses top_logprobs: minimum 0, maximum 20",
+        ("lux_openai_responses_request.toml", "context_management"): "Responses context_management: minItems 1",
     }
     generated = (REPO / "generated" / "convert_lux_sparktide.py").read_text(encoding="utf-8")
     assert '"SparkTide temperature has maximum 2"' in generated and "if temperature > 2:" in generated
@@ -253,12 +258,11 @@ def test_an_empty_conversation_is_reported_once_and_no_message_is_made_up() -> N
 
 def test_the_registry_carries_the_declaration_for_the_pairs_that_write_sparktide() -> None:
     assert UNREACHABLE[("lux", "sparktide", "request")] == {"$.messages": MESSAGES_REASON}
-    # the other declarations are the vendor formats' (Chat Completions: messages minItems 1)
-    assert set(UNREACHABLE) == {("lux", "sparktide", "request"), ("lux", "openai-chat", "request")}
-    assert UNREACHABLE == {
-        ("lux", "sparktide", "request"): {"$.messages": MESSAGES_REASON},
-        ("lux", "anthropic", "response"): {"$.usage": UNREACHABLE[("lux", "anthropic", "response")]["$.usage"]},
-    }
+    # the other declarations are the vendor formats' (Chat Completions: messages minItems 1;
+    # Anthropic: a response requires usage)
+    assert set(UNREACHABLE) == {("lux", "sparktide", "request"), ("lux", "openai-chat", "request"), ("lux", "anthropic", "response")}
+    assert set(UNREACHABLE[("lux", "openai-chat", "request")]) == {"$.messages"}
+    assert set(UNREACHABLE[("lux", "anthropic", "response")]) == {"$.usage"}
     assert UNREACHABLE[("lux", "anthropic", "response")]["$.usage"].startswith("Anthropic requires usage")
     assert MESSAGES_REASON.startswith("a SparkTide request holds 1 to 256 messages")
     for name in ("lux:sparktide:request", "llm-sdk:sparktide:request", "htmlp:sparktide:request"):
