@@ -26,6 +26,7 @@ __all__ = [
     "dump_json_text",
     "key_path",
     "load_json_text",
+    "member",
     "violation",
 ]
 
@@ -173,6 +174,14 @@ def key_path(key: str) -> str:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def member(path: str, key: str) -> str:
+    """The JSON path of `key` inside the object at `path` ($.a.b, or $.a["odd key"])."""
+    return f"{path}.{key}" if _NAME.match(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def check_finite(value: float, path: str) -> None:

@@ -32,7 +32,7 @@ from .htmlp_model_request import (
     Role,
     ThinkingLevel,
 )
-from ._support import JsonTextError, dump_json_text, load_json_text
+from ._support import JsonTextError, dump_json_text, load_json_text, member
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentChoice,
@@ -64,14 +64,6 @@ B = TypeVar("B")
 Status = Literal["Exact", "Degraded", "Unsupported", "Invalid"]
 # What a context or carried value must be: a JSON type name, or the allowed strings of an enum.
 Expect = str | tuple[str, ...]
-
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def member(path: str, key: str) -> str:
-    """The JSON path of `key` inside the object at `path` ($.a.b, or $.a["odd key"])."""
-    return f"{path}.{key}" if _NAME.match(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
-
 
 def _fits(value: Any, expect: Expect) -> bool:
     if isinstance(expect, tuple):

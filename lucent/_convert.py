@@ -17,9 +17,8 @@ import msgspec
 from lucent._best_error import _container, _fields, _struct_for
 from lucent._decode import _MSGSPEC_CODES, _validation_error, decode, encode, schema_module
 from lucent.errors import ConversionError, LucentError, UsageError, ValidationError
-from lucent.generated._support import RuleViolation
+from lucent.generated._support import RuleViolation, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
-from lucent.generated.convert_support import member
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
 __all__ = ["FORMATS", "convert"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
-from lucent.generated.convert_support import member
+from lucent.generated._support import member
 
 _SSE_FRAMING = len(b"data: \n\n")
 _MISSING = object()
@@ -100,14 +100,34 @@ def _sparktide_max_stream_bytes() -> int:
     return int(_generated("sparktide-remote-1.0").PROTOCOL["max_stream_bytes"])
 
 
-SPECS: dict[str, FormatSpec] = {
-    "sparktide": _spec(
+class _Specs(Mapping[str, FormatSpec]):
+    """Format name -> FormatSpec, each read from its format's bindings (imported) on first use."""
+
+    def __init__(self, makers: dict[str, Callable[[], FormatSpec]]) -> None:
+        self._makers = makers
+        self._made: dict[str, FormatSpec] = {}
+
+    def __getitem__(self, format: str) -> FormatSpec:
+        made = self._made.get(format)
+        if made is None:
+            made = self._made[format] = self._makers[format]()
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
+
+SPECS: Mapping[str, FormatSpec] = _Specs({
+    "sparktide": lambda: _spec(
         "sparktide", "sparktide-remote-1.0", "RemoteModelStreamFrame",
         max_bytes=_sparktide_max_stream_bytes(), one_per_line=True, tool_index="$.index",
     ),
-    "llm-sdk": _spec("llm-sdk", "llm-sdk", "PartialModelResponse", max_bytes=None, one_per_line=False, tool_index=None),
-    "lux": _spec("lux", "lux-ir-v1", "LucentStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
-}
+    "llm-sdk": lambda: _spec("llm-sdk", "llm-sdk", "PartialModelResponse", max_bytes=None, one_per_line=False, tool_index=None),
+    "lux": lambda: _spec("lux", "lux-ir-v1", "LucentStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
+})
 """Format name -> its FormatSpec."""
 
 

@@ -62,21 +62,21 @@ and validates one frame at a time, an :class:`Assembler` checks the rules across
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import msgspec
 
 from lucent._stream_base import Assembler
-from lucent._stream_convert import AsyncStreamConversion, StreamConversion
-from lucent._stream_llm_sdk import LlmSdkAssembler
-from lucent._stream_lux import LuxAssembler
 from lucent._stream_read import aframes, frames, non_finite_path, spec
-from lucent._stream_sparktide import SparkTideAssembler
 from lucent.errors import EncodeError, LucentError, StreamError, UsageError
-from lucent.generated.llm_sdk import ModelResponse
-from lucent.generated.lux_ir_v1 import LucentResponse
-from lucent.generated.sparktide_remote_1_0 import RemoteModelResponse
+
+if TYPE_CHECKING:
+    from lucent._stream_convert import AsyncStreamConversion, StreamConversion
+    from lucent.generated.llm_sdk import ModelResponse
+    from lucent.generated.lux_ir_v1 import LucentResponse
+    from lucent.generated.sparktide_remote_1_0 import RemoteModelResponse
 
 __all__ = [
     "FORMATS",
@@ -96,11 +96,22 @@ __all__ = [
 FORMATS: tuple[str, ...] = ("sparktide", "llm-sdk", "lux")
 """The stream format names."""
 
-_ASSEMBLERS: dict[str, type[Assembler]] = {
-    "sparktide": SparkTideAssembler,
-    "llm-sdk": LlmSdkAssembler,
-    "lux": LuxAssembler,
+_ASSEMBLERS: dict[str, tuple[str, str]] = {
+    "sparktide": ("lucent._stream_sparktide", "SparkTideAssembler"),
+    "llm-sdk": ("lucent._stream_llm_sdk", "LlmSdkAssembler"),
+    "lux": ("lucent._stream_lux", "LuxAssembler"),
 }
+"""Format name -> (module, class) of its Assembler; the module (and the format's bindings) is
+imported when the first stream of that format is read."""
+
+
+def __getattr__(name: str) -> Any:
+    # The stream converter imports converters of every format: only when first used.
+    if name in ("StreamConversion", "AsyncStreamConversion"):
+        from lucent import _stream_convert
+
+        return getattr(_stream_convert, name)
+    raise AttributeError(f"module 'lucent.streams' has no attribute {name!r}")
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
 """SSE bytes, an iterable of byte chunks, or an iterable of events (Structs or JSON objects)."""
@@ -124,7 +135,9 @@ def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
         ``unknown_format``; ``invalid_input_type``: ``tools`` is not an iterable of ``str``.
     """
     spec(format)
-    return _ASSEMBLERS[format](tools=tools)
+    module, name = _ASSEMBLERS[format]
+    cls: type[Assembler] = getattr(importlib.import_module(module), name)
+    return cls(tools=tools)
 
 
 @overload
@@ -336,6 +349,8 @@ def convert_stream(
         At once: ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable
         of ``str``), ``invalid_context``.
     """
+    from lucent._stream_convert import StreamConversion
+
     return StreamConversion(events, source, target, context=context, strict=strict, tools=tools)
 
 
@@ -353,4 +368,6 @@ def aconvert_stream(
     An exception raised by the source while reading becomes ``StreamError(code="interrupted")``;
     cancellation propagates unchanged.
     """
+    from lucent._stream_convert import AsyncStreamConversion
+
     return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools)
