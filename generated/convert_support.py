@@ -32,7 +32,8 @@ from .htmlp_model_request import (
     Role,
     ThinkingLevel,
 )
-from ._support import JsonTextError, dump_json_text, load_json_text, member
+from ._support import JsonTextError, dump_json_text, load_json_text
+from ._support import member as member  # defined with the bindings' helpers; re-exported for the converters
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentChoice,
