@@ -146,16 +146,13 @@ def convert_union(
         if not indices:
             indices = range(len(branches))
     accepted: list[Any] = []
-    failures: list[RuleViolation] = []
+    errors: list[msgspec.ValidationError | RuleViolation] = []  # read only when no branch accepts
     for index in indices:
         branch = branches[index]
         try:
             converted = branch(value, path) if isinstance(branch, FunctionType) else msgspec.convert(value, branch)
-        except msgspec.ValidationError as exc:
-            failures.append(violation(exc, path))
-            continue
-        except RuleViolation as exc:
-            failures.append(exc)
+        except (msgspec.ValidationError, RuleViolation) as exc:
+            errors.append(exc)
             continue
         if not one_of:
             return converted
@@ -165,6 +162,7 @@ def convert_union(
     if accepted:
         raise RuleViolation("oneOf", f"matches {len(accepted)} branches of a oneOf; exactly one must match", path)
     # No branch accepts the value: name the fault of the branch that got furthest.
+    failures = [e if isinstance(e, RuleViolation) else violation(e, path) for e in errors]
     raise max(failures, key=lambda f: (f.path.count(".") + f.path.count("["), f.code not in ("anyOf", "oneOf")))
 
 
@@ -255,6 +253,9 @@ def _finite(literal: str) -> float:
     return value
 
 
+_JSON_TEXT = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant, parse_float=_finite)
+"""One decoder for every JSON text (json.loads with these arguments builds a new one per call)."""
+
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -310,7 +311,9 @@ def load_json_text(text: str) -> Any:
     if _too_deep_text(text):
         raise _too_deep()
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant, parse_float=_finite)
+        if text.startswith("\ufeff"):  # as json.loads: a str holds no byte order mark
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        value = _JSON_TEXT.decode(text)
     except JsonTextError:
         raise
     except json.JSONDecodeError as exc:
@@ -357,9 +360,37 @@ def check_json_object_text(text: str, path: str) -> None:
     """``text`` must be one complete JSON object: no duplicate keys, no trailing JSON, not null,
     read as :func:`load_json_text` reads it (no number out of range, no deeper nesting than
     MAX_JSON_TEXT_DEPTH, no lone surrogate)."""
+    if isinstance(text, str) and _plain_json_object(text):
+        return
     try:
         value = load_json_text(text)
     except JsonTextError as exc:
         raise RuleViolation("tool_arguments", f"arguments {exc.predicate}", path) from None
     if not isinstance(value, dict):
         raise RuleViolation("tool_arguments", "arguments must be a JSON object", path)
+
+
+_ANY_JSON: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+_RISKY_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F]|003[aA])")  # a surrogate half, or ':'
+
+_COMPACT = msgspec.json.Encoder()
+
+
+def _plain_json_object(text: str) -> bool:
+    """A quick acceptance for :func:`check_json_object_text`, in C: True only for a text that
+    rule accepts (one JSON object, no duplicate keys, ...); False sends it to the full check.
+
+    msgspec refuses everything the full reading refuses but duplicate keys and lone surrogate
+    escapes (NaN, ``1e999``, integers beyond 4,300 digits, trailing data); a text with a
+    surrogate escape goes to the full check. A duplicate key is lost in the decoded object, and
+    with it one ``:`` separator: outside strings the text has one ``:`` per member, and without
+    a ``\\u003a`` escape its strings hold the same ``:`` characters as the decoded strings, so
+    the text has as many ``:`` as the object written back exactly when no key was lost.
+    """
+    if ("\\u" in text and _RISKY_ESCAPE.search(text)) or text.count("[") + text.count("{") > MAX_JSON_TEXT_DEPTH:
+        return False
+    try:
+        value = _ANY_JSON.decode(text)
+    except (msgspec.MsgspecError, ValueError, RecursionError, MemoryError):
+        return False
+    return isinstance(value, dict) and text.count(":") == _COMPACT.encode(value).count(b":")

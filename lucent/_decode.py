@@ -36,10 +36,20 @@ _ENCODER = msgspec.json.Encoder()
 def schema_module(schema: str) -> ModuleType:
     """The generated module for a schema stem; raises UsageError(code=unknown_schema)."""
     try:
+        return _modules[schema]
+    except KeyError:
+        pass
+    try:
         module = SCHEMAS[schema]
     except KeyError:
         raise UsageError(f"unknown schema {schema!r}; known: {', '.join(SCHEMAS)}", code="unknown_schema") from None
-    return importlib.import_module(f"lucent.generated.{module}")
+    loaded = _modules[schema] = importlib.import_module(f"lucent.generated.{module}")
+    return loaded
+
+
+_modules: dict[str, ModuleType] = {}
+"""Schema stem -> its generated module, once imported (importlib.import_module costs a lookup
+of its own on every call)."""
 
 
 @lru_cache(maxsize=None)
@@ -101,8 +111,8 @@ def decode(
         raise UsageError("schema and definition are names (str)", code="invalid_input_type")
     if rules not in ("all", "schema"):
         raise UsageError(f"rules is 'all' or 'schema', not {rules!r}", code="invalid_rules")
-    module = schema_module(schema)
-    buf = _as_bytes(data)
+    module = _modules.get(schema) or schema_module(schema)
+    buf = data if type(data) is bytes else _as_bytes(data)
     protocol: dict[str, Any] = module.PROTOCOL if rules == "all" else {}
     limit = protocol.get("max_body_bytes")
     if limit is not None and len(buf) > limit:
@@ -123,7 +133,8 @@ def decode(
 
 def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any]) -> Any:
     decoder = _decoder(schema, definition)
-    finish = schema_module(schema).DECODE_CHECKS.get(definition)
+    module = schema_module(schema)
+    finish = module.DECODE_CHECKS.get(definition)
     try:
         value = _guarded(decoder.decode, buf)
         if finish is not None:
@@ -141,10 +152,10 @@ def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[s
                 value = _finished(finish, value)
         except msgspec.ValidationError:
             raise shallowest(tree, decoder.type, first, _validation_error) from None
-    if protocol.get("reject_duplicate_keys"):
+    if protocol.get("reject_duplicate_keys") and not _no_key_lost(buf, value, decoder.type):
         _reject_duplicate_keys(buf)
     if protocol and definition is not None:
-        check = schema_module(schema).PROTOCOL_CHECKS.get(definition)
+        check = module.PROTOCOL_CHECKS.get(definition)
         if check is not None:
             try:
                 check(value)
@@ -273,20 +284,80 @@ class _Checked(dict[str, Any]):
     duplicate: str | None = None
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _pairs(pairs: list[tuple[str, Any]], found: list[bool]) -> dict[str, Any]:
     result = _Checked(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
         result.duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        found.append(True)
     return result
 
 
+def _no_key_lost(buf: bytes, value: Any, tp: Any) -> bool:
+    """True when the decoded ``value`` provably kept every member of the JSON text ``buf``, so
+    that ``buf`` has no duplicate key; False leaves the question to :func:`_reject_duplicate_keys`.
+
+    Outside strings a JSON text has one ``:`` per object member. msgspec keeps the last of
+    duplicate members, so a duplicate loses a member, and with it at least one ``:``. When the
+    type writes back exactly the members it read (:func:`_writes_what_it_reads`) and the text
+    has no ``\\u003a`` escape (so its strings hold the ``:`` that the decoded strings hold),
+    the text and the value written back have as many ``:`` exactly when no member was lost.
+    Two counts and one encode, in C: a fraction of a parse.
+    """
+    if not _writes_what_it_reads(tp) or b"\\u003a" in buf or b"\\u003A" in buf:
+        return False
+    return buf.count(b":") == _ENCODER.encode(value).count(b":")
+
+
+@lru_cache(maxsize=None)
+def _writes_what_it_reads(tp: Any) -> bool:
+    """Every value of ``tp``, encoded, has the members its JSON text had, and no other.
+
+    Structs must not add members (every field is required or defaults to ``UNSET``) nor drop
+    unknown ones (``forbid_unknown_fields``), values are not re-typed (no datetime, UUID,
+    bytes...), and no union is converted in ``__post_init__`` (a dispatch, see
+    ``_support.convert_union``, could build Structs with defaults).
+    """
+    seen: set[type] = set()
+    queue: list[Any] = [msgspec.inspect.type_info(tp)]
+    plain = (
+        msgspec.inspect.AnyType, msgspec.inspect.NoneType, msgspec.inspect.BoolType, msgspec.inspect.IntType,
+        msgspec.inspect.FloatType, msgspec.inspect.StrType, msgspec.inspect.LiteralType,
+    )
+    while queue:
+        info = queue.pop()
+        if isinstance(info, msgspec.inspect.StructType):
+            if info.cls in seen:
+                continue
+            seen.add(info.cls)
+            module = importlib.import_module(info.cls.__module__)
+            if not info.forbid_unknown_fields or hasattr(module, "convert_union"):
+                return False
+            # msgspec.inspect shows a field that defaults to UNSET as one with NODEFAULT
+            if any(not f.required and (f.default is not msgspec.NODEFAULT or f.default_factory is not msgspec.NODEFAULT)
+                   for f in info.fields):
+                return False
+            queue.extend(f.type for f in info.fields)
+        elif isinstance(info, msgspec.inspect.UnionType):
+            queue.extend(info.types)
+        elif isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
+            queue.append(info.item_type)
+        elif isinstance(info, msgspec.inspect.DictType):
+            if not isinstance(info.key_type, msgspec.inspect.StrType):
+                return False
+            queue.append(info.value_type)
+        elif not isinstance(info, plain):
+            return False
+    return True
+
+
 def _reject_duplicate_keys(buf: bytes) -> None:
+    duplicates: list[bool] = []
     try:
-        tree = json.loads(buf, object_pairs_hook=_pairs)
+        tree = json.loads(buf, object_pairs_hook=lambda pairs: _pairs(pairs, duplicates))
     except RecursionError:
         raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
-    found = _find_duplicate(tree, "$")
+    found = _find_duplicate(tree, "$") if duplicates else None  # walk only to name the path
     if found is not None:
         path, key = found
         raise ValidationError("an object names the same property twice", code="duplicate_key", path=path + _path_part(key))
