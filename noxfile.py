@@ -1,4 +1,4 @@
-"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``.
+"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``bench``.
 
 ``nox -s generate -- --check`` is ``python -m codegen --check``: it writes nothing and fails when
 generated/ differs from a fresh codegen run.
@@ -49,3 +49,12 @@ def typecheck(session: nox.Session) -> None:
     session.install(".[typecheck]")  # not editable: generated/ is laid out as lucent/generated
     session.chdir(session.create_tmp())
     session.run("python", "-m", "mypy", "--strict", "-p", "lucent")
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """The benchmark suite (bench/, issue 6): ratios against orjson, json, jsonschema, pydantic
+    and LiteLLM measured in one process, results in bench/results/ (``-- --quick``: a few
+    minutes). Not editable, so that the import time is that of an installed lucent."""
+    session.install(".[bench]")
+    session.run("python", "-m", "bench", *session.posargs)

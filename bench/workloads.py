@@ -30,6 +30,8 @@ import lucent
 SIZES: dict[str, int] = {"1KB": 1_000, "20KB": 20_000, "1MB": 1_000_000}
 """Size label -> target size of the document's compact JSON text, in bytes."""
 
+_BYTES = {**SIZES, "13KB": 13_000}  # 13 KB: the conversation of the LiteLLM comparison
+
 # (format, kind) -> (schema, definition) that the document decodes as.
 DOCUMENTS: dict[str, tuple[str, str | None]] = {
     "lux": ("lux-ir-v1", "LucentRequest"),
@@ -239,7 +241,7 @@ RENDER: dict[str, Callable[[Conversation], Any]] = {
 
 # Turns per size: 1 KB is one short turn, 1 MB a long conversation of about 1,000 messages
 # (SparkTide holds at most 256 messages, so its turns are longer).
-_TURNS = {"1KB": 1, "20KB": 8, "1MB": 200}
+_TURNS = {"1KB": 1, "13KB": 6, "20KB": 8, "1MB": 200}
 _MAX_TURNS = {"sparktide": 50, "diagnostics": 50}
 
 
@@ -249,13 +251,13 @@ def _encode(value: Any) -> bytes:
 
 @lru_cache(maxsize=None)
 def document(name: str, size: str) -> bytes:
-    """The ``name`` workload (a key of :data:`DOCUMENTS`) at about ``SIZES[size]`` bytes.
+    """The ``name`` workload (a key of :data:`DOCUMENTS`) at about ``SIZES[size]`` bytes (or 13 KB).
 
     The words per text part are chosen (by bisection) so that the document lands within 10% of
     the size; 1 KB documents are one turn with short texts. The document is checked with
     :func:`lucent.decode` against its schema.
     """
-    target = SIZES[size]
+    target = _BYTES[size]
     turns = min(_TURNS[size], _MAX_TURNS.get(name, 10**9))
     tools = 1 if size == "1KB" else len(_TOOLS)
     render = RENDER[name]
