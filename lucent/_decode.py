@@ -5,9 +5,10 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
@@ -117,24 +118,50 @@ def decode(
     limit = protocol.get("max_body_bytes")
     if limit is not None and len(buf) > limit:
         raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
-    if not buf.isascii():
+    one_of = definition is None and module.ROOT is None
+    plan = None if one_of else _plan(schema, definition, bool(protocol))
+    if not buf.isascii() and (plan is None or plan.skips_values):
         # msgspec skips the values of unknown fields without checking their UTF-8.
         try:
             buf.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
     try:
-        if definition is None and module.ROOT is None:
+        if plan is None:
             return _decode_one_of(buf, schema, module.ROOT_ONE_OF or getattr(module, "ROOT_ANY_OF", ()), protocol)
-        return _decode_as(buf, schema, definition, protocol)
+        return _decode_as(buf, schema, definition, protocol, plan)
     except RecursionError:
         raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
 
 
-def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any]) -> Any:
+class _Plan(NamedTuple):
+    """What decoding one definition takes, looked up once (:func:`_plan`)."""
+
+    decoder: msgspec.json.Decoder[Any]
+    finish: Any  # the module's DECODE_CHECKS function, or None
+    check: Any  # the definition's PROTOCOL_CHECKS function (when the protocol rules apply), or None
+    reject_duplicates: bool
+    skips_values: bool  # some Struct ignores unknown members, whose values msgspec does not read
+
+
+@lru_cache(maxsize=None)
+def _plan(schema: str, definition: str | None, protocol_rules: bool) -> _Plan:
     decoder = _decoder(schema, definition)
     module = schema_module(schema)
-    finish = module.DECODE_CHECKS.get(definition)
+    protocol: dict[str, Any] = module.PROTOCOL if protocol_rules else {}
+    return _Plan(
+        decoder=decoder,
+        finish=module.DECODE_CHECKS.get(definition),
+        check=module.PROTOCOL_CHECKS.get(definition) if protocol and definition is not None else None,
+        reject_duplicates=bool(protocol.get("reject_duplicate_keys")),
+        skips_values=_skips_values(decoder.type),
+    )
+
+
+def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any], plan: _Plan | None = None) -> Any:
+    if plan is None:
+        plan = _plan(schema, definition, bool(protocol))
+    decoder, finish = plan.decoder, plan.finish
     try:
         value = _guarded(decoder.decode, buf)
         if finish is not None:
@@ -152,15 +179,13 @@ def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[s
                 value = _finished(finish, value)
         except msgspec.ValidationError:
             raise shallowest(tree, decoder.type, first, _validation_error) from None
-    if protocol.get("reject_duplicate_keys") and not _no_key_lost(buf, value, decoder.type):
+    if plan.reject_duplicates and not _no_key_lost(buf, value, decoder.type):
         _reject_duplicate_keys(buf)
-    if protocol and definition is not None:
-        check = module.PROTOCOL_CHECKS.get(definition)
-        if check is not None:
-            try:
-                check(value)
-            except RuleViolation as exc:
-                raise ValidationError(exc.message, code=exc.code, path=exc.path) from None
+    if plan.check is not None:
+        try:
+            plan.check(value)
+        except RuleViolation as exc:
+            raise ValidationError(exc.message, code=exc.code, path=exc.path) from None
     return value
 
 
@@ -191,7 +216,12 @@ def _guarded(parse: Any, buf: bytes) -> Any:
     except msgspec.DecodeError as exc:
         raise _decode_error(buf, str(exc)) from None
     except UnicodeDecodeError as exc:
-        raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
+        start = exc.start  # msgspec's offset is within the string; the document's is found here
+        try:
+            buf.decode("utf-8")
+        except UnicodeDecodeError as whole:
+            start = whole.start
+        raise DecodeError(f"invalid UTF-8 at byte {start}", code="invalid_utf8", offset=start) from None
     except RecursionError:
         raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
     except MemoryError:
@@ -307,6 +337,33 @@ def _no_key_lost(buf: bytes, value: Any, tp: Any) -> bool:
     if not _writes_what_it_reads(tp) or b"\\u003a" in buf or b"\\u003A" in buf:
         return False
     return buf.count(b":") == _ENCODER.encode(value).count(b":")
+
+
+def _structs(tp: Any) -> Iterator[Any]:
+    """The msgspec.inspect StructType of every Struct under ``tp`` (each once); other nodes are
+    yielded too, so that a caller can judge them."""
+    seen: set[type] = set()
+    queue: list[Any] = [msgspec.inspect.type_info(tp)]
+    while queue:
+        info = queue.pop()
+        yield info
+        if isinstance(info, msgspec.inspect.StructType):
+            if info.cls in seen:
+                continue
+            seen.add(info.cls)
+            queue.extend(f.type for f in info.fields)
+        elif isinstance(info, msgspec.inspect.UnionType):
+            queue.extend(info.types)
+        elif isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
+            queue.append(info.item_type)
+        elif isinstance(info, msgspec.inspect.DictType):
+            queue.append(info.value_type)
+
+
+def _skips_values(tp: Any) -> bool:
+    """Some Struct under ``tp`` ignores unknown members: msgspec then skips their values without
+    reading them (nor checking their UTF-8). A value typed ``Any`` is read whole."""
+    return any(isinstance(info, msgspec.inspect.StructType) and not info.forbid_unknown_fields for info in _structs(tp))
 
 
 @lru_cache(maxsize=None)
