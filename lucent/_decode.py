@@ -334,9 +334,7 @@ def _no_key_lost(buf: bytes, value: Any, tp: Any) -> bool:
     the text and the value written back have as many ``:`` exactly when no member was lost.
     Two counts and one encode, in C: a fraction of a parse.
     """
-    if not _writes_what_it_reads(tp) or b"\\u003a" in buf or b"\\u003A" in buf:
-        return False
-    return buf.count(b":") == _ENCODER.encode(value).count(b":")
+    return _writes_what_it_reads(tp) and same_colons(buf, value)
 
 
 def _structs(tp: Any) -> Iterator[Any]:
@@ -368,44 +366,48 @@ def _skips_values(tp: Any) -> bool:
 
 @lru_cache(maxsize=None)
 def _writes_what_it_reads(tp: Any) -> bool:
-    """Every value of ``tp``, encoded, has the members its JSON text had, and no other.
+    """Every value of ``tp``, encoded, has the members its JSON text had, and no other: it adds
+    none (:func:`adds_no_member`) and drops none (no Struct ignores unknown members)."""
+    return adds_no_member(tp) and not _skips_values(tp)
 
-    Structs must not add members (every field is required or defaults to ``UNSET``) nor drop
-    unknown ones (``forbid_unknown_fields``), values are not re-typed (no datetime, UUID,
-    bytes...), and no union is converted in ``__post_init__`` (a dispatch, see
-    ``_support.convert_union``, could build Structs with defaults).
-    """
-    seen: set[type] = set()
-    queue: list[Any] = [msgspec.inspect.type_info(tp)]
-    plain = (
-        msgspec.inspect.AnyType, msgspec.inspect.NoneType, msgspec.inspect.BoolType, msgspec.inspect.IntType,
-        msgspec.inspect.FloatType, msgspec.inspect.StrType, msgspec.inspect.LiteralType,
-    )
-    while queue:
-        info = queue.pop()
+
+_PLAIN = (
+    msgspec.inspect.StructType, msgspec.inspect.UnionType, msgspec.inspect.ListType, msgspec.inspect.VarTupleType,
+    msgspec.inspect.AnyType, msgspec.inspect.NoneType, msgspec.inspect.BoolType, msgspec.inspect.IntType,
+    msgspec.inspect.FloatType, msgspec.inspect.StrType, msgspec.inspect.LiteralType,
+)
+
+
+@lru_cache(maxsize=None)
+def adds_no_member(tp: Any) -> bool:
+    """A value of ``tp``, encoded, holds no member its JSON text lacked, and the same ``:``
+    characters in its strings: Structs add no member (every field is required or defaults to
+    ``UNSET``), values are not re-typed (no datetime, UUID, bytes...), maps have string keys,
+    and no union is converted in ``__post_init__`` (a dispatch, see
+    ``_support.convert_union``, could build Structs with defaults)."""
+    for info in _structs(tp):
         if isinstance(info, msgspec.inspect.StructType):
-            if info.cls in seen:
-                continue
-            seen.add(info.cls)
-            module = importlib.import_module(info.cls.__module__)
-            if not info.forbid_unknown_fields or hasattr(module, "convert_union"):
+            if hasattr(importlib.import_module(info.cls.__module__), "convert_union"):
                 return False
             # msgspec.inspect shows a field that defaults to UNSET as one with NODEFAULT
             if any(not f.required and (f.default is not msgspec.NODEFAULT or f.default_factory is not msgspec.NODEFAULT)
                    for f in info.fields):
                 return False
-            queue.extend(f.type for f in info.fields)
-        elif isinstance(info, msgspec.inspect.UnionType):
-            queue.extend(info.types)
-        elif isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
-            queue.append(info.item_type)
         elif isinstance(info, msgspec.inspect.DictType):
             if not isinstance(info.key_type, msgspec.inspect.StrType):
                 return False
-            queue.append(info.value_type)
-        elif not isinstance(info, plain):
+        elif not isinstance(info, _PLAIN):
             return False
     return True
+
+
+def same_colons(buf: bytes, value: Any) -> bool:
+    """``buf`` (JSON text) and ``value`` written back hold as many ``:`` characters, and ``buf``
+    has no ``\\u003a`` escape; for a value of a type that :func:`adds_no_member`, this means
+    no member of the text was lost (a duplicate key, or an unknown member a Struct ignored)."""
+    if b"\\u003" in buf and (b"\\u003a" in buf or b"\\u003A" in buf):
+        return False
+    return buf.count(b":") == _ENCODER.encode(value).count(b":")
 
 
 def _reject_duplicate_keys(buf: bytes) -> None:

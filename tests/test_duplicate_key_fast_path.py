@@ -95,3 +95,18 @@ def test_quick_argument_check_accepts_only_what_the_full_reading_accepts(obj: di
         assert isinstance(full, dict) and not (duplicate and obj)
     elif not (duplicate and obj):
         assert full == obj  # refused by the quick check only for an escape; the full check accepts it
+
+
+@pytest.mark.parametrize("unknown", ['"x":1', '"x":"a\\u003ab"', '"x":{"y:":"z"}'])
+def test_an_unknown_member_of_an_open_object_is_still_reported_by_convert(unknown: str) -> None:
+    # the ':' count says "a member was lost" and the full walk names it
+    body = '{"schema_version":"v1","model":"m","conversation":[{"type":"message","message":{"role":"user","content":[{"type":"text","text":"hi:",' + unknown + "}]}}],\"options\":{\"stream\":false}}"
+    result = lucent.convert(body.encode(), source="lux", target="llm-sdk", context={"model": "m", "stream": False})
+    unsupported = [d.field for d in result.diagnostics if d.status == "Unsupported"]
+    assert "$.conversation[0].message.content[0].x" in unsupported
+
+
+def test_an_open_document_without_unknown_members_reports_none() -> None:
+    body = b'{"schema_version":"v1","model":"m","conversation":[{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a:b"}]}}],"options":{"stream":false}}'
+    result = lucent.convert(body, source="lux", target="llm-sdk", context={"model": "m", "stream": False})
+    assert [d for d in result.diagnostics if d.status == "Unsupported"] == []
