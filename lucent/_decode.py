@@ -358,6 +358,7 @@ def _structs(tp: Any) -> Iterator[Any]:
             queue.append(info.value_type)
 
 
+@lru_cache(maxsize=None)
 def _skips_values(tp: Any) -> bool:
     """Some Struct under ``tp`` ignores unknown members: msgspec then skips their values without
     reading them (nor checking their UTF-8). A value typed ``Any`` is read whole."""
