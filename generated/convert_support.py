@@ -319,17 +319,26 @@ class Cx:
             table.pop(path, None)
             for key, origin in sourced[1].items():
                 table[f"{path}[{key}]" if isinstance(key, int) else member(path, key)] = origin
+        # A scalar (str, number, ...) that no record names adds nothing: it is not visited.
         if isinstance(value, Struct):
             for name, encoded in zip(value.__struct_fields__, value.__struct_encode_fields__):
                 item = getattr(value, name)
-                if item is not UNSET:
+                if item is not UNSET and (isinstance(item, _CONTAINERS) or self._recorded(item)):
                     self._walk(item, f"{path}.{encoded}", table, deepest)
         elif isinstance(value, dict):
             for key, item in value.items():
-                self._walk(item, member(path, key), table, deepest)
+                if isinstance(item, _CONTAINERS) or self._recorded(item):
+                    self._walk(item, member(path, key), table, deepest)
         elif isinstance(value, list):
             for index, item in enumerate(value):
-                self._walk(item, f"{path}[{index}]", table, deepest)
+                if isinstance(item, _CONTAINERS) or self._recorded(item):
+                    self._walk(item, f"{path}[{index}]", table, deepest)
+
+    def _recorded(self, value: Any) -> bool:
+        return id(value) in self._built or id(value) in self._sourced
+
+
+_CONTAINERS = (Struct, dict, list)
 
 
 def _member_set(value: Any, dotted: str) -> bool:
