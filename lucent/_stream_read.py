@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from lucent._decode import SCHEMAS, _decode_as
+from lucent._decode import SCHEMAS, _decode_as, _no_key_lost
 from lucent._stream_sse import SSEParser
 from lucent.errors import (
     DecodeError,
@@ -291,8 +291,8 @@ class FrameReader:
         value = _MISSING
         try:
             value = self._decoder.decode(buf)
-            if self._unique_keys:
-                json.loads(buf, object_pairs_hook=_unique)
+            if self._unique_keys and not _no_key_lost(buf, value, self._decoder.type):
+                json.loads(buf, object_pairs_hook=_unique)  # a ':' count cannot clear the frame
             if self._check is not None:
                 self._check(value)
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
