@@ -25,24 +25,34 @@ if not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "generated")):
         __path__.append(_checkout)
 
 import importlib as _importlib  # noqa: E402
-from typing import TYPE_CHECKING as _TYPE_CHECKING, Any as _Any  # noqa: E402
 
 from lucent import errors  # noqa: E402
-from lucent._decode import SCHEMAS, decode, encode  # noqa: E402
 
+_TYPE_CHECKING = False  # typing itself is not imported: `import lucent` stays cheap
 if _TYPE_CHECKING:
+    from typing import Any as _Any
+
     from lucent import sse, streams
     from lucent._convert import convert
+    from lucent._decode import SCHEMAS, decode, encode
 
 __all__ = ["SCHEMAS", "convert", "decode", "encode", "errors", "sse", "streams"]
 
-# Imported on first use, so that `import lucent` loads no generated binding or converter: a
-# schema's module is imported by the first decode of it (lucent._decode.schema_module), a
-# converter's by its first lookup (lucent.generated.convert_registry.CONVERTERS).
-_ON_FIRST_USE = {"convert": ("lucent._convert", "convert"), "sse": ("lucent.sse", ""), "streams": ("lucent.streams", "")}
+# Imported on first use, so that `import lucent` loads no generated binding or converter (nor
+# msgspec): a schema's module is imported by the first decode of it
+# (lucent._decode.schema_module), a converter's by its first lookup
+# (lucent.generated.convert_registry.CONVERTERS).
+_ON_FIRST_USE = {
+    "SCHEMAS": ("lucent._decode", "SCHEMAS"),
+    "convert": ("lucent._convert", "convert"),
+    "decode": ("lucent._decode", "decode"),
+    "encode": ("lucent._decode", "encode"),
+    "sse": ("lucent.sse", ""),
+    "streams": ("lucent.streams", ""),
+}
 
 
-def __getattr__(name: str) -> _Any:
+def __getattr__(name: str) -> "_Any":
     try:
         module, attribute = _ON_FIRST_USE[name]
     except KeyError:

@@ -251,7 +251,7 @@ def _decode_source(data: Any, schema: str, definition: str) -> tuple[Any, list[C
         # document that breaks only a protocol rule is converted and the fault reported.
         document = decode(data, schema, name, rules="schema")
         found = [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")]
-    tp = type(document)
+    tp: Any = type(document)
     if not _skips_values(tp) or (isinstance(data, bytes) and adds_no_member(tp) and same_colons(data, document)):
         return document, found  # no member of the text can be missing from the document
     try:

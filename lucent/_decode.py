@@ -147,6 +147,7 @@ class _Plan(NamedTuple):
 @lru_cache(maxsize=None)
 def _plan(schema: str, definition: str | None, protocol_rules: bool) -> _Plan:
     decoder = _decoder(schema, definition)
+    tp: Any = decoder.type
     module = schema_module(schema)
     protocol: dict[str, Any] = module.PROTOCOL if protocol_rules else {}
     return _Plan(
@@ -154,7 +155,7 @@ def _plan(schema: str, definition: str | None, protocol_rules: bool) -> _Plan:
         finish=module.DECODE_CHECKS.get(definition),
         check=module.PROTOCOL_CHECKS.get(definition) if protocol and definition is not None else None,
         reject_duplicates=bool(protocol.get("reject_duplicate_keys")),
-        skips_values=_skips_values(decoder.type),
+        skips_values=_skips_values(tp),
     )
 
 

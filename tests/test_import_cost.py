@@ -31,9 +31,15 @@ def _generated(modules: list[str]) -> list[str]:
 
 def test_import_lucent_loads_no_binding_or_converter() -> None:
     loaded = _modules_after("import lucent")
-    assert "lucent._decode" in loaded  # decode/encode are ready
-    assert _generated(loaded) == []
-    assert not {"lucent._convert", "lucent.streams", "lucent._stream_convert"} & set(loaded)
+    assert loaded == ["lucent", "lucent.errors"]  # the rest, msgspec too, on first use
+
+
+def test_first_use_of_each_public_name_imports_it() -> None:
+    loaded = _modules_after("import lucent; lucent.decode, lucent.encode, lucent.SCHEMAS")
+    assert "lucent._decode" in loaded and _generated(loaded) == []
+    loaded = _modules_after("import lucent; lucent.convert, lucent.streams, lucent.sse")
+    assert {"lucent._convert", "lucent.streams", "lucent.sse"} <= set(loaded)
+    assert [m for m in _generated(loaded) if m != "lucent.generated.convert_registry" and "convert_" in m] == []
 
 
 def test_registry_lists_converters_without_importing_them() -> None:
