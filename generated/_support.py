@@ -120,6 +120,26 @@ def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
 _ABSENT = "\x00absent"
 
 
+def _convert(value: Any, tp: Any) -> Any:
+    """``msgspec.convert(value, tp)``. msgspec keeps what it learns about a Struct class on the
+    class, but works a union (``Foo | _MissingTypeTag``) or an ``Annotated`` type out again on
+    every call, about 100 times the cost of the conversion itself; such a type is converted as
+    the one field of a Struct made for it (once), and a fault is raised again by the plain call
+    so that its message and path are msgspec's own."""
+    if isinstance(tp, type):
+        return msgspec.convert(value, tp)
+    box = _BOXES.get(tp)
+    if box is None:
+        box = _BOXES[tp] = msgspec.defstruct("_Box", [("value", tp)])
+    try:
+        return msgspec.convert({"value": value}, box).value
+    except msgspec.ValidationError:
+        return msgspec.convert(value, tp)
+
+
+_BOXES: dict[Any, Any] = {}
+
+
 def convert_union(
     value: Any,
     branches: tuple[Any, ...],
@@ -150,7 +170,7 @@ def convert_union(
     for index in indices:
         branch = branches[index]
         try:
-            converted = branch(value, path) if isinstance(branch, FunctionType) else msgspec.convert(value, branch)
+            converted = branch(value, path) if isinstance(branch, FunctionType) else _convert(value, branch)
         except (msgspec.ValidationError, RuleViolation) as exc:
             errors.append(exc)
             continue
