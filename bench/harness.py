@@ -5,8 +5,9 @@ lucent one and each baseline. :func:`measure` calibrates a loop count per functi
 sample takes at least ``min_time``), then runs ``rounds`` rounds; in each round every function
 is timed once, in an order that rotates from round to round, so that a change of machine load
 hits all of them alike. Samples are short (a few ms) and rounds many (as many as the case's time
-budget allows), so that the two times of a ratio are taken a few ms apart. The figure reported is the median, over rounds, of the ratio of two
-functions' times *in the same round*; absolute times are kept only as pyperf benchmarks
+budget allows). The figure reported is the ratio of two functions' best samples
+(:meth:`Case.ratio`), beside the median of their ratios round by round; absolute times are kept
+only as pyperf benchmarks
 (``bench/results/pyperf.json``: ``python -m pyperf stats`` / ``compare_to`` read it).
 """
 
@@ -34,13 +35,23 @@ class Case:
     samples: dict[str, list[float]] = field(default_factory=dict)  # seconds per call, per round
 
     def ratio(self, numerator: str, denominator: str) -> float:
-        """Median over rounds of time(numerator) / time(denominator) in the same round."""
+        """time(numerator) / time(denominator), each the best (least) of its samples.
+
+        On a shared machine a sample is often slowed by other work, never sped up, so each
+        function's least time is its own cost (as ``timeit`` advises); the rounds interleave
+        the functions, so every one had the same chances of a quiet moment.
+        """
+        return self.per_call(numerator) / self.per_call(denominator)
+
+    def paired_ratio(self, numerator: str, denominator: str) -> float:
+        """Median over rounds of time(numerator) / time(denominator) in the same round (a check
+        on :meth:`ratio`: the two agree on a quiet machine)."""
         pairs = zip(self.samples[numerator], self.samples[denominator])
         return statistics.median(a / b for a, b in pairs)
 
     def per_call(self, name: str) -> float:
-        """Median seconds per call of one function (for the plot's throughput only)."""
-        return statistics.median(self.samples[name])
+        """Seconds per call of one function: its best sample."""
+        return min(self.samples[name])
 
 
 def _timed(function: Callable[[], Any], loops: int) -> float:
