@@ -4,10 +4,10 @@ A :class:`Case` is one workload (a document, a stream) and the functions that pr
 lucent one and each baseline. :func:`measure` calibrates a loop count per function (so that one
 sample takes at least ``min_time``), then runs ``rounds`` rounds; in each round every function
 is timed once, in an order that rotates from round to round, so that a change of machine load
-hits all of them alike. Samples are short (a few ms) and rounds many (as many as the case's time
-budget allows). The figure reported is the ratio of two functions' best samples
-(:meth:`Case.ratio`), beside the median of their ratios round by round; absolute times are kept
-only as pyperf benchmarks
+hits all of them alike. Times are the thread's CPU time, so a moment the process waits for
+the CPU (the machine is shared) is not counted. Samples are short (a few ms) and rounds many (as many as the case's time
+budget allows). The figure reported is the median, over rounds, of the ratio of two functions'
+times in the same round (:meth:`Case.ratio`); absolute times are kept only as pyperf benchmarks
 (``bench/results/pyperf.json``: ``python -m pyperf stats`` / ``compare_to`` read it).
 """
 
@@ -35,30 +35,26 @@ class Case:
     samples: dict[str, list[float]] = field(default_factory=dict)  # seconds per call, per round
 
     def ratio(self, numerator: str, denominator: str) -> float:
-        """time(numerator) / time(denominator), each the best (least) of its samples.
-
-        On a shared machine a sample is often slowed by other work, never sped up, so each
-        function's least time is its own cost (as ``timeit`` advises); the rounds interleave
-        the functions, so every one had the same chances of a quiet moment.
-        """
-        return self.per_call(numerator) / self.per_call(denominator)
-
-    def paired_ratio(self, numerator: str, denominator: str) -> float:
-        """Median over rounds of time(numerator) / time(denominator) in the same round (a check
-        on :meth:`ratio`: the two agree on a quiet machine)."""
+        """Median over rounds of time(numerator) / time(denominator) in the same round."""
         pairs = zip(self.samples[numerator], self.samples[denominator])
         return statistics.median(a / b for a, b in pairs)
 
+    def best_ratio(self, numerator: str, denominator: str) -> float:
+        """The ratio of the two functions' least samples (a check on :meth:`ratio`)."""
+        return min(self.samples[numerator]) / min(self.samples[denominator])
+
     def per_call(self, name: str) -> float:
-        """Seconds per call of one function: its best sample."""
-        return min(self.samples[name])
+        """Median CPU seconds per call of one function (for the plot's throughput)."""
+        return statistics.median(self.samples[name])
 
 
 def _timed(function: Callable[[], Any], loops: int) -> float:
-    start = time.perf_counter()
+    """CPU seconds this thread spent on ``loops`` calls (``time.thread_time``): time the process
+    waits while other work on the machine runs is not counted, as wall time would."""
+    start = time.thread_time()
     for _ in range(loops):
         function()
-    return time.perf_counter() - start
+    return time.thread_time() - start
 
 
 def _loops(function: Callable[[], Any], min_time: float) -> int:
@@ -80,7 +76,7 @@ def measure(case: Case, *, rounds: int, min_time: float) -> Case:
         case.functions[name]()  # warm up: imports, caches, first-use costs
     loops = {name: _loops(case.functions[name], min_time) for name in names}
     case.samples = {name: [] for name in names}
-    started = time.perf_counter()
+    started = time.thread_time()
     for r in range(rounds):
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
@@ -91,7 +87,7 @@ def measure(case: Case, *, rounds: int, min_time: float) -> Case:
             finally:
                 gc.enable()
             case.samples[name].append(elapsed / loops[name])
-        if r >= 2 and time.perf_counter() - started > case.budget:
+        if r >= 2 and time.thread_time() - started > case.budget:
             break
     return case
 
