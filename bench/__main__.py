@@ -285,6 +285,16 @@ def case_record(case: Case) -> dict[str, Any]:
     return record
 
 
+def targets_markdown(found: list[dict[str, Any]], command: str) -> str:
+    """The targets as the README's table: target, figure measured, met or not, where."""
+    rows = ["| target | measured | | worst case / note |", "| --- | --- | --- | --- |"]
+    for t in found:
+        mark = {True: "met", False: "**missed**", None: "n/a"}[t["met"]]
+        measured = "-" if t["measured"] is None else f"{t['measured']:.3g}{' ' if t.get('unit') == 'ms' else ''}{t.get('unit', '')}"
+        rows.append(f"| {t['target']} | {measured} | {mark} | {t['detail']} |")
+    return f"Measured by `{command}`:\n\n" + "\n".join(rows) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds and sizes (a few minutes)")
@@ -319,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         from bench.plot import throughput_plot
 
         throughput_plot(cases, args.out / f"throughput{suffix}.png")
+    (args.out / f"targets{suffix}.md").write_text(targets_markdown(found, report["command"]))
     print("\ntargets:")
     for t in found:
         mark = {True: "met ", False: "MISS", None: "n/a "}[t["met"]]

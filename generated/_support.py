@@ -132,7 +132,8 @@ def _convert(value: Any, tp: Any) -> Any:
     if box is None:
         box = _BOXES[tp] = msgspec.defstruct("_Box", [("value", tp)])
     try:
-        return msgspec.convert({"value": value}, box).value
+        boxed: Any = msgspec.convert({"value": value}, box)
+        return boxed.value
     except msgspec.ValidationError:
         return msgspec.convert(value, tp)
 
