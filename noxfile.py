@@ -1,4 +1,5 @@
 """nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``corpus``.
+"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``bench``.
 
 ``nox -s generate -- --check`` is ``python -m codegen --check``: it writes nothing and fails when
 generated/ differs from a fresh codegen run.
@@ -58,3 +59,9 @@ def corpus(session: nox.Session) -> None:
     failed; ``-- --format X --kind K --limit N`` narrows it (tests/vendor_convert_corpus.py)."""
     session.install("-e", ".[tests]")
     session.run("python", "-m", "tests.vendor_convert_corpus", *session.posargs)
+def bench(session: nox.Session) -> None:
+    """The benchmark suite (bench/, issue 6): ratios against orjson, json, jsonschema, pydantic
+    and LiteLLM measured in one process, results in bench/results/ (``-- --quick``: a few
+    minutes). Not editable, so that the import time is that of an installed lucent."""
+    session.install(".[bench]")
+    session.run("python", "-m", "bench", *session.posargs)

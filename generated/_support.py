@@ -26,6 +26,7 @@ __all__ = [
     "dump_json_text",
     "key_path",
     "load_json_text",
+    "member",
     "violation",
 ]
 
@@ -119,6 +120,27 @@ def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
 _ABSENT = "\x00absent"
 
 
+def _convert(value: Any, tp: Any) -> Any:
+    """``msgspec.convert(value, tp)``. msgspec keeps what it learns about a Struct class on the
+    class, but works a union (``Foo | _MissingTypeTag``) or an ``Annotated`` type out again on
+    every call, about 100 times the cost of the conversion itself; such a type is converted as
+    the one field of a Struct made for it (once), and a fault is raised again by the plain call
+    so that its message and path are msgspec's own."""
+    if isinstance(tp, type):
+        return msgspec.convert(value, tp)
+    box = _BOXES.get(tp)
+    if box is None:
+        box = _BOXES[tp] = msgspec.defstruct("_Box", [("value", tp)])
+    try:
+        boxed: Any = msgspec.convert({"value": value}, box)
+        return boxed.value
+    except msgspec.ValidationError:
+        return msgspec.convert(value, tp)
+
+
+_BOXES: dict[Any, Any] = {}
+
+
 def convert_union(
     value: Any,
     branches: tuple[Any, ...],
@@ -145,16 +167,13 @@ def convert_union(
         if not indices:
             indices = range(len(branches))
     accepted: list[Any] = []
-    failures: list[RuleViolation] = []
+    errors: list[msgspec.ValidationError | RuleViolation] = []  # read only when no branch accepts
     for index in indices:
         branch = branches[index]
         try:
-            converted = branch(value, path) if isinstance(branch, FunctionType) else msgspec.convert(value, branch)
-        except msgspec.ValidationError as exc:
-            failures.append(violation(exc, path))
-            continue
-        except RuleViolation as exc:
-            failures.append(exc)
+            converted = branch(value, path) if isinstance(branch, FunctionType) else _convert(value, branch)
+        except (msgspec.ValidationError, RuleViolation) as exc:
+            errors.append(exc)
             continue
         if not one_of:
             return converted
@@ -164,6 +183,7 @@ def convert_union(
     if accepted:
         raise RuleViolation("oneOf", f"matches {len(accepted)} branches of a oneOf; exactly one must match", path)
     # No branch accepts the value: name the fault of the branch that got furthest.
+    failures = [e if isinstance(e, RuleViolation) else violation(e, path) for e in errors]
     raise max(failures, key=lambda f: (f.path.count(".") + f.path.count("["), f.code not in ("anyOf", "oneOf")))
 
 
@@ -173,6 +193,14 @@ def key_path(key: str) -> str:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def member(path: str, key: str) -> str:
+    """The JSON path of `key` inside the object at `path` ($.a.b, or $.a["odd key"])."""
+    return f"{path}.{key}" if _NAME.match(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def check_finite(value: float, path: str) -> None:
@@ -246,6 +274,9 @@ def _finite(literal: str) -> float:
     return value
 
 
+_JSON_TEXT = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant, parse_float=_finite)
+"""One decoder for every JSON text (json.loads with these arguments builds a new one per call)."""
+
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
@@ -301,7 +332,9 @@ def load_json_text(text: str) -> Any:
     if _too_deep_text(text):
         raise _too_deep()
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant, parse_float=_finite)
+        if text.startswith("\ufeff"):  # as json.loads: a str holds no byte order mark
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        value = _JSON_TEXT.decode(text)
     except JsonTextError:
         raise
     except json.JSONDecodeError as exc:
@@ -348,9 +381,37 @@ def check_json_object_text(text: str, path: str) -> None:
     """``text`` must be one complete JSON object: no duplicate keys, no trailing JSON, not null,
     read as :func:`load_json_text` reads it (no number out of range, no deeper nesting than
     MAX_JSON_TEXT_DEPTH, no lone surrogate)."""
+    if isinstance(text, str) and _plain_json_object(text):
+        return
     try:
         value = load_json_text(text)
     except JsonTextError as exc:
         raise RuleViolation("tool_arguments", f"arguments {exc.predicate}", path) from None
     if not isinstance(value, dict):
         raise RuleViolation("tool_arguments", "arguments must be a JSON object", path)
+
+
+_ANY_JSON: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+_RISKY_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F]|003[aA])")  # a surrogate half, or ':'
+
+_COMPACT = msgspec.json.Encoder()
+
+
+def _plain_json_object(text: str) -> bool:
+    """A quick acceptance for :func:`check_json_object_text`, in C: True only for a text that
+    rule accepts (one JSON object, no duplicate keys, ...); False sends it to the full check.
+
+    msgspec refuses everything the full reading refuses but duplicate keys and lone surrogate
+    escapes (NaN, ``1e999``, integers beyond 4,300 digits, trailing data); a text with a
+    surrogate escape goes to the full check. A duplicate key is lost in the decoded object, and
+    with it one ``:`` separator: outside strings the text has one ``:`` per member, and without
+    a ``\\u003a`` escape its strings hold the same ``:`` characters as the decoded strings, so
+    the text has as many ``:`` as the object written back exactly when no key was lost.
+    """
+    if ("\\u" in text and _RISKY_ESCAPE.search(text)) or text.count("[") + text.count("{") > MAX_JSON_TEXT_DEPTH:
+        return False
+    try:
+        value = _ANY_JSON.decode(text)
+    except (msgspec.MsgspecError, ValueError, RecursionError, MemoryError):
+        return False
+    return isinstance(value, dict) and text.count(":") == _COMPACT.encode(value).count(b":")

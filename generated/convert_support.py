@@ -33,6 +33,7 @@ from .htmlp_model_request import (
     ThinkingLevel,
 )
 from ._support import JsonTextError, dump_json_text, load_json_text
+from ._support import member as member  # defined with the bindings' helpers; re-exported for the converters
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentChoice,
@@ -64,14 +65,6 @@ B = TypeVar("B")
 Status = Literal["Exact", "Degraded", "Unsupported", "Invalid"]
 # What a context or carried value must be: a JSON type name, or the allowed strings of an enum.
 Expect = str | tuple[str, ...]
-
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def member(path: str, key: str) -> str:
-    """The JSON path of `key` inside the object at `path` ($.a.b, or $.a["odd key"])."""
-    return f"{path}.{key}" if _NAME.match(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
-
 
 def _fits(value: Any, expect: Expect) -> bool:
     if isinstance(expect, tuple):
@@ -326,17 +319,26 @@ class Cx:
             table.pop(path, None)
             for key, origin in sourced[1].items():
                 table[f"{path}[{key}]" if isinstance(key, int) else member(path, key)] = origin
+        # A scalar (str, number, ...) that no record names adds nothing: it is not visited.
         if isinstance(value, Struct):
             for name, encoded in zip(value.__struct_fields__, value.__struct_encode_fields__):
                 item = getattr(value, name)
-                if item is not UNSET:
+                if item is not UNSET and (isinstance(item, _CONTAINERS) or self._recorded(item)):
                     self._walk(item, f"{path}.{encoded}", table, deepest)
         elif isinstance(value, dict):
             for key, item in value.items():
-                self._walk(item, member(path, key), table, deepest)
+                if isinstance(item, _CONTAINERS) or self._recorded(item):
+                    self._walk(item, member(path, key), table, deepest)
         elif isinstance(value, list):
             for index, item in enumerate(value):
-                self._walk(item, f"{path}[{index}]", table, deepest)
+                if isinstance(item, _CONTAINERS) or self._recorded(item):
+                    self._walk(item, f"{path}[{index}]", table, deepest)
+
+    def _recorded(self, value: Any) -> bool:
+        return id(value) in self._built or id(value) in self._sourced
+
+
+_CONTAINERS = (Struct, dict, list)
 
 
 def _member_set(value: Any, dotted: str) -> bool:

@@ -22,7 +22,6 @@ from .convert_support import (
     B as B,
     Status as Status,
     Expect as Expect,
-    member as member,
     Cx as Cx,
     unchecked as unchecked,
     obj as obj,

@@ -24,8 +24,44 @@ if not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "generated")):
     if _os.path.isfile(_os.path.join(_checkout, "generated", "__init__.py")):
         __path__.append(_checkout)
 
-from lucent import errors, sse, streams  # noqa: E402
-from lucent._decode import SCHEMAS, decode, encode  # noqa: E402
-from lucent._convert import convert  # noqa: E402
+import importlib as _importlib  # noqa: E402
+
+from lucent import errors  # noqa: E402
+
+_TYPE_CHECKING = False  # typing itself is not imported: `import lucent` stays cheap
+if _TYPE_CHECKING:
+    from typing import Any as _Any
+
+    from lucent import sse, streams
+    from lucent._convert import convert
+    from lucent._decode import SCHEMAS, decode, encode
 
 __all__ = ["SCHEMAS", "convert", "decode", "encode", "errors", "sse", "streams"]
+
+# Imported on first use, so that `import lucent` loads no generated binding or converter (nor
+# msgspec): a schema's module is imported by the first decode of it
+# (lucent._decode.schema_module), a converter's by its first lookup
+# (lucent.generated.convert_registry.CONVERTERS).
+_ON_FIRST_USE = {
+    "SCHEMAS": ("lucent._decode", "SCHEMAS"),
+    "convert": ("lucent._convert", "convert"),
+    "decode": ("lucent._decode", "decode"),
+    "encode": ("lucent._decode", "encode"),
+    "sse": ("lucent.sse", ""),
+    "streams": ("lucent.streams", ""),
+}
+
+
+def __getattr__(name: str) -> "_Any":
+    try:
+        module, attribute = _ON_FIRST_USE[name]
+    except KeyError:
+        raise AttributeError(f"module 'lucent' has no attribute {name!r}") from None
+    loaded = _importlib.import_module(module)
+    value = getattr(loaded, attribute) if attribute else loaded
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -15,11 +15,10 @@ from typing import Any
 import msgspec
 
 from lucent._best_error import _container, _fields, _struct_for
-from lucent._decode import _MSGSPEC_CODES, _validation_error, decode, encode, schema_module
+from lucent._decode import _MSGSPEC_CODES, _skips_values, _validation_error, adds_no_member, decode, encode, same_colons, schema_module
 from lucent.errors import ConversionError, LucentError, UsageError, ValidationError
-from lucent.generated._support import RuleViolation
+from lucent.generated._support import RuleViolation, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
-from lucent.generated.convert_support import member
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
 __all__ = ["FORMATS", "convert"]
@@ -252,6 +251,9 @@ def _decode_source(data: Any, schema: str, definition: str) -> tuple[Any, list[C
         # document that breaks only a protocol rule is converted and the fault reported.
         document = decode(data, schema, name, rules="schema")
         found = [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")]
+    tp: Any = type(document)
+    if not _skips_values(tp) or (isinstance(data, bytes) and adds_no_member(tp) and same_colons(data, document)):
+        return document, found  # no member of the text can be missing from the document
     try:
         raw = msgspec.json.decode(data)
     except msgspec.ValidationError:

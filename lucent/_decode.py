@@ -5,9 +5,10 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
@@ -36,10 +37,20 @@ _ENCODER = msgspec.json.Encoder()
 def schema_module(schema: str) -> ModuleType:
     """The generated module for a schema stem; raises UsageError(code=unknown_schema)."""
     try:
+        return _modules[schema]
+    except KeyError:
+        pass
+    try:
         module = SCHEMAS[schema]
     except KeyError:
         raise UsageError(f"unknown schema {schema!r}; known: {', '.join(SCHEMAS)}", code="unknown_schema") from None
-    return importlib.import_module(f"lucent.generated.{module}")
+    loaded = _modules[schema] = importlib.import_module(f"lucent.generated.{module}")
+    return loaded
+
+
+_modules: dict[str, ModuleType] = {}
+"""Schema stem -> its generated module, once imported (importlib.import_module costs a lookup
+of its own on every call)."""
 
 
 @lru_cache(maxsize=None)
@@ -101,29 +112,57 @@ def decode(
         raise UsageError("schema and definition are names (str)", code="invalid_input_type")
     if rules not in ("all", "schema"):
         raise UsageError(f"rules is 'all' or 'schema', not {rules!r}", code="invalid_rules")
-    module = schema_module(schema)
-    buf = _as_bytes(data)
+    module = _modules.get(schema) or schema_module(schema)
+    buf = data if type(data) is bytes else _as_bytes(data)
     protocol: dict[str, Any] = module.PROTOCOL if rules == "all" else {}
     limit = protocol.get("max_body_bytes")
     if limit is not None and len(buf) > limit:
         raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
-    if not buf.isascii():
+    one_of = definition is None and module.ROOT is None
+    plan = None if one_of else _plan(schema, definition, bool(protocol))
+    if not buf.isascii() and (plan is None or plan.skips_values):
         # msgspec skips the values of unknown fields without checking their UTF-8.
         try:
             buf.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
     try:
-        if definition is None and module.ROOT is None:
+        if plan is None:
             return _decode_one_of(buf, schema, module.ROOT_ONE_OF or getattr(module, "ROOT_ANY_OF", ()), protocol)
-        return _decode_as(buf, schema, definition, protocol)
+        return _decode_as(buf, schema, definition, protocol, plan)
     except RecursionError:
         raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
 
 
-def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any]) -> Any:
+class _Plan(NamedTuple):
+    """What decoding one definition takes, looked up once (:func:`_plan`)."""
+
+    decoder: msgspec.json.Decoder[Any]
+    finish: Any  # the module's DECODE_CHECKS function, or None
+    check: Any  # the definition's PROTOCOL_CHECKS function (when the protocol rules apply), or None
+    reject_duplicates: bool
+    skips_values: bool  # some Struct ignores unknown members, whose values msgspec does not read
+
+
+@lru_cache(maxsize=None)
+def _plan(schema: str, definition: str | None, protocol_rules: bool) -> _Plan:
     decoder = _decoder(schema, definition)
-    finish = schema_module(schema).DECODE_CHECKS.get(definition)
+    tp: Any = decoder.type
+    module = schema_module(schema)
+    protocol: dict[str, Any] = module.PROTOCOL if protocol_rules else {}
+    return _Plan(
+        decoder=decoder,
+        finish=module.DECODE_CHECKS.get(definition),
+        check=module.PROTOCOL_CHECKS.get(definition) if protocol and definition is not None else None,
+        reject_duplicates=bool(protocol.get("reject_duplicate_keys")),
+        skips_values=_skips_values(tp),
+    )
+
+
+def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any], plan: _Plan | None = None) -> Any:
+    if plan is None:
+        plan = _plan(schema, definition, bool(protocol))
+    decoder, finish = plan.decoder, plan.finish
     try:
         value = _guarded(decoder.decode, buf)
         if finish is not None:
@@ -141,15 +180,13 @@ def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[s
                 value = _finished(finish, value)
         except msgspec.ValidationError:
             raise shallowest(tree, decoder.type, first, _validation_error) from None
-    if protocol.get("reject_duplicate_keys"):
+    if plan.reject_duplicates and not _no_key_lost(buf, value, decoder.type):
         _reject_duplicate_keys(buf)
-    if protocol and definition is not None:
-        check = schema_module(schema).PROTOCOL_CHECKS.get(definition)
-        if check is not None:
-            try:
-                check(value)
-            except RuleViolation as exc:
-                raise ValidationError(exc.message, code=exc.code, path=exc.path) from None
+    if plan.check is not None:
+        try:
+            plan.check(value)
+        except RuleViolation as exc:
+            raise ValidationError(exc.message, code=exc.code, path=exc.path) from None
     return value
 
 
@@ -180,7 +217,12 @@ def _guarded(parse: Any, buf: bytes) -> Any:
     except msgspec.DecodeError as exc:
         raise _decode_error(buf, str(exc)) from None
     except UnicodeDecodeError as exc:
-        raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
+        start = exc.start  # msgspec's offset is within the string; the document's is found here
+        try:
+            buf.decode("utf-8")
+        except UnicodeDecodeError as whole:
+            start = whole.start
+        raise DecodeError(f"invalid UTF-8 at byte {start}", code="invalid_utf8", offset=start) from None
     except RecursionError:
         raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
     except MemoryError:
@@ -273,20 +315,110 @@ class _Checked(dict[str, Any]):
     duplicate: str | None = None
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _pairs(pairs: list[tuple[str, Any]], found: list[bool]) -> dict[str, Any]:
     result = _Checked(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
         result.duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        found.append(True)
     return result
 
 
+def _no_key_lost(buf: bytes, value: Any, tp: Any) -> bool:
+    """True when the decoded ``value`` provably kept every member of the JSON text ``buf``, so
+    that ``buf`` has no duplicate key; False leaves the question to :func:`_reject_duplicate_keys`.
+
+    Outside strings a JSON text has one ``:`` per object member. msgspec keeps the last of
+    duplicate members, so a duplicate loses a member, and with it at least one ``:``. When the
+    type writes back exactly the members it read (:func:`_writes_what_it_reads`) and the text
+    has no ``\\u003a`` escape (so its strings hold the ``:`` that the decoded strings hold),
+    the text and the value written back have as many ``:`` exactly when no member was lost.
+    Two counts and one encode, in C: a fraction of a parse.
+    """
+    return _writes_what_it_reads(tp) and same_colons(buf, value)
+
+
+def _structs(tp: Any) -> Iterator[Any]:
+    """The msgspec.inspect StructType of every Struct under ``tp`` (each once); other nodes are
+    yielded too, so that a caller can judge them."""
+    seen: set[type] = set()
+    queue: list[Any] = [msgspec.inspect.type_info(tp)]
+    while queue:
+        info = queue.pop()
+        yield info
+        if isinstance(info, msgspec.inspect.StructType):
+            if info.cls in seen:
+                continue
+            seen.add(info.cls)
+            queue.extend(f.type for f in info.fields)
+        elif isinstance(info, msgspec.inspect.UnionType):
+            queue.extend(info.types)
+        elif isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
+            queue.append(info.item_type)
+        elif isinstance(info, msgspec.inspect.DictType):
+            queue.append(info.value_type)
+
+
+@lru_cache(maxsize=None)
+def _skips_values(tp: Any) -> bool:
+    """Some Struct under ``tp`` ignores unknown members: msgspec then skips their values without
+    reading them (nor checking their UTF-8). A value typed ``Any`` is read whole."""
+    return any(isinstance(info, msgspec.inspect.StructType) and not info.forbid_unknown_fields for info in _structs(tp))
+
+
+@lru_cache(maxsize=None)
+def _writes_what_it_reads(tp: Any) -> bool:
+    """Every value of ``tp``, encoded, has the members its JSON text had, and no other: it adds
+    none (:func:`adds_no_member`) and drops none (no Struct ignores unknown members)."""
+    return adds_no_member(tp) and not _skips_values(tp)
+
+
+_PLAIN = (
+    msgspec.inspect.StructType, msgspec.inspect.UnionType, msgspec.inspect.ListType, msgspec.inspect.VarTupleType,
+    msgspec.inspect.AnyType, msgspec.inspect.NoneType, msgspec.inspect.BoolType, msgspec.inspect.IntType,
+    msgspec.inspect.FloatType, msgspec.inspect.StrType, msgspec.inspect.LiteralType,
+)
+
+
+@lru_cache(maxsize=None)
+def adds_no_member(tp: Any) -> bool:
+    """A value of ``tp``, encoded, holds no member its JSON text lacked, and the same ``:``
+    characters in its strings: Structs add no member (every field is required or defaults to
+    ``UNSET``), values are not re-typed (no datetime, UUID, bytes...), maps have string keys,
+    and no union is converted in ``__post_init__`` (a dispatch, see
+    ``_support.convert_union``, could build Structs with defaults)."""
+    for info in _structs(tp):
+        if isinstance(info, msgspec.inspect.StructType):
+            if hasattr(importlib.import_module(info.cls.__module__), "convert_union"):
+                return False
+            # msgspec.inspect shows a field that defaults to UNSET as one with NODEFAULT
+            if any(not f.required and (f.default is not msgspec.NODEFAULT or f.default_factory is not msgspec.NODEFAULT)
+                   for f in info.fields):
+                return False
+        elif isinstance(info, msgspec.inspect.DictType):
+            if not isinstance(info.key_type, msgspec.inspect.StrType):
+                return False
+        elif not isinstance(info, _PLAIN):
+            return False
+    return True
+
+
+def same_colons(buf: bytes, value: Any) -> bool:
+    """``buf`` (JSON text) and ``value`` written back hold as many ``:`` characters, and ``buf``
+    has no ``\\u003a`` escape; for a value of a type that :func:`adds_no_member`, this means
+    no member of the text was lost (a duplicate key, or an unknown member a Struct ignored)."""
+    if b"\\u003" in buf and (b"\\u003a" in buf or b"\\u003A" in buf):
+        return False
+    return buf.count(b":") == _ENCODER.encode(value).count(b":")
+
+
 def _reject_duplicate_keys(buf: bytes) -> None:
+    duplicates: list[bool] = []
     try:
-        tree = json.loads(buf, object_pairs_hook=_pairs)
+        tree = json.loads(buf, object_pairs_hook=lambda pairs: _pairs(pairs, duplicates))
     except RecursionError:
         raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
-    found = _find_duplicate(tree, "$")
+    found = _find_duplicate(tree, "$") if duplicates else None  # walk only to name the path
     if found is not None:
         path, key = found
         raise ValidationError("an object names the same property twice", code="duplicate_key", path=path + _path_part(key))

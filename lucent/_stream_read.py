@@ -11,13 +11,13 @@ from __future__ import annotations
 import importlib
 import json
 import math
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
-from lucent._decode import SCHEMAS, _decode_as
+from lucent._decode import SCHEMAS, _decode_as, _no_key_lost
 from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
 from lucent._stream_sse import SSEParser
 from lucent.errors import (
@@ -27,7 +27,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
-from lucent.generated.convert_support import member
+from lucent.generated._support import member
 
 _SSE_FRAMING = len(b"data: \n\n")
 _MISSING = object()
@@ -110,15 +110,25 @@ def _sparktide_max_stream_bytes() -> int:
     return int(_generated("sparktide-remote-1.0").PROTOCOL["max_stream_bytes"])
 
 
-SPECS: dict[str, FormatSpec] = {
-    "sparktide": _spec(
-        "sparktide", "sparktide-remote-1.0", "RemoteModelStreamFrame",
-        max_bytes=_sparktide_max_stream_bytes(), one_per_line=True, tool_index="$.index",
-    ),
-    "llm-sdk": _spec("llm-sdk", "llm-sdk", "PartialModelResponse", max_bytes=None, one_per_line=False, tool_index=None),
-    "lux": _spec("lux", "lux-ir-v1", "LucentStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
-}
-"""Format name -> its FormatSpec (the vendor formats join when first used: :data:`VENDOR_SPECS`)."""
+class _Specs(Mapping[str, FormatSpec]):
+    """Format name -> FormatSpec, each read from its format's bindings (imported) on first use."""
+
+    def __init__(self, makers: dict[str, Callable[[], FormatSpec]]) -> None:
+        self._makers = makers
+        self._made: dict[str, FormatSpec] = {}
+
+    def __getitem__(self, format: str) -> FormatSpec:
+        made = self._made.get(format)
+        if made is None:
+            made = self._made[format] = self._makers[format]()
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._makers)
+
+    def __len__(self) -> int:
+        return len(self._makers)
+
 
 VENDOR_SPECS: dict[str, Callable[[], FormatSpec]] = {
     # The vendor formats (schemas/vendor/; their specs state no size cap), built when first used
@@ -138,17 +148,24 @@ VENDOR_SPECS: dict[str, Callable[[], FormatSpec]] = {
 }
 
 
+SPECS: Mapping[str, FormatSpec] = _Specs({
+    "sparktide": lambda: _spec(
+        "sparktide", "sparktide-remote-1.0", "RemoteModelStreamFrame",
+        max_bytes=_sparktide_max_stream_bytes(), one_per_line=True, tool_index="$.index",
+    ),
+    "llm-sdk": lambda: _spec("llm-sdk", "llm-sdk", "PartialModelResponse", max_bytes=None, one_per_line=False, tool_index=None),
+    "lux": lambda: _spec("lux", "lux-ir-v1", "LucentStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
+    **VENDOR_SPECS,
+})
+"""Format name -> its FormatSpec."""
+
+
 def spec(format: str) -> FormatSpec:
     """The FormatSpec of a format name; raises UsageError(code=unknown_format)."""
     try:
         return SPECS[format]
     except (KeyError, TypeError):
-        pass
-    build = VENDOR_SPECS.get(format) if isinstance(format, str) else None
-    if build is None:
-        raise UsageError(f"unknown stream format {format!r}; known: {', '.join([*SPECS, *VENDOR_SPECS])}", code="unknown_format") from None
-    found = SPECS[format] = build()
-    return found
+        raise UsageError(f"unknown stream format {format!r}; known: {', '.join(SPECS)}", code="unknown_format") from None
 
 
 class FrameReader:
@@ -318,8 +335,8 @@ class FrameReader:
         value = _MISSING
         try:
             value = self._decoder.decode(buf)
-            if self._unique_keys:
-                json.loads(buf, object_pairs_hook=_unique)
+            if self._unique_keys and not _no_key_lost(buf, value, self._decoder.type):
+                json.loads(buf, object_pairs_hook=_unique)  # a ':' count cannot clear the frame
             if self._check is not None:
                 self._check(value)
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):

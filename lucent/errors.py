@@ -21,7 +21,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+_TYPE_CHECKING = False  # typing itself is not imported: `import lucent` stays cheap
+if _TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ConversionError",

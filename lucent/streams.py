@@ -99,20 +99,19 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import msgspec
 
 from lucent._stream_base import Assembler
-from lucent._stream_convert import AsyncStreamConversion, StreamConversion
-from lucent._stream_llm_sdk import LlmSdkAssembler
-from lucent._stream_lux import LuxAssembler
 from lucent._stream_read import aframes, frames, non_finite_path, spec
-from lucent._stream_sparktide import SparkTideAssembler
 from lucent.errors import EncodeError, LucentError, StreamError, UsageError
-from lucent.generated.llm_sdk import ModelResponse
-from lucent.generated.lux_ir_v1 import LucentResponse
-from lucent.generated.sparktide_remote_1_0 import RemoteModelResponse
+
+if TYPE_CHECKING:
+    from lucent._stream_convert import AsyncStreamConversion, StreamConversion
+    from lucent.generated.llm_sdk import ModelResponse
+    from lucent.generated.lux_ir_v1 import LucentResponse
+    from lucent.generated.sparktide_remote_1_0 import RemoteModelResponse
 
 __all__ = [
     "FORMATS",
@@ -132,36 +131,40 @@ __all__ = [
 FORMATS: tuple[str, ...] = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini")
 """The stream format names."""
 
-_ASSEMBLERS: dict[str, type[Assembler]] = {
-    "sparktide": SparkTideAssembler,
-    "llm-sdk": LlmSdkAssembler,
-    "lux": LuxAssembler,
-}
-
-_VENDOR_ASSEMBLERS = {
+_ASSEMBLERS: dict[str, tuple[str, str]] = {
+    "sparktide": ("lucent._stream_sparktide", "SparkTideAssembler"),
+    "llm-sdk": ("lucent._stream_llm_sdk", "LlmSdkAssembler"),
+    "lux": ("lucent._stream_lux", "LuxAssembler"),
     "openai-chat": ("lucent._stream_openai_chat", "OpenAIChatAssembler"),
     "openai-responses": ("lucent._stream_openai_responses", "OpenAIResponsesAssembler"),
     "anthropic": ("lucent._stream_anthropic", "AnthropicAssembler"),
     "gemini": ("lucent._stream_gemini", "GeminiAssembler"),
 }
-"""The vendor formats' assemblers, imported when first used (``import lucent`` loads no vendor binding)."""
+"""Format name -> (module, class) of its Assembler; the module (and the format's bindings) is
+imported when the first stream of that format is read."""
 
 
-def _assembler_class(format: str) -> type[Assembler]:
-    found = _ASSEMBLERS.get(format)
-    if found is None:
-        module, name = _VENDOR_ASSEMBLERS[format]
-        found = _ASSEMBLERS[format] = getattr(importlib.import_module(module), name)
-    return found
+def __getattr__(name: str) -> Any:
+    # The stream converter imports converters of every format: only when first used.
+    if name in ("StreamConversion", "AsyncStreamConversion"):
+        from lucent import _stream_convert
+
+        return getattr(_stream_convert, name)
+    raise AttributeError(f"module 'lucent.streams' has no attribute {name!r}")
+
+
+_VENDOR_FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+"""The vendor formats, whose stream readers and writers register when first used."""
 
 
 def _vendor(*formats: str) -> None:
     """Register the stream readers and writers of the vendor formats among ``formats``."""
-    wanted = [f for f in formats if f in _VENDOR_ASSEMBLERS]
+    wanted = [f for f in formats if f in _VENDOR_FORMATS]
     if wanted:
         from lucent._stream_convert_vendor import register
 
         register(wanted)
+
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
 """SSE bytes, an iterable of byte chunks, or an iterable of events (Structs or JSON objects)."""
@@ -185,7 +188,9 @@ def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
         ``unknown_format``; ``invalid_input_type``: ``tools`` is not an iterable of ``str``.
     """
     spec(format)
-    return _assembler_class(format)(tools=tools)
+    module, name = _ASSEMBLERS[format]
+    cls: type[Assembler] = getattr(importlib.import_module(module), name)
+    return cls(tools=tools)
 
 
 @overload
@@ -430,6 +435,8 @@ def convert_stream(
         of ``str``), ``invalid_context``.
     """
     _vendor(source, target)
+    from lucent._stream_convert import StreamConversion
+
     return StreamConversion(events, source, target, context=context, strict=strict, tools=tools)
 
 
@@ -448,4 +455,6 @@ def aconvert_stream(
     cancellation propagates unchanged.
     """
     _vendor(source, target)
+    from lucent._stream_convert import AsyncStreamConversion
+
     return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools)

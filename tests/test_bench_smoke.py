@@ -1,0 +1,45 @@
+"""The benchmark suite's workloads build and one round of it runs (issue 6); nothing is timed here.
+
+The figures themselves come from `nox -s bench` (bench/results/), never from a test.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import lucent
+from bench import workloads
+from bench.harness import Case, measure
+
+
+@pytest.mark.parametrize("name", list(workloads.DOCUMENTS))
+def test_each_workload_is_a_valid_document_of_about_its_size(name: str) -> None:
+    body = workloads.document(name, "20KB")
+    assert 18_000 <= len(body) <= 20_000
+    schema, definition = workloads.DOCUMENTS[name]
+    assert lucent.decode(body, schema, definition) is not None  # raises when invalid
+    assert workloads.document(name, "20KB") is body  # built once per run
+    assert workloads.messages_in(name, "20KB") >= 20
+
+
+def test_conversations_hold_tools_tool_calls_thinking_and_results() -> None:
+    doc = json.loads(workloads.document("anthropic", "20KB"))
+    kinds = {block["type"] for message in doc["messages"] if isinstance(message["content"], list) for block in message["content"]}
+    assert kinds == {"thinking", "text", "tool_use", "tool_result"}
+    assert [t["name"] for t in doc["tools"]] == ["get_weather", "search_web", "read_file"]
+
+
+def test_workloads_are_deterministic() -> None:
+    assert workloads.conversation(3, 5) == workloads.conversation(3, 5)
+    assert workloads.conversation(3, 5) != workloads.conversation(3, 5, seed=7)
+
+
+def test_one_interleaved_round_gives_a_ratio_per_baseline() -> None:
+    calls: list[str] = []
+    case = Case("smoke", 1, {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, budget=0.0)
+    measure(case, rounds=3, min_time=0.0)
+    assert {k: len(v) for k, v in case.samples.items()} == {"a": 3, "b": 3}
+    assert case.ratio("a", "b") > 0
+    assert "a" in calls and "b" in calls
