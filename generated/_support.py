@@ -26,6 +26,7 @@ __all__ = [
     "dump_json_text",
     "key_path",
     "load_json_text",
+    "nests_deeper",
     "violation",
 ]
 
@@ -246,21 +247,36 @@ def _finite(literal: str) -> float:
     return value
 
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
 _RAW_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_OPENS_CLOSES = bytes.maketrans(b"{}", b"[]")
+_STEP = [0] * 256
+_STEP[ord("[")], _STEP[ord("]")] = 1, -1
+
+
+def nests_deeper(text: str | bytes, limit: int) -> bool:
+    """The JSON text's arrays and objects nest deeper than ``limit`` levels (``[]`` is 1).
+
+    Checked before parsing, in linear time and without recursion: escaped backslashes and quotes
+    are dropped, then every byte but quotes and brackets, then what lies between two quotes
+    (string contents); what is left is the bracket structure. An unterminated string hides the
+    brackets after it (the text is malformed then, which the parse reports). Text that is not
+    JSON gets some answer, never an exception.
+    """
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    structure = b"".join(data.translate(_OPENS_CLOSES, _NOT_STRUCTURE).split(b'"')[::2])
+    return max(accumulate(map(_STEP.__getitem__, structure)), default=0) > limit
 
 
 def _too_deep_text(text: str) -> bool:
-    """The text's brackets (outside strings) nest deeper than MAX_JSON_TEXT_DEPTH, in linear time
-    and without recursion; an unterminated string only makes it count more brackets."""
-    if text.count("[") + text.count("{") <= MAX_JSON_TEXT_DEPTH:
-        return False
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_JSON_TEXT_DEPTH
+    """The text's brackets (outside strings) nest deeper than MAX_JSON_TEXT_DEPTH."""
+    return nests_deeper(text, MAX_JSON_TEXT_DEPTH)
 
 
 def _lone_surrogate_escape(text: str) -> bool:

@@ -7,7 +7,8 @@
 * :func:`convert`: any format to any other through the Lux IR hub, with diagnostics;
 * :mod:`lucent.streams`: a streamed response (SSE bytes, chunks or events) assembled into its
   final response, every stream rule enforced; :mod:`lucent.sse` is the event-stream parser;
-* :mod:`lucent.errors`: the typed errors, each with ``.code`` and ``.path``.
+* :mod:`lucent.errors`: the typed errors, each with ``.code`` and ``.path``;
+* :class:`Limits`: the size and depth limits on untrusted input (SECURITY.md).
 
 The generated bindings live in ``lucent.generated.<schema module>``.
 """
@@ -27,5 +28,6 @@ if not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "generated")):
 from lucent import errors, sse, streams  # noqa: E402
 from lucent._decode import SCHEMAS, decode, encode  # noqa: E402
 from lucent._convert import convert  # noqa: E402
+from lucent._limits import Limits  # noqa: E402
 
-__all__ = ["SCHEMAS", "convert", "decode", "encode", "errors", "sse", "streams"]
+__all__ = ["SCHEMAS", "Limits", "convert", "decode", "encode", "errors", "sse", "streams"]

@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from lucent._decode import SCHEMAS, _decode_as
+from lucent._limits import DEFAULT_MAX_STREAM_BYTES, Limits, limits_of
 from lucent._stream_sse import SSEParser
 from lucent.errors import (
     DecodeError,
@@ -26,6 +27,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
+from lucent.generated._support import nests_deeper
 from lucent.generated.convert_support import member
 
 _SSE_FRAMING = len(b"data: \n\n")
@@ -41,7 +43,7 @@ class FormatSpec:
     definition: str  # the definition one event decodes as
     tag_path: tuple[str, ...]  # where the event's type tag is
     tags: frozenset[str]  # the tag values the schema defines
-    max_bytes: int | None  # cap on the whole stream (SSE bytes)
+    max_bytes: int | None  # the protocol's cap on the whole stream (SSE bytes); None: lucent's default
     one_object_per_line: bool  # each data: line is one complete JSON object
     tool_index_path: str | None  # a tool index above the schema maximum means too many tool calls
     open_objects: bool  # some object of an event takes members it does not define (and drops them)
@@ -125,11 +127,15 @@ class FrameReader:
     ``count`` is the number of frames read so far, so ``$[count]`` names the frame being read.
     ``unknown``, when given, is called with the path (``$[3].meta.x``) of each member of an event
     that its schema object does not define and the event Struct therefore drops (Lux objects are
-    open), so that a conversion can report it.
+    open), so that a conversion can report it. ``limits`` (:class:`lucent.Limits`) caps the
+    stream's bytes (``stream_too_large``) and each frame's nesting (``max_depth``).
     """
 
-    def __init__(self, spec: FormatSpec, unknown: Callable[[str], None] | None = None) -> None:
+    def __init__(self, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> None:
         self.spec = spec
+        bounds = limits_of(limits)
+        self.max_bytes: int = bounds.max_stream_bytes or spec.max_bytes or DEFAULT_MAX_STREAM_BYTES
+        self.max_depth = bounds.depth()
         self._on_unknown = unknown if spec.open_objects else None
         self.count = 0
         self.size = 0
@@ -167,9 +173,9 @@ class FrameReader:
     def feed(self, chunk: bytes | bytearray | memoryview) -> Iterator[Any]:
         """Parse SSE bytes; yields each completed frame's event, one at a time."""
         data = bytes(chunk)
-        limit = self.spec.max_bytes
-        over = limit is not None and self.size + len(data) > limit
-        if limit is not None and over:
+        limit = self.max_bytes
+        over = self.size + len(data) > limit
+        if over:
             data = data[: max(limit - self.size, 0)]
         self.size += len(data)
         try:
@@ -208,8 +214,8 @@ class FrameReader:
                     code="invalid_frame",
                     path=where + found,
                 )
-        limit = self.spec.max_bytes
-        if limit is not None and self.size + len(buf) + _SSE_FRAMING > limit:
+        limit = self.max_bytes
+        if self.size + len(buf) + _SSE_FRAMING > limit:
             raise StreamError(
                 f"the stream is larger than {limit} bytes, the {self.spec.name} limit",
                 code="stream_too_large",
@@ -268,6 +274,8 @@ class FrameReader:
     def _validate(self, buf: bytes, index: int) -> Any:
         # The common case in a few microseconds: the typed parse, the duplicate-key and protocol
         # checks. Any failure is decoded again by lucent.decode's path for its exact error.
+        if nests_deeper(buf, self.max_depth):
+            raise StreamError(f"frame {index} nests deeper than {self.max_depth} levels, the limit", code="max_depth", path=f"$[{index}]")
         value = _MISSING
         try:
             value = self._decoder.decode(buf)
@@ -396,11 +404,11 @@ def _check_source(source: Any) -> None:
         raise UsageError("a stream source is bytes, not str: encode SSE text as UTF-8", code="invalid_input_type")
 
 
-def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None) -> Iterator[Any]:
+def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> Iterator[Any]:
     """Validated events from a sync source (SSE bytes, byte chunks, or event objects); see
-    :class:`FrameReader` for ``unknown``."""
+    :class:`FrameReader` for ``unknown`` and ``limits``."""
     _check_source(source)
-    reader = FrameReader(spec, unknown)
+    reader = FrameReader(spec, unknown, limits)
     if isinstance(source, (bytes, bytearray, memoryview)):
         yield from reader.feed(source)
         reader.close()
@@ -424,14 +432,14 @@ def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None 
     reader.close()
 
 
-async def aframes(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None) -> AsyncIterator[Any]:
+async def aframes(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> AsyncIterator[Any]:
     """:func:`frames` for an async source; a sync source is read as :func:`frames` reads it."""
     _check_source(source)
     if not isinstance(source, AsyncIterable):
-        for event in frames(source, spec, unknown):
+        for event in frames(source, spec, unknown, limits):
             yield event
         return
-    reader = FrameReader(spec, unknown)
+    reader = FrameReader(spec, unknown, limits)
     iterator = aiter(source)
     while True:
         try:

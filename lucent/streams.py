@@ -67,6 +67,7 @@ from typing import Any, Literal, overload
 
 import msgspec
 
+from lucent._limits import Limits
 from lucent._stream_base import Assembler
 from lucent._stream_convert import AsyncStreamConversion, StreamConversion
 from lucent._stream_llm_sdk import LlmSdkAssembler
@@ -109,7 +110,7 @@ AsyncSource = Source | AsyncIterable[Any]
 """A :data:`Source`, or an async iterable of byte chunks or events."""
 
 
-def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
+def assembler(format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Assembler:
     """A fresh :class:`Assembler` for one stream of ``format``.
 
     Parameters
@@ -128,14 +129,14 @@ def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
 
 
 @overload
-def assemble(source: Source, format: Literal["sparktide"], *, tools: Iterable[str] | None = None) -> RemoteModelResponse: ...
+def assemble(source: Source, format: Literal["sparktide"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> RemoteModelResponse: ...
 @overload
-def assemble(source: Source, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None) -> ModelResponse: ...
+def assemble(source: Source, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> ModelResponse: ...
 @overload
-def assemble(source: Source, format: Literal["lux"], *, tools: Iterable[str] | None = None) -> LucentResponse: ...
+def assemble(source: Source, format: Literal["lux"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> LucentResponse: ...
 @overload
-def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None) -> Any: ...
-def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None) -> Any:
+def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any: ...
+def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any:
     """Read a whole stream and return its final response.
 
     Parameters
@@ -148,6 +149,9 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None)
     tools : Iterable[str], optional
         The tool names the request declared (SparkTide: "tool names must come from
         request.tools"); checked in every format when given.
+    limits : lucent.Limits, optional
+        ``max_stream_bytes`` (default: SparkTide 4 MiB, other formats 64 MiB) and ``max_depth``
+        of one frame (default 512), each checked before the bytes it protects are parsed.
 
     Returns
     -------
@@ -160,13 +164,14 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None)
     ------
     StreamError
         The stream broke a rule; the codes are listed in the module docstring. ``.usage`` holds
-        the usage received before the failure.
+        the usage received before the failure. ``stream_too_large`` and ``max_depth``: a limit.
     UsageError
-        ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable of ``str``).
+        ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable of ``str``),
+        ``invalid_limits``.
     """
     parts = assembler(format, tools=tools)
     try:
-        for event in frames(source, spec(format)):
+        for event in frames(source, spec(format), limits=limits):
             parts.push(event)
         return parts.close()
     except StreamError as exc:
@@ -175,14 +180,14 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None)
 
 
 @overload
-async def assemble_async(source: AsyncSource, format: Literal["sparktide"], *, tools: Iterable[str] | None = None) -> RemoteModelResponse: ...
+async def assemble_async(source: AsyncSource, format: Literal["sparktide"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> RemoteModelResponse: ...
 @overload
-async def assemble_async(source: AsyncSource, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None) -> ModelResponse: ...
+async def assemble_async(source: AsyncSource, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> ModelResponse: ...
 @overload
-async def assemble_async(source: AsyncSource, format: Literal["lux"], *, tools: Iterable[str] | None = None) -> LucentResponse: ...
+async def assemble_async(source: AsyncSource, format: Literal["lux"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> LucentResponse: ...
 @overload
-async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None) -> Any: ...
-async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None) -> Any:
+async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any: ...
+async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any:
     """:func:`assemble` for an async source (an HTTP response body, a socket reader).
 
     ``source`` may also be any sync source. An exception raised by the source while reading
@@ -191,7 +196,7 @@ async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[st
     """
     parts = assembler(format, tools=tools)
     try:
-        async for event in aframes(source, spec(format)):
+        async for event in aframes(source, spec(format), limits=limits):
             parts.push(event)
         return parts.close()
     except StreamError as exc:
@@ -199,7 +204,7 @@ async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[st
         raise
 
 
-def iter_events(source: Source, format: str) -> Iterator[Any]:
+def iter_events(source: Source, format: str, *, limits: Limits | None = None) -> Iterator[Any]:
     """The validated events of a stream, one at a time, without assembling them.
 
     Each event has passed the per-frame rules (UTF-8, no ``[DONE]``, one JSON object, the
@@ -214,16 +219,16 @@ def iter_events(source: Source, format: str) -> Iterator[Any]:
     StreamError
         The reading codes (``interrupted``, ``invalid_utf8``, ``done_sentinel``,
         ``malformed_frame``, ``unknown_frame``, ``invalid_frame``, ``stream_too_large``,
-        ``too_many_tool_calls``).
+        ``max_depth``, ``too_many_tool_calls``); ``limits`` as for :func:`assemble`.
     UsageError
         ``unknown_format``, ``invalid_input_type``.
     """
-    return frames(source, spec(format))
+    return frames(source, spec(format), limits=limits)
 
 
-def aiter_events(source: AsyncSource, format: str) -> AsyncIterator[Any]:
+def aiter_events(source: AsyncSource, format: str, *, limits: Limits | None = None) -> AsyncIterator[Any]:
     """:func:`iter_events` for an async (or sync) source."""
-    return aframes(source, spec(format))
+    return aframes(source, spec(format), limits=limits)
 
 
 def encode_sse(events: Iterable[Any]) -> Iterator[bytes]:
@@ -282,6 +287,7 @@ def convert_stream(
     context: Mapping[str, Any] | None = None,
     strict: bool = False,
     tools: Iterable[str] | None = None,
+    limits: Limits | None = None,
 ) -> StreamConversion:
     """Convert a stream to another format, event by event, through Lux stream events.
 
@@ -302,6 +308,8 @@ def convert_stream(
         Unsupported or Invalid diagnostic, before the target event that would carry the loss.
     tools : Iterable[str], optional
         The tool names the request declared (``tool_name_not_declared`` otherwise).
+    limits : lucent.Limits, optional
+        Caps on the source stream, as for :func:`assemble`.
 
     Returns
     -------
@@ -336,7 +344,7 @@ def convert_stream(
         At once: ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable
         of ``str``), ``invalid_context``.
     """
-    return StreamConversion(events, source, target, context=context, strict=strict, tools=tools)
+    return StreamConversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
 
 
 def aconvert_stream(
@@ -347,10 +355,11 @@ def aconvert_stream(
     context: Mapping[str, Any] | None = None,
     strict: bool = False,
     tools: Iterable[str] | None = None,
+    limits: Limits | None = None,
 ) -> AsyncStreamConversion:
     """:func:`convert_stream` for an async (or sync) source: ``async for`` the target events.
 
     An exception raised by the source while reading becomes ``StreamError(code="interrupted")``;
     cancellation propagates unchanged.
     """
-    return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools)
+    return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
