@@ -127,8 +127,8 @@ class Harness:
             except LucentError:
                 back = None
             lost = lost_values(doc, out, result.diagnostics, back) if back is not None else lost_values(doc, out, result.diagnostics)
-        except Exception as exc:  # noqa: BLE001
-            self._crash(target, "exception", exc, data)
+        except Exception as exc:  # noqa: BLE001 - the check itself failed: a fault of the test code
+            self._crash(target, "checker", exc, data)
             return
         if lost:
             path, value = lost[0]
