@@ -127,9 +127,9 @@ def _drawn(schema: str, definition: str | None, count: int) -> tuple[bytes, ...]
     return tuple(_json(v) for v in values)
 
 
-def seeds(per_definition: int = 1, shared: bool = False, per_target: int | None = None) -> dict[str, list[bytes]]:
+def seeds(per_definition: int = 1, shared: bool = False, per_target: int | None = None, families: frozenset[str] | None = None) -> dict[str, list[bytes]]:
     """Target name -> its seed inputs (without the target prefix); at most ``per_target`` of
-    each, spread over their sizes, when given."""
+    each, spread over their sizes, when given; only the targets of ``families`` when given."""
     by_definition: dict[tuple[str, str | None], list[bytes]] = defaultdict(list)
     for schema, definition, data in documents(shared):
         by_definition[(schema, definition)].append(data)
@@ -137,6 +137,8 @@ def seeds(per_definition: int = 1, shared: bool = False, per_target: int | None 
     stream = stream_seeds(shared)
     found: dict[str, list[bytes]] = {}
     for target in targets():
+        if families is not None and target.family not in families:
+            continue
         items = _target_seeds(target, by_definition, stream, per_definition)
         if per_target is not None and len(items) > per_target:
             by_size = sorted(items, key=len)
