@@ -1,4 +1,4 @@
-"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``.
+"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``fuzz``.
 
 ``nox -s generate -- --check`` is ``python -m codegen --check``: it writes nothing and fails when
 generated/ differs from a fresh codegen run.
@@ -49,3 +49,16 @@ def typecheck(session: nox.Session) -> None:
     session.install(".[typecheck]")  # not editable: generated/ is laid out as lucent/generated
     session.chdir(session.create_tmp())
     session.run("python", "-m", "mypy", "--strict", "-p", "lucent")
+
+
+@nox.session(python=PYTHON)
+def fuzz(session: nox.Session) -> None:
+    """Fuzz decode (every schema and definition), the SSE parser, the stream assemblers, stream
+    conversion and convert with hypothesis and atheris, from the seeds of tests/data and
+    ../shared/corpus and ../shared/cases; time hostile inputs against valid ones of their size and
+    the schema patterns' worst inputs (tests/fuzz). Long budget by default: 1,000,000 atheris
+    executions and 30 hypothesis inputs per target; ``nox -s fuzz -- --execs N --examples M``
+    sets them (``python -m tests.fuzz --help``). The test suite runs a short budget
+    (tests/test_fuzz.py). Fails on a crash, a loss, a time ratio over 50 or a pattern hazard."""
+    session.install("-e", ".[tests,codegen,fuzz]")
+    session.run("python", "-m", "tests.fuzz", *(session.posargs or ["--execs", "1000000", "--examples", "30"]))
