@@ -24,10 +24,13 @@ failure, kept). The codes, one per class of failure:
 
 * reading, any format: ``interrupted`` (the source raised, or ended inside a frame),
   ``invalid_utf8`` (``.offset``), ``done_sentinel`` (a ``[DONE]`` frame), ``malformed_frame``
-  (not one JSON object, or nested too deeply; for SparkTide also an event with several
-  ``data:`` lines),
+  (not one JSON object, or an event object too deep to write; for SparkTide also an event with
+  several ``data:`` lines),
   ``unknown_frame`` (a type tag the schema does not define), ``invalid_frame`` (the schema
-  rejects the frame: unknown field, wrong ``protocolVersion``, ...);
+  rejects the frame: unknown field, wrong ``protocolVersion``, ...); the limits
+  (:class:`lucent.Limits`, checked before the bytes are parsed): ``stream_too_large`` (over
+  ``max_stream_bytes``: SparkTide's 4 MiB, else 64 MiB), ``max_depth`` (a frame nesting deeper
+  than ``max_depth``, 512);
 * sparktide (``RemoteModelStreamFrame``'s description and sparktide-docs/SOURCE.md):
   ``stream_too_large`` (over 4 MiB), ``too_many_tool_calls`` (index above 15),
   ``duplicate_terminal``, ``data_after_terminal``, ``missing_terminal``, ``duplicate_call_id``,
