@@ -113,7 +113,9 @@ def decode(
     module = schema_module(schema)
     protocol: dict[str, Any] = module.PROTOCOL if rules == "all" else {}
     limit = bounds.body_bytes(protocol)
-    if isinstance(data, str) and len(data) > limit:  # a UTF-8 byte per character at least
+    # Before any copy: a str has a UTF-8 byte per character at least.
+    size = data.nbytes if isinstance(data, memoryview) else len(data) if isinstance(data, (str, bytes, bytearray)) else 0
+    if size > limit:
         raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
     buf = _as_bytes(data)
     if len(buf) > limit:
