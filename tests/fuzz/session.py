@@ -237,6 +237,8 @@ def _measure(findings: Findings, target: Target, attack: str, data: bytes, valid
     if found is not None:
         value, size = found
         findings.hang.append({"target": target.name, "family": target.family, "attack": attack, "bytes": len(data), "valid_bytes": size, "ratio": round(value, 2), "data": data})
+        if value > MAX_RATIO / 5:  # as it is found, so that a long run that is stopped still tells
+            print(f"slow: {target.name} {attack}: {value:.1f}x a valid input of {size} bytes", file=sys.stderr)
 
 
 # ------------------------------------------------------------------ patterns
