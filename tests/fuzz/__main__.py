@@ -22,6 +22,7 @@ from pathlib import Path
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--execs", type=int, default=1_000_000, help="atheris executions (0: no atheris)")
+    parser.add_argument("--seconds", type=float, default=None, help="stop atheris after this long even if --execs is not reached")
     parser.add_argument("--examples", type=int, default=100, help="hypothesis examples per target (0: none)")
     parser.add_argument("--per-definition", type=int, default=2, help="documents drawn from each definition's strategy as seeds")
     parser.add_argument("--size", type=int, default=262_144, help="bytes of each hostile input (0: no hostile check)")
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         return report(harness, findings, crashes)
 
     if args.execs:
-        run_atheris(harness, found, findings, args.execs, args.work / "corpus", finish)
+        run_atheris(harness, found, findings, args.execs, args.work / "corpus", finish, seconds=args.seconds)
     return finish()
 
 

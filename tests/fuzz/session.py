@@ -158,8 +158,9 @@ def _prefix(index: int) -> bytes:
     return index.to_bytes(2, "big")
 
 
-def run_atheris(harness: Harness, seeds: dict[str, list[bytes]], findings: Findings, executions: int, corpus: Path, finish: Callable[[], int], max_len: int = 8192, per_target: int = 16) -> None:
-    """libFuzzer (atheris) for ``executions`` more inputs, then ``finish()`` and exit.
+def run_atheris(harness: Harness, seeds: dict[str, list[bytes]], findings: Findings, executions: int, corpus: Path, finish: Callable[[], int], max_len: int = 8192, per_target: int = 16, seconds: float | None = None) -> None:
+    """libFuzzer (atheris) for ``executions`` more inputs (or ``seconds``, whichever ends
+    first), then ``finish()`` and exit.
 
     An input's first two bytes pick the target (modulo their count), the rest is its data;
     the corpus folder starts with up to ``per_target`` seeds of each target so prefixed. atheris never returns: the process
@@ -176,11 +177,12 @@ def run_atheris(harness: Harness, seeds: dict[str, list[bytes]], findings: Findi
             (corpus / f"seed-{index:04d}-{number:03d}").write_bytes(_prefix(index) + fitting[int(number * step)])
     start, before = time.perf_counter(), harness.executions
     budget = harness.executions + executions
+    deadline = start + seconds if seconds else float("inf")
 
     def one_input(data: bytes) -> None:
         index = int.from_bytes(data[:2], "big") % len(all_targets)
         harness.run(all_targets[index], data[2:])
-        if harness.executions >= budget:
+        if harness.executions >= budget or (harness.executions % 256 == 0 and time.perf_counter() > deadline):
             findings.engines["atheris"] = harness.executions - before
             findings.seconds["atheris"] = time.perf_counter() - start
             sys.stdout.flush()
