@@ -1,5 +1,6 @@
 """nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``corpus``.
 """nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``bench``.
+"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``fuzz``.
 
 ``nox -s generate -- --check`` is ``python -m codegen --check``: it writes nothing and fails when
 generated/ differs from a fresh codegen run.
@@ -65,3 +66,13 @@ def bench(session: nox.Session) -> None:
     minutes). Not editable, so that the import time is that of an installed lucent."""
     session.install(".[bench]")
     session.run("python", "-m", "bench", *session.posargs)
+def fuzz(session: nox.Session) -> None:
+    """Fuzz decode (every schema and definition), the SSE parser, the stream assemblers, stream
+    conversion and convert with hypothesis and atheris, from the seeds of tests/data and
+    ../shared/corpus and ../shared/cases; time hostile inputs against valid ones of their size and
+    the schema patterns' worst inputs (tests/fuzz). Long budget by default: 1,000,000 atheris
+    executions and 30 hypothesis inputs per target; ``nox -s fuzz -- --execs N --examples M``
+    sets them (``python -m tests.fuzz --help``). The test suite runs a short budget
+    (tests/test_fuzz.py). Fails on a crash, a loss, a time ratio over 50 or a pattern hazard."""
+    session.install("-e", ".[tests,codegen,fuzz]")
+    session.run("python", "-m", "tests.fuzz", *(session.posargs or ["--execs", "1000000", "--examples", "30"]))

@@ -27,6 +27,7 @@ __all__ = [
     "key_path",
     "load_json_text",
     "member",
+    "nests_deeper",
     "violation",
 ]
 
@@ -277,21 +278,57 @@ def _finite(literal: str) -> float:
 _JSON_TEXT = json.JSONDecoder(object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant, parse_float=_finite)
 """One decoder for every JSON text (json.loads with these arguments builds a new one per call)."""
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
 _RAW_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_OPENS_CLOSES = bytes.maketrans(b"{}", b"[]")
+_STEP = [0] * 256
+_STEP[ord("[")], _STEP[ord("]")] = 1, -1
+_PASSES = 16
+
+
+def nests_deeper(text: str | bytes, limit: int) -> bool:
+    """The JSON text's arrays and objects nest deeper than ``limit`` levels (``[]`` is 1).
+
+    Checked before parsing, in linear time and without recursion. Escaped backslashes and quotes
+    are dropped, then every byte but quotes and brackets, then what lies between two quotes
+    (string contents): what is left is the bracket structure. Each pass that deletes every
+    adjacent ``[]`` lowers the deepest level by exactly one (the deepest bracket always closes at
+    once), at C speed; after at most :data:`_PASSES` passes, the rest is read ``limit // 2``
+    brackets at a time, and a piece whose opening brackets cannot take the depth past the limit
+    is only counted. An unterminated string hides the brackets after it (the text is malformed
+    then, which the parse reports before it reaches them). Text that is not JSON gets some
+    answer, never an exception.
+    """
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    structure = b"".join(data.translate(_OPENS_CLOSES, _NOT_STRUCTURE).split(b'"')[::2])
+    for _ in range(min(_PASSES, limit)):
+        if b"[" * (limit + 1) in structure:
+            return True
+        shorter = structure.replace(b"[]", b"")
+        if len(shorter) == len(structure):
+            break
+        structure, limit = shorter, limit - 1
+    depth = 0
+    step = max(limit // 2, 1)
+    for start in range(0, len(structure), step):
+        piece = structure[start : start + step]
+        opens = piece.count(b"[")
+        if depth + opens > limit and depth + max(accumulate(map(_STEP.__getitem__, piece))) > limit:
+            return True
+        depth += 2 * opens - len(piece)
+    return False
 
 
 def _too_deep_text(text: str) -> bool:
-    """The text's brackets (outside strings) nest deeper than MAX_JSON_TEXT_DEPTH, in linear time
-    and without recursion; an unterminated string only makes it count more brackets."""
-    if text.count("[") + text.count("{") <= MAX_JSON_TEXT_DEPTH:
-        return False
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_JSON_TEXT_DEPTH
+    """The text's brackets (outside strings) nest deeper than MAX_JSON_TEXT_DEPTH."""
+    return nests_deeper(text, MAX_JSON_TEXT_DEPTH)
 
 
 def _lone_surrogate_escape(text: str) -> bool:

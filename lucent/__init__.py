@@ -7,7 +7,8 @@
 * :func:`convert`: any format to any other through the Lux IR hub, with diagnostics;
 * :mod:`lucent.streams`: a streamed response (SSE bytes, chunks or events) assembled into its
   final response, every stream rule enforced; :mod:`lucent.sse` is the event-stream parser;
-* :mod:`lucent.errors`: the typed errors, each with ``.code`` and ``.path``.
+* :mod:`lucent.errors`: the typed errors, each with ``.code`` and ``.path``;
+* :class:`Limits`: the size and depth limits on untrusted input (SECURITY.md).
 
 The generated bindings live in ``lucent.generated.<schema module>``.
 """
@@ -35,8 +36,9 @@ if _TYPE_CHECKING:
     from lucent import sse, streams
     from lucent._convert import convert
     from lucent._decode import SCHEMAS, decode, encode
+    from lucent._limits import Limits
 
-__all__ = ["SCHEMAS", "convert", "decode", "encode", "errors", "sse", "streams"]
+__all__ = ["SCHEMAS", "Limits", "convert", "decode", "encode", "errors", "sse", "streams"]
 
 # Imported on first use, so that `import lucent` loads no generated binding or converter (nor
 # msgspec): a schema's module is imported by the first decode of it
@@ -44,6 +46,7 @@ __all__ = ["SCHEMAS", "convert", "decode", "encode", "errors", "sse", "streams"]
 # (lucent.generated.convert_registry.CONVERTERS).
 _ON_FIRST_USE = {
     "SCHEMAS": ("lucent._decode", "SCHEMAS"),
+    "Limits": ("lucent._limits", "Limits"),
     "convert": ("lucent._convert", "convert"),
     "decode": ("lucent._decode", "decode"),
     "encode": ("lucent._decode", "encode"),

@@ -16,6 +16,7 @@ import msgspec
 
 from lucent._best_error import _container, _fields, _struct_for
 from lucent._decode import _MSGSPEC_CODES, _skips_values, _validation_error, adds_no_member, decode, encode, same_colons, schema_module
+from lucent._limits import Limits
 from lucent.errors import ConversionError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
@@ -48,6 +49,7 @@ def convert(
     *,
     strict: bool = False,
     context: Mapping[str, Any] | None = None,
+    limits: Limits | None = None,
 ) -> ConversionResult:
     """Convert a document from one wire format to another.
 
@@ -83,6 +85,10 @@ def convert(
         source's (a different source value is reported Degraded); one found nowhere is an
         Invalid diagnostic ``target:$.<field>``, never invented. A composed conversion gives the
         context to both hops.
+    limits : lucent.Limits, optional
+        Caps on the source document, as for :func:`lucent.decode`. A body over the protocol's own
+        cap (SparkTide 1 MiB) is an Invalid diagnostic, like every protocol rule; a body over
+        ``limits.max_body_bytes`` when given, or over lucent's 32 MiB default, raises.
 
     Returns
     -------
@@ -101,14 +107,16 @@ def convert(
         jsonschema names). Protocol rules beyond the schema (``tool_arguments``,
         ``duplicate_key``, ``max_body_bytes``) do not raise: they become Invalid diagnostics.
     DecodeError
-        The input is not JSON (``malformed_json``, ``invalid_utf8``, ...).
+        The input is not JSON (``malformed_json``, ``invalid_utf8``, ...), or nests deeper than
+        ``limits.max_depth`` (``max_depth``).
     ConversionError
         ``strict=True`` and a diagnostic is Unsupported or Invalid (``code="conversion_lossy"``,
         ``.path`` the first such field, ``.diagnostics`` all of them).
     UsageError
         ``unknown_format`` (a name not listed above), ``unsupported_conversion`` (a pair or kind
         not implemented yet), ``invalid_input_type`` (a Struct of another definition, a value
-        that is not JSON, or a format or kind that is not a str), ``invalid_context`` (context is not a mapping).
+        that is not JSON, or a format or kind that is not a str), ``invalid_context`` (context is not a mapping),
+        ``invalid_limits``.
     """
     source_definition = _definition(source, kind)
     target_definition = _definition(target, kind)
@@ -118,7 +126,7 @@ def convert(
     hops = _through_lux(source, target, kind) if converter is None and source != target else None
     if converter is None and hops is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
-    document, diagnostics = _decode_source(data, FORMATS[source], source_definition)
+    document, diagnostics = _decode_source(data, FORMATS[source], source_definition, limits)
     if converter is not None:
         value, found = converter(document, context)
     elif hops is not None:
@@ -230,7 +238,7 @@ def _definition(fmt: str, kind: str) -> str:
         raise UsageError(f"converting {kind} documents of {fmt} is not implemented yet", code="unsupported_conversion") from None
 
 
-def _decode_source(data: Any, schema: str, definition: str) -> tuple[Any, list[ConversionDiagnostic]]:
+def _decode_source(data: Any, schema: str, definition: str, limits: Limits | None = None) -> tuple[Any, list[ConversionDiagnostic]]:
     """The source Struct, and an Invalid diagnostic for a protocol rule it breaks (if any)."""
     expected = getattr(schema_module(schema), definition)
     if isinstance(data, msgspec.Struct):
@@ -244,12 +252,12 @@ def _decode_source(data: Any, schema: str, definition: str) -> tuple[Any, list[C
             raise UsageError(f"cannot read a {type(data).__name__} as JSON", code="invalid_input_type") from None
     name = _decodable(schema, definition)
     try:
-        document = decode(data, schema, name)
+        document = decode(data, schema, name, limits=limits)
         found = []
     except ValidationError as fault:
         # Schema faults raise (from the schema-only decode, so .path is the schema's path); a
         # document that breaks only a protocol rule is converted and the fault reported.
-        document = decode(data, schema, name, rules="schema")
+        document = decode(data, schema, name, rules="schema", limits=limits)
         found = [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")]
     tp: Any = type(document)
     if not _skips_values(tp) or (isinstance(data, bytes) and adds_no_member(tp) and same_colons(data, document)):

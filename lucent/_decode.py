@@ -13,8 +13,9 @@ from typing import Any, Literal, NamedTuple
 import msgspec
 
 from lucent._best_error import shallowest
+from lucent._limits import Limits, limits_of
 from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
-from lucent.generated._support import MSGSPEC_CODES, RuleViolation, violation
+from lucent.generated._support import MSGSPEC_CODES, RuleViolation, nests_deeper, violation
 
 SCHEMAS: dict[str, str] = {
     "lux-ir-v1": "lux_ir_v1",
@@ -70,6 +71,7 @@ def decode(
     definition: str | None = None,
     *,
     rules: Literal["all", "schema"] = "all",
+    limits: Limits | None = None,
 ) -> Any:
     """Decode JSON text into the generated Struct for ``schema``/``definition``.
 
@@ -90,7 +92,11 @@ def decode(
     rules : {"all", "schema"}
         ``"all"`` also enforces the protocol rules (codegen/protocols.toml: SparkTide's 1 MiB body,
         duplicate properties, tool-call ``arguments`` as a closed JSON object); ``"schema"``
-        enforces the JSON Schema alone.
+        enforces the JSON Schema alone (and the body cap of a format without one, below).
+    limits : lucent.Limits, optional
+        Resource limits, checked before parsing: ``max_body_bytes`` (default: the protocol's,
+        SparkTide 1 MiB, else 32 MiB) and ``max_depth`` (default 512 levels of arrays and
+        objects). See :class:`lucent.Limits` and SECURITY.md.
 
     Returns
     -------
@@ -100,23 +106,30 @@ def decode(
     Raises
     ------
     DecodeError
-        ``malformed_json``, ``invalid_utf8``, ``lone_surrogate``, ``max_depth``, ``out_of_memory``;
-        ``.offset`` is the byte offset when known.
+        ``malformed_json``, ``invalid_utf8``, ``lone_surrogate``, ``max_depth`` (nesting deeper
+        than ``limits.max_depth``, found before parsing), ``out_of_memory``; ``.offset`` is the
+        byte offset when known.
     ValidationError
         A JSON Schema keyword (``.code`` is the keyword) or a protocol rule (``max_body_bytes``,
-        ``duplicate_key``, ``tool_arguments``) failed at ``.path``.
+        found before parsing; ``duplicate_key``, ``tool_arguments``) failed at ``.path``.
     UsageError
-        ``unknown_schema``, ``unknown_definition``, ``invalid_rules``, ``invalid_input_type``.
+        ``unknown_schema``, ``unknown_definition``, ``invalid_rules``, ``invalid_input_type``,
+        ``invalid_limits``.
     """
     if not isinstance(schema, str) or not (definition is None or isinstance(definition, str)):
         raise UsageError("schema and definition are names (str)", code="invalid_input_type")
     if rules not in ("all", "schema"):
         raise UsageError(f"rules is 'all' or 'schema', not {rules!r}", code="invalid_rules")
+    bounds = limits_of(limits)
     module = _modules.get(schema) or schema_module(schema)
-    buf = data if type(data) is bytes else _as_bytes(data)
     protocol: dict[str, Any] = module.PROTOCOL if rules == "all" else {}
-    limit = protocol.get("max_body_bytes")
-    if limit is not None and len(buf) > limit:
+    limit = bounds.body_bytes(protocol)
+    # Before any copy: a str has a UTF-8 byte per character at least.
+    size = data.nbytes if isinstance(data, memoryview) else len(data) if isinstance(data, (str, bytes, bytearray)) else 0
+    if size > limit:
+        raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
+    buf = data if type(data) is bytes else _as_bytes(data)
+    if len(buf) > limit:
         raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
     one_of = definition is None and module.ROOT is None
     plan = None if one_of else _plan(schema, definition, bool(protocol))
@@ -126,6 +139,9 @@ def decode(
             buf.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
+    depth = bounds.depth()
+    if nests_deeper(buf, depth):
+        raise DecodeError(f"the document nests deeper than {depth} levels, the limit", code="max_depth")
     try:
         if plan is None:
             return _decode_one_of(buf, schema, module.ROOT_ONE_OF or getattr(module, "ROOT_ANY_OF", ()), protocol)

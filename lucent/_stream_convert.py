@@ -59,6 +59,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET
 
+from lucent._limits import Limits, limits_of
 from lucent._stream_base import parse_arguments, tool_names
 from lucent._stream_lux import _DELTAS as _LUX_DELTAS
 from lucent._stream_read import SPECS, _check_source, aframes, frames, spec
@@ -1240,12 +1241,12 @@ class StreamConversion(Iterator[Any]):
         Every loss so far (see :mod:`lucent._stream_convert`); complete once iteration ends.
     """
 
-    def __init__(self, events: Any, source: str, target: str, *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None) -> None:
+    def __init__(self, events: Any, source: str, target: str, *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> None:
         _check_source(events)
         self.source = source
         self.target = target
         self._pipeline = _Pipeline(source, target, context, strict, tools)
-        self._events = self._run(frames(events, spec(source), self._pipeline.unknown))
+        self._events = self._run(frames(events, spec(source), self._pipeline.unknown, limits_of(limits)))
 
     @property
     def diagnostics(self) -> list[ConversionDiagnostic]:
@@ -1276,12 +1277,12 @@ class StreamConversion(Iterator[Any]):
 class AsyncStreamConversion(AsyncIterator[Any]):
     """:class:`StreamConversion` for an async source; ``async for`` it once."""
 
-    def __init__(self, events: Any, source: str, target: str, *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None) -> None:
+    def __init__(self, events: Any, source: str, target: str, *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> None:
         _check_source(events)
         self.source = source
         self.target = target
         self._pipeline = _Pipeline(source, target, context, strict, tools)
-        self._events = self._run(aframes(events, spec(source), self._pipeline.unknown))
+        self._events = self._run(aframes(events, spec(source), self._pipeline.unknown, limits_of(limits)))
 
     @property
     def diagnostics(self) -> list[ConversionDiagnostic]:

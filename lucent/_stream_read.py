@@ -19,6 +19,7 @@ import msgspec
 
 from lucent._decode import SCHEMAS, _decode_as, _no_key_lost
 from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
+from lucent._limits import DEFAULT_MAX_STREAM_BYTES, Limits, limits_of
 from lucent._stream_sse import SSEParser
 from lucent.errors import (
     DecodeError,
@@ -27,7 +28,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
-from lucent.generated._support import member
+from lucent.generated._support import member, nests_deeper
 
 _SSE_FRAMING = len(b"data: \n\n")
 _MISSING = object()
@@ -42,7 +43,7 @@ class FormatSpec:
     definition: str  # the definition one event decodes as
     tag_path: tuple[str, ...]  # where the event's type tag is
     tags: frozenset[str]  # the tag values the schema defines
-    max_bytes: int | None  # cap on the whole stream (SSE bytes)
+    max_bytes: int | None  # the protocol's cap on the whole stream (SSE bytes); None: lucent's default
     one_object_per_line: bool  # each data: line is one complete JSON object
     tool_index_path: str | None  # a tool index above the schema maximum means too many tool calls
     open_objects: bool  # some object of an event takes members it does not define (and drops them)
@@ -174,11 +175,15 @@ class FrameReader:
     ``count`` is the number of frames read so far, so ``$[count]`` names the frame being read.
     ``unknown``, when given, is called with the path (``$[3].meta.x``) of each member of an event
     that its schema object does not define and the event Struct therefore drops (Lux objects are
-    open), so that a conversion can report it.
+    open), so that a conversion can report it. ``limits`` (:class:`lucent.Limits`) caps the
+    stream's bytes (``stream_too_large``) and each frame's nesting (``max_depth``).
     """
 
-    def __init__(self, spec: FormatSpec, unknown: Callable[[str], None] | None = None) -> None:
+    def __init__(self, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> None:
         self.spec = spec
+        bounds = limits_of(limits)
+        self.max_bytes: int = bounds.max_stream_bytes or spec.max_bytes or DEFAULT_MAX_STREAM_BYTES
+        self.max_depth = bounds.depth()
         self._on_unknown = unknown if spec.open_objects else None
         self.count = 0
         self.size = 0
@@ -217,9 +222,9 @@ class FrameReader:
     def feed(self, chunk: bytes | bytearray | memoryview) -> Iterator[Any]:
         """Parse SSE bytes; yields each completed frame's event, one at a time."""
         data = bytes(chunk)
-        limit = self.spec.max_bytes
-        over = limit is not None and self.size + len(data) > limit
-        if limit is not None and over:
+        limit = self.max_bytes
+        over = self.size + len(data) > limit
+        if over:
             data = data[: max(limit - self.size, 0)]
         self.size += len(data)
         try:
@@ -260,8 +265,8 @@ class FrameReader:
                     code="invalid_frame",
                     path=where + found,
                 )
-        limit = self.spec.max_bytes
-        if limit is not None and self.size + len(buf) + _SSE_FRAMING > limit:
+        limit = self.max_bytes
+        if self.size + len(buf) + _SSE_FRAMING > limit:
             raise StreamError(
                 f"the stream is larger than {limit} bytes, the {self.spec.name} limit",
                 code="stream_too_large",
@@ -332,6 +337,8 @@ class FrameReader:
     def _validate(self, buf: bytes, index: int) -> Any:
         # The common case in a few microseconds: the typed parse, the duplicate-key and protocol
         # checks. Any failure is decoded again by lucent.decode's path for its exact error.
+        if nests_deeper(buf, self.max_depth):
+            raise StreamError(f"frame {index} nests deeper than {self.max_depth} levels, the limit", code="max_depth", path=f"$[{index}]")
         value = _MISSING
         try:
             value = self._decoder.decode(buf)
@@ -480,11 +487,11 @@ def _check_source(source: Any) -> None:
         raise UsageError("a stream source is bytes, not str: encode SSE text as UTF-8", code="invalid_input_type")
 
 
-def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None) -> Iterator[Any]:
+def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> Iterator[Any]:
     """Validated events from a sync source (SSE bytes, byte chunks, or event objects); see
-    :class:`FrameReader` for ``unknown``."""
+    :class:`FrameReader` for ``unknown`` and ``limits``."""
     _check_source(source)
-    reader = FrameReader(spec, unknown)
+    reader = FrameReader(spec, unknown, limits)
     if isinstance(source, (bytes, bytearray, memoryview)):
         yield from reader.feed(source)
         reader.close()
@@ -508,14 +515,14 @@ def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None 
     reader.close()
 
 
-async def aframes(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None) -> AsyncIterator[Any]:
+async def aframes(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> AsyncIterator[Any]:
     """:func:`frames` for an async source; a sync source is read as :func:`frames` reads it."""
     _check_source(source)
     if not isinstance(source, AsyncIterable):
-        for event in frames(source, spec, unknown):
+        for event in frames(source, spec, unknown, limits):
             yield event
         return
-    reader = FrameReader(spec, unknown)
+    reader = FrameReader(spec, unknown, limits)
     iterator = aiter(source)
     while True:
         try:

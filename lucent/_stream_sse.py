@@ -17,6 +17,11 @@ import msgspec
 from lucent.errors import EncodeError, StreamError, UsageError
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
+_LINE_ENDS = re.compile(r"(?:\r\n|\r|\n)([\r\n]*)")
+"""A line end and the blank lines right after it (any CR and LF that follow are their line
+ends): the first blank line dispatches the event, the others would dispatch nothing, so a run
+of them costs one step, not one per line. A character class, not a repeated alternation: ``re``
+keeps state for each repeat of a group, which grows faster than the run."""
 _BOM = "\ufeff"
 
 
@@ -153,13 +158,15 @@ class SSEParser:
             self._skip_lf = False
             if text[:1] == "\n":
                 pos = 1
-        for match in _LINE_END.finditer(text, pos):
+        for match in _LINE_ENDS.finditer(text, pos):
             piece = text[pos : match.start()]
             if self._line:
                 self._line.append(piece)
                 piece = "".join(self._line)
                 self._line.clear()
             self._line_complete(piece, events)
+            if match.group(1) and piece:
+                self._dispatch(events)
             pos = match.end()
         if pos < len(text):
             self._line.append(text[pos:])

@@ -6,17 +6,21 @@
   ``enum``, ``const``, ``pattern``, ``minLength``, ``maxLength``, ``minItems``, ``maxItems``,
   ``minimum``, ``maximum``, ``exclusiveMinimum``, ``exclusiveMaximum``, ``format``, ``not``,
   ``anyOf``, ``oneOf``;
-* protocol rules: ``max_body_bytes``, ``duplicate_key``, ``tool_arguments``;
+* protocol rules and limits: ``max_body_bytes`` (SparkTide's 1 MiB, or ``Limits.max_body_bytes``,
+  checked before parsing), ``duplicate_key``, ``tool_arguments``, ``number_out_of_range``;
 * malformed input (:class:`DecodeError`): ``malformed_json``, ``invalid_utf8``,
-  ``lone_surrogate``, ``max_depth``, ``out_of_memory``;
+  ``lone_surrogate``, ``max_depth`` (deeper than ``Limits.max_depth``, checked before parsing),
+  ``out_of_memory``;
 * API misuse (:class:`UsageError`): ``unknown_schema``, ``unknown_definition``,
-  ``unknown_format``, ``unsupported_conversion``, ``invalid_input_type``, ``invalid_context``;
+  ``unknown_format``, ``unsupported_conversion``, ``invalid_input_type``, ``invalid_context``,
+  ``invalid_limits``;
 * a strict conversion that would lose data (:class:`ConversionError`): ``conversion_lossy``;
 * a stream that breaks its format's rules (:class:`StreamError`): see :mod:`lucent.streams` for
   the codes (``interrupted``, ``unknown_frame``, ``duplicate_terminal``, ``model_error``, ...).
 
 ``path`` is a JSON path into the document (``$`` is the root), for example
-``$.messages[1].tool_calls[0].function.arguments``. Messages never repeat input values.
+``$.messages[1].tool_calls[0].function.arguments``. Messages never repeat input values (property
+names appear in paths; SECURITY.md).
 """
 
 from __future__ import annotations

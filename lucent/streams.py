@@ -37,10 +37,13 @@ failure, kept). The codes, one per class of failure:
   ``invalid_utf8`` (``.offset``), ``done_sentinel`` (a ``[DONE]`` frame; for openai-chat it is
   the terminator instead: ``missing_terminal`` when an SSE stream ends without it,
   ``data_after_terminal`` / ``duplicate_terminal`` after it), ``malformed_frame``
-  (not one JSON object, or nested too deeply; for SparkTide also an event with several
+  (not one JSON object, or an event object too deep to write; for SparkTide also an event with several
   ``data:`` lines),
   ``unknown_frame`` (a type tag the schema does not define), ``invalid_frame`` (the schema
-  rejects the frame: unknown field, wrong ``protocolVersion``, ...);
+  rejects the frame: unknown field, wrong ``protocolVersion``, ...); the limits
+  (:class:`lucent.Limits`, checked before the bytes are parsed): ``stream_too_large`` (over
+  ``max_stream_bytes``: SparkTide's 4 MiB, else 64 MiB), ``max_depth`` (a frame nesting deeper
+  than ``max_depth``, 512);
 * sparktide (``RemoteModelStreamFrame``'s description and sparktide-docs/SOURCE.md):
   ``stream_too_large`` (over 4 MiB), ``too_many_tool_calls`` (index above 15),
   ``duplicate_terminal``, ``data_after_terminal``, ``missing_terminal``, ``duplicate_call_id``,
@@ -103,6 +106,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import msgspec
 
+from lucent._limits import Limits
 from lucent._stream_base import Assembler
 from lucent._stream_read import aframes, frames, non_finite_path, spec
 from lucent.errors import EncodeError, LucentError, StreamError, UsageError
@@ -173,7 +177,7 @@ AsyncSource = Source | AsyncIterable[Any]
 """A :data:`Source`, or an async iterable of byte chunks or events."""
 
 
-def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
+def assembler(format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Assembler:
     """A fresh :class:`Assembler` for one stream of ``format``.
 
     Parameters
@@ -194,14 +198,14 @@ def assembler(format: str, *, tools: Iterable[str] | None = None) -> Assembler:
 
 
 @overload
-def assemble(source: Source, format: Literal["sparktide"], *, tools: Iterable[str] | None = None) -> RemoteModelResponse: ...
+def assemble(source: Source, format: Literal["sparktide"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> RemoteModelResponse: ...
 @overload
-def assemble(source: Source, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None) -> ModelResponse: ...
+def assemble(source: Source, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> ModelResponse: ...
 @overload
-def assemble(source: Source, format: Literal["lux"], *, tools: Iterable[str] | None = None) -> LucentResponse: ...
+def assemble(source: Source, format: Literal["lux"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> LucentResponse: ...
 @overload
-def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None) -> Any: ...
-def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None) -> Any:
+def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any: ...
+def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any:
     """Read a whole stream and return its final response.
 
     Parameters
@@ -214,6 +218,9 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None)
     tools : Iterable[str], optional
         The tool names the request declared (SparkTide: "tool names must come from
         request.tools"); checked in every format when given.
+    limits : lucent.Limits, optional
+        ``max_stream_bytes`` (default: SparkTide 4 MiB, other formats 64 MiB) and ``max_depth``
+        of one frame (default 512), each checked before the bytes it protects are parsed.
 
     Returns
     -------
@@ -230,13 +237,14 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None)
     ------
     StreamError
         The stream broke a rule; the codes are listed in the module docstring. ``.usage`` holds
-        the usage received before the failure.
+        the usage received before the failure. ``stream_too_large`` and ``max_depth``: a limit.
     UsageError
-        ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable of ``str``).
+        ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable of ``str``),
+        ``invalid_limits``.
     """
     parts = assembler(format, tools=tools)
     try:
-        for event in frames(source, spec(format)):
+        for event in frames(source, spec(format), limits=limits):
             parts.push(event)
         return parts.close()
     except StreamError as exc:
@@ -245,14 +253,14 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None)
 
 
 @overload
-async def assemble_async(source: AsyncSource, format: Literal["sparktide"], *, tools: Iterable[str] | None = None) -> RemoteModelResponse: ...
+async def assemble_async(source: AsyncSource, format: Literal["sparktide"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> RemoteModelResponse: ...
 @overload
-async def assemble_async(source: AsyncSource, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None) -> ModelResponse: ...
+async def assemble_async(source: AsyncSource, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> ModelResponse: ...
 @overload
-async def assemble_async(source: AsyncSource, format: Literal["lux"], *, tools: Iterable[str] | None = None) -> LucentResponse: ...
+async def assemble_async(source: AsyncSource, format: Literal["lux"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> LucentResponse: ...
 @overload
-async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None) -> Any: ...
-async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None) -> Any:
+async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any: ...
+async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any:
     """:func:`assemble` for an async source (an HTTP response body, a socket reader).
 
     ``source`` may also be any sync source. An exception raised by the source while reading
@@ -261,7 +269,7 @@ async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[st
     """
     parts = assembler(format, tools=tools)
     try:
-        async for event in aframes(source, spec(format)):
+        async for event in aframes(source, spec(format), limits=limits):
             parts.push(event)
         return parts.close()
     except StreamError as exc:
@@ -269,7 +277,7 @@ async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[st
         raise
 
 
-def iter_events(source: Source, format: str) -> Iterator[Any]:
+def iter_events(source: Source, format: str, *, limits: Limits | None = None) -> Iterator[Any]:
     """The validated events of a stream, one at a time, without assembling them.
 
     Each event has passed the per-frame rules (UTF-8, no ``[DONE]``, one JSON object, the
@@ -284,16 +292,16 @@ def iter_events(source: Source, format: str) -> Iterator[Any]:
     StreamError
         The reading codes (``interrupted``, ``invalid_utf8``, ``done_sentinel``,
         ``malformed_frame``, ``unknown_frame``, ``invalid_frame``, ``stream_too_large``,
-        ``too_many_tool_calls``).
+        ``max_depth``, ``too_many_tool_calls``); ``limits`` as for :func:`assemble`.
     UsageError
         ``unknown_format``, ``invalid_input_type``.
     """
-    return frames(source, spec(format))
+    return frames(source, spec(format), limits=limits)
 
 
-def aiter_events(source: AsyncSource, format: str) -> AsyncIterator[Any]:
+def aiter_events(source: AsyncSource, format: str, *, limits: Limits | None = None) -> AsyncIterator[Any]:
     """:func:`iter_events` for an async (or sync) source."""
-    return aframes(source, spec(format))
+    return aframes(source, spec(format), limits=limits)
 
 
 def encode_sse(events: Iterable[Any], format: str | None = None) -> Iterator[bytes]:
@@ -372,6 +380,7 @@ def convert_stream(
     context: Mapping[str, Any] | None = None,
     strict: bool = False,
     tools: Iterable[str] | None = None,
+    limits: Limits | None = None,
 ) -> StreamConversion:
     """Convert a stream to another format, event by event, through Lux stream events.
 
@@ -399,6 +408,8 @@ def convert_stream(
         Unsupported or Invalid diagnostic, before the target event that would carry the loss.
     tools : Iterable[str], optional
         The tool names the request declared (``tool_name_not_declared`` otherwise).
+    limits : lucent.Limits, optional
+        Caps on the source stream, as for :func:`assemble`.
 
     Returns
     -------
@@ -437,7 +448,7 @@ def convert_stream(
     _vendor(source, target)
     from lucent._stream_convert import StreamConversion
 
-    return StreamConversion(events, source, target, context=context, strict=strict, tools=tools)
+    return StreamConversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
 
 
 def aconvert_stream(
@@ -448,6 +459,7 @@ def aconvert_stream(
     context: Mapping[str, Any] | None = None,
     strict: bool = False,
     tools: Iterable[str] | None = None,
+    limits: Limits | None = None,
 ) -> AsyncStreamConversion:
     """:func:`convert_stream` for an async (or sync) source: ``async for`` the target events.
 
@@ -457,4 +469,4 @@ def aconvert_stream(
     _vendor(source, target)
     from lucent._stream_convert import AsyncStreamConversion
 
-    return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools)
+    return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)

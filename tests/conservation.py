@@ -62,7 +62,7 @@ def _present(output: Any) -> set[tuple[str, Any]]:
         if isinstance(value, str):
             try:
                 inner = json.loads(value)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON text, or too deep to be a value
                 continue
             found.update(_key(v) for _, v in leaves(inner))
     return found
@@ -74,7 +74,7 @@ def _json_text_present(value: Any, present: set[tuple[str, Any]]) -> bool:
         return False
     try:
         parsed = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return all(_key(v) in present for _, v in leaves(parsed))
 

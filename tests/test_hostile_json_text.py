@@ -23,7 +23,7 @@ import pytest
 
 import lucent
 from lucent import sse, streams
-from lucent.errors import ConversionError, EncodeError, LucentError, StreamError, UsageError, ValidationError
+from lucent.errors import ConversionError, DecodeError, EncodeError, LucentError, StreamError, UsageError, ValidationError
 from lucent.generated._support import MAX_JSON_TEXT_DEPTH, JsonTextError, dump_json_text, load_json_text
 from lucent.generated.htmlp_model_request import ContentBlockToolUse
 from lucent.generated.sparktide_remote_1_0 import RemoteModelToolDelta
@@ -249,7 +249,10 @@ def test_deep_argument_values_are_invalid_and_written_as_null() -> None:
     fragment = next(f for f in document["fragments"] if any(b["type"] == "tool_use" for b in f["content"]))
     fragment["content"][0]["arguments"] = deep
     index = document["fragments"].index(fragment)
-    result = lucent.convert(json.dumps(document).encode(), "htmlp", "lux")
+    with pytest.raises(DecodeError) as refused:  # deeper than the default lucent.Limits.max_depth
+        lucent.convert(json.dumps(document).encode(), "htmlp", "lux")
+    assert (refused.value.code, refused.value.path) == ("max_depth", "$")
+    result = lucent.convert(json.dumps(document).encode(), "htmlp", "lux", limits=lucent.Limits(max_depth=1000))
     field = f"$.fragments[{index}].content[0].arguments"
     assert at(result, field) == [("Invalid", f"the value has no JSON text: it nests deeper than {MAX_JSON_TEXT_DEPTH} levels; written as null")]
     calls = [c for item in result.value.conversation if hasattr(item, "message") for c in item.message.content if hasattr(c, "tool_use")]

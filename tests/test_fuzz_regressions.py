@@ -1,0 +1,182 @@
+"""What the fuzz session found (issue 7), each kept as a test of its class.
+
+1. The JSON-text depth check (tool-call arguments, tool results) stripped strings with a
+   regular expression that, on an unterminated string full of escaped quotes, retried from
+   every quote: quadratic (20,000 escaped quotes took 7.6 s). ``nests_deeper`` now reads the
+   bracket structure in linear time; it is checked against a plain scanner here, and timed
+   against a valid input of the same size in the same run.
+2. The SSE parser spent one Python step per line: a stream of bare line ends (``\\r`` or
+   ``\\n\\n`` repeated) cost about 30x a valid stream of its size. A run of blank lines now
+   dispatches once.
+3. The conservation check (tests/conservation.py) let ``RecursionError`` out of ``json.loads``
+   on a string holding deep brackets (not lucent's fault, but the check must not crash).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+
+import pytest
+
+import lucent
+from lucent import sse
+from lucent.errors import DecodeError, ValidationError
+from lucent.generated._support import MAX_JSON_TEXT_DEPTH, JsonTextError, load_json_text, nests_deeper
+from tests.conservation import lost_values
+
+MAX_RATIO = 50
+"""Issue 7: no input takes more than 50x the time of a valid input of the same size (both timed
+in this run, best of five; the quadratic faults took over 1,000x at these sizes)."""
+
+
+def best_time(run: Callable[[object], object], value: object) -> float:
+    times = []
+    for _ in range(5):
+        start = time.perf_counter()
+        run(value)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def ratio(run: Callable[[object], object], hostile: object, valid: object) -> float:
+    """Time of ``run(hostile)`` over ``run(valid)``, measured here, one after the other."""
+    return best_time(run, hostile) / max(best_time(run, valid), 1e-7)
+
+
+def scanned_depth(text: str) -> int:
+    """The deepest bracket outside strings, one character at a time (the reference)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _json_like(rng: random.Random, depth: int = 0) -> str:
+    roll = rng.random()
+    if depth > 9 or roll < 0.3:
+        return json.dumps(rng.choice(["a", "[", "]", '\\"', '{"', "\\\\", "[]", "\\"]) * rng.randint(0, 3))
+    if roll < 0.65:
+        return "[" + ",".join(_json_like(rng, depth + 1) for _ in range(rng.randint(0, 3))) + "]"
+    return "{" + ",".join(f'"{rng.choice("k[{")}{i}":' + _json_like(rng, depth + 1) for i in range(rng.randint(0, 3))) + "}"
+
+
+def test_nests_deeper_agrees_with_a_plain_scanner() -> None:
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = _json_like(rng)
+        deepest = scanned_depth(text)
+        for limit in {1, 2, 3, max(deepest - 1, 1), deepest, deepest + 1}:
+            assert nests_deeper(text, limit) == (deepest > limit), (text, limit)
+            assert nests_deeper(text.encode(), limit) == (deepest > limit)
+
+
+@pytest.mark.parametrize(
+    ("text", "deepest"),
+    [
+        ("[" * 600 + "]" * 600, 600),
+        ("[" * 500 + "[]" * 1000 + "]" * 500, 501),
+        ("[" * 480 + ("[" * 17 + "]" * 17) * 50 + "]" * 480, 497),
+        ("[" + '"]]]",' * 700 + "[[]]]", 3),
+        ('["\\\\",' * 600 + "0" + "]" * 600, 600),
+    ],
+    ids=["deep", "hovering pairs", "hovering spines", "brackets in strings", "escaped backslashes"],
+)
+def test_nests_deeper_finds_the_depth_of_bracket_dense_text(text: str, deepest: int) -> None:
+    assert scanned_depth(text) == deepest
+    assert nests_deeper(text, deepest - 1) and not nests_deeper(text, deepest)
+
+
+def test_an_unterminated_string_of_escaped_quotes_is_refused_as_fast_as_valid_text() -> None:
+    def make(n: int) -> str:
+        return "[" * (MAX_JSON_TEXT_DEPTH + 88) + '"' + '\\"' * n
+
+    hostile = make(100_000)
+    with pytest.raises(JsonTextError) as raised:
+        load_json_text(hostile)
+    assert raised.value.kind == "max_depth"
+    valid = json.dumps({"a": ["x" * 64] * (len(hostile) // 68 + 1)})
+
+    def run(text: object) -> None:
+        try:
+            load_json_text(text)  # type: ignore[arg-type]
+        except JsonTextError:
+            pass
+
+    assert len(valid) >= len(hostile) and load_json_text(valid)
+    assert ratio(run, hostile, valid) < MAX_RATIO
+
+
+def test_sparktide_arguments_of_escaped_quotes_are_a_typed_error_as_fast_as_a_valid_request() -> None:
+    request = json.loads(open("examples/sparktide-request.json", "rb").read())
+
+    limits = lucent.Limits(max_body_bytes=16 << 20)  # past SparkTide's 1 MiB, to reach the check
+
+    def make(n: int) -> bytes:
+        request["messages"][1]["tool_calls"][0]["function"]["arguments"] = "[" * 600 + '"' + '\\"' * n
+        return json.dumps(request).encode()
+
+    def run(body: object) -> None:
+        with pytest.raises(ValidationError) as raised:
+            lucent.decode(body, "sparktide-remote-1.0", "RemoteModelRequest", limits=limits)  # type: ignore[arg-type]
+        assert (raised.value.code, raised.value.path) == ("tool_arguments", "$.messages[1].tool_calls[0].function.arguments")
+
+    hostile = make(100_000)
+    request["messages"][1]["tool_calls"][0]["function"]["arguments"] = '{"q":""}'
+    valid = json.dumps(request).encode()
+    request["messages"][1]["tool_calls"][0]["function"]["arguments"] = '{"q":"' + "x" * (len(hostile) - len(valid)) + '"}'
+    valid = json.dumps(request).encode()
+
+    def accept(body: object) -> None:
+        lucent.decode(body, "sparktide-remote-1.0", "RemoteModelRequest", limits=limits)  # type: ignore[arg-type]
+
+    accept(valid)
+    run(hostile)
+    assert len(valid) >= len(hostile)
+    assert best_time(run, hostile) / best_time(accept, valid) < MAX_RATIO
+
+
+@pytest.mark.parametrize("unit", [b"\r", b"\n", b"\r\n", b"\n\n"], ids=["cr", "lf", "crlf", "blank-pairs"])
+def test_runs_of_blank_lines_dispatch_nothing_and_cost_what_a_valid_stream_costs(unit: bytes) -> None:
+    assert list(sse.parse([unit * 1000])) == []
+    events = list(sse.parse([b"data: a" + unit * 50 + b"data: b" + unit * 2]))
+    assert [e.data for e in events] == ["a", "b"]
+    hostile = unit * 100_000
+    frame = b'data: {"type":"text.delta","text":"' + b"x" * 200 + b'"}\n\n'
+    valid = frame * (len(hostile) // len(frame) + 1)
+    assert len(list(sse.parse([valid]))) == len(valid) // len(frame)
+    assert ratio(lambda data: list(sse.parse([data])), hostile, valid) < MAX_RATIO
+
+
+def test_a_blank_line_run_split_across_chunks_keeps_crlf_as_one_line_end() -> None:
+    events = list(sse.parse([b"data: a\r", b"\n\r", b"\ndata: b\r\n\r\n"]))
+    assert [e.data for e in events] == ["a", "b"]
+
+
+def test_the_conservation_check_reads_deep_bracket_text_as_text() -> None:
+    deep = "[" * 5000 + "]" * 5000
+    assert lost_values({"a": deep}, {"b": deep}, []) == []
+    assert lost_values({"a": deep}, {"b": "other"}, []) == [("$.a", deep)]
+
+
+def test_decode_refuses_depth_before_parsing_with_its_own_code() -> None:
+    for body in (b"[" * 100_000, b'{"a":' * 100_000, b"[" * 513 + b"]" * 513):
+        with pytest.raises(DecodeError) as raised:
+            lucent.decode(body, "lux-ir-v1")
+        assert raised.value.code == "max_depth"
