@@ -1916,6 +1916,8 @@ def _public_names(text: str) -> list[str]:
     for node in ast.parse(text).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             names.append(node.name)
+        elif isinstance(node, ast.ImportFrom):  # an explicit re-export: `import x as x`
+            names += [a.name for a in node.names if a.asname == a.name]
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names += [t.id for t in targets if isinstance(t, ast.Name)]

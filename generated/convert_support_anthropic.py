@@ -18,6 +18,7 @@ blocks, search results -- verbatim, at their index in the Anthropic content list
 from __future__ import annotations
 
 from .convert_support import (
+    member as member,
     T as T,
     B as B,
     Status as Status,

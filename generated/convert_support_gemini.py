@@ -17,6 +17,7 @@ give it again (``keep only what is not derivable``), so Gemini -> Lux -> Gemini 
 from __future__ import annotations
 
 from .convert_support import (
+    member as member,
     T as T,
     B as B,
     Status as Status,

@@ -10,6 +10,7 @@ decisions are written at the top of mappings/*openai_chat*.toml.
 from __future__ import annotations
 
 from .convert_support import (
+    member as member,
     T as T,
     B as B,
     Status as Status,

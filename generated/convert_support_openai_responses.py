@@ -13,6 +13,7 @@ path of the object they belong to) so Responses -> Lux -> Responses is equal.
 from __future__ import annotations
 
 from .convert_support import (
+    member as member,
     T as T,
     B as B,
     Status as Status,
