@@ -1269,7 +1269,8 @@ class Lowering:
         if not (checks or treq) or not value.isidentifier():
             raise self.spec.fail(f"[maps.{self._map_name_of(tpath)}.unreachable]", f"{tpath}: its schema has no bounds to check and it is not required, or its value is not one name")
         if not checks:  # a required field without bounds: unreachable when the source gives none
-            code = f"if {value} is UNSET:\n" + "\n".join("    " + line for line in _call("cx.report", [_lit(f"target:$.{tpath}"), '"Invalid"', _lit(reason)], 72).splitlines())
+            # isinstance, not `is UNSET`: the value has the field's type (a via returns it with present())
+            code = f"if isinstance({value}, UnsetType):\n" + "\n".join("    " + line for line in _call("cx.report", [_lit(f"target:$.{tpath}"), '"Invalid"', _lit(reason)], 72).splitlines())
             return {"kind": "expr", "code": code, "comment": f"{tpath}: unreachable (required): no valid target document without it"}
         conds = " or ".join(f"({c.replace('{v}', value)})" for _k, c, _d in checks)
         if not treq:

@@ -77,7 +77,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
     # usage <- usage via anthropic_usage
     usage = _s.anthropic_usage(src.usage, f"{path}.usage", cx, carried="usage")
     # usage: unreachable (required): no valid target document without it
-    if usage is UNSET:
+    if isinstance(usage, UnsetType):
         cx.report(
             "target:$.usage",
             "Invalid",

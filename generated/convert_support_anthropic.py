@@ -565,7 +565,7 @@ def _fitted(value: str, kind: str, path: str, cx: Cx) -> str:
     return fitted
 
 
-def _convert(data: dict[str, Any], tp: Any, path: str, cx: Cx) -> Any:
+def _convert(data: Any, tp: Any, path: str, cx: Cx) -> Any:
     """`data` as the Anthropic type `tp`; None (reported Invalid at `path`) when it is not one."""
     try:
         return msgspec.convert(data, tp)
@@ -981,7 +981,7 @@ def anthropic_output_config(
     """reasoning.effort -> effort (or the level kept in extra.anthropic.output_config);
     json_schema -> format {type: json_schema, schema}; json_object -> format with the schema
     {"type": "object"} (Degraded); text is the default (nothing written)."""
-    rest = cx.from_carried("output_config", "object")
+    rest: dict[str, Any] | UnsetType = cx.from_carried("output_config", "object")
     members: dict[str, Any] = {}
     effort = UNSET if reasoning is UNSET else reasoning.effort
     if effort is not UNSET:
@@ -1026,7 +1026,7 @@ def anthropic_metadata(metadata: dict[str, str] | UnsetType, path: str, cx: Cx, 
                 user_id = value
     if user_id is not UNSET:
         return cx.built(path, Metadata(user_id=cast("str", user_id)), {"user_id": "user_id"})
-    kept = cx.from_carried(carried, "object")
+    kept: dict[str, Any] | UnsetType = cx.from_carried(carried, "object")
     if kept is not UNSET:
         converted = _convert(kept, Metadata, member(cx.carried_path, carried), cx)
         return UNSET if converted is None else cast("Metadata", converted)
@@ -1263,7 +1263,7 @@ def _kept_stop_reason(cx: Cx) -> Any:
     return UNSET
 
 
-def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) -> Usage | UnsetType:
+def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) -> Usage:
     """input_tokens = prompt_tokens - cached_tokens - cache_creation_tokens (Lux counts are
     inclusive; Anthropic counts cache reads and writes apart), output_tokens =
     completion_tokens, cache_read_input_tokens / cache_creation_input_tokens /
@@ -1271,7 +1271,7 @@ def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: 
     reasoning_tokens; the members kept in provider_payload.anthropic.usage are put back. A
     total_tokens that is not prompt + completion is Unsupported."""
     if usage is UNSET:
-        return UNSET  # declared unreachable: the converter reports it Invalid at target:$.usage
+        return present(UNSET)  # declared unreachable: the converter reports it Invalid at target:$.usage
     kept = cx.from_carried(carried, "object")
     kept = {} if kept is UNSET else kept
     read = usage.cached_tokens
@@ -1296,7 +1296,7 @@ def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: 
             continue
         members[key] = value
     converted = _convert(members, Usage, path, cx)
-    return UNSET if converted is None else cx.built(path, converted)
+    return present(UNSET) if converted is None else cast("Usage", cx.built(path, converted))
 
 
 def carried_stop_details(value: Any, path: str, cx: Cx) -> RefusalStopDetails | None | UnsetType:
