@@ -293,3 +293,15 @@ def test_the_oracle_dispatches_a_tagged_union_with_the_same_verdict() -> None:
                 verdicts.append(plain.is_valid(doc))
                 assert _validator(schema, name).is_valid(doc) == verdicts[-1], (file, doc)
     assert verdicts.count(True) > 20 and verdicts.count(False) > 20
+
+
+def test_a_conversion_gets_only_the_context_it_says_it_lacks() -> None:
+    # SparkTide needs the platform envelope an llm-sdk request does not hold: asked for, given.
+    llm_sdk = json.loads(lucent.encode(lucent.convert(SPARKTIDE_REQUEST, "sparktide", "llm-sdk").value))
+    alone = lucent.convert(llm_sdk, "llm-sdk", "sparktide")
+    assert ("target:$.invocationId", "Invalid") in {(d.field, d.status) for d in alone.diagnostics}
+    outcome = run_case(Pair("llm-sdk", "sparktide", "request"), Case("q", "llm-sdk", "request", llm_sdk))
+    assert (outcome.status, outcome.reasons) == ("exact", [])  # given what it lacked, nothing else
+    # A source that holds its values gets no context: nothing is reported replaced.
+    exact = run_case(Pair("sparktide", "lux", "request"), Case("r", "sparktide", "request", SPARKTIDE_REQUEST))
+    assert not [r for r in exact.reasons if "context" in r or r.startswith("Invalid")]

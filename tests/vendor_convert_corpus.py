@@ -15,7 +15,10 @@ corpus (``tests/data/lingua/snapshots/<case>/<dir>/``, dir ``chat-completions``,
   entry covers (or, for documents, that no diagnostic names), an output X's schema refuses, or
   an error.
 * ``X -> Y`` for every other vendor Y: ``lucent.convert`` (composed through Lux) or
-  ``convert_stream``. The output must validate against Y's schema with jsonschema, the oracle
+  ``convert_stream``, as a caller does it: with no context, then, if the target lacks a value
+  (an Invalid ``target:$.<key>`` diagnostic) that a caller can give (``max_tokens``, a stream's
+  ``created``...: ``FIXED_CONTEXT`` of tests/convert_conformance/pairs.py and
+  :data:`STREAM_CONTEXT`), again with exactly those values. The output must validate against Y's schema with jsonschema, the oracle
   (ECMA-262 patterns, ``tests/ecma_jsonschema.py``; a stream event by event against Y's event
   definition). Exact: valid, no diagnostic; degraded: valid, with diagnostics (the reasons are
   their status and source path, indexes as ``[*]``); no valid image: invalid only at target
@@ -58,7 +61,7 @@ import sys
 import time
 import tomllib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -107,8 +110,8 @@ LINGUA = DATA / "lingua"
 LINGUA_NAME = {"openai-chat": "ChatCompletions", "openai-responses": "Responses", "anthropic": "Anthropic", "gemini": "Google"}
 LINGUA_FILE = {"request": "requests", "response": "responses", "stream": "streaming"}
 STREAM_CONTEXT: dict[str, Any] = {"id": "resp_corpus", "model": "model-1", "created": 1893456000}
-"""What a caller gives a stream conversion to another vendor: the envelope the target's events
-carry and a Lux stream does not (used only where the source stream lacks it)."""
+"""What a caller can give a stream conversion to another vendor: the envelope the target's
+events carry and a Lux stream does not. A conversion gets only the values it says it lacks."""
 
 
 # ------------------------------------------------------------------ inputs
@@ -462,18 +465,38 @@ def _to_json(value: Any) -> Any:
     return json.loads(lucent.encode(value)) if isinstance(value, msgspec.Struct) else msgspec.to_builtins(value)
 
 
-def _context(pair: Pair, value: Any) -> dict[str, Any]:
-    """The context a caller gives a document conversion to another format: the values the
-    target requires and the source does not hold (tests/convert_conformance/pairs.py)."""
-    from tests.convert_conformance.pairs import context_for
+def _offered() -> dict[str, Any]:
+    """The values a caller can give (``tests.convert_conformance.pairs.FIXED_CONTEXT``: what the
+    targets require and a source may lack, e.g. Anthropic's ``max_tokens``), and a stream's
+    envelope (:data:`STREAM_CONTEXT`)."""
+    from tests.convert_conformance.pairs import FIXED_CONTEXT
 
-    schema, name = definition(pair.target, pair.kind)
-    members = _oracle().subschema(schema, name if name in _definitions(schema) else None).get("properties", {})
+    return {**FIXED_CONTEXT, **STREAM_CONTEXT}
 
-    def accepts(key: str, held: Any) -> bool:
-        return key not in members or bool(_root(schema).evolve(schema=members[key]).is_valid(held))
 
-    return context_for(pair.source, pair.kind, value, accepts)
+_SUPPLY = re.compile(r"supply context\['([^']+)'\]")
+
+
+def _needed(diagnostics: Iterable[Any]) -> dict[str, Any]:
+    """The context values a conversion said it lacked that a caller can give: an Invalid
+    ``target:$.<member>`` diagnostic names the key (``supply context['created_at']``, the
+    converters' wording), else the key is the member."""
+    offered = _offered()
+    keys = []
+    for d in diagnostics:
+        if d.status == "Invalid" and d.field.startswith("target:$."):
+            named = _SUPPLY.search(d.detail)
+            keys.append(named.group(1) if named else re.split(r"[.\[]", d.field.removeprefix("target:$."), maxsplit=1)[0])
+    return {key: offered[key] for key in keys if key in offered}
+
+
+def _as_caller(run: Callable[[Mapping[str, Any] | None], tuple[Any, list[Any]]]) -> tuple[Any, list[Any]]:
+    """A conversion as a caller does it: without context first, then, if the target lacks a
+    value the caller can give, again with exactly those values (so a context value never
+    replaces one the source holds)."""
+    output, diagnostics = run(None)
+    context = _needed(diagnostics)
+    return run(context) if context else (output, diagnostics)
 
 
 def _stream_round_trip_context(case: Case) -> dict[str, Any]:
@@ -496,14 +519,22 @@ def _convert(pair: Pair, case: Case) -> tuple[Any, list[Any]]:
             events = list(lux)
             back = streams.convert_stream(events, "lux", pair.source, context=_stream_round_trip_context(case))
             return [_to_json(e) for e in back], [*lux.diagnostics, *back.diagnostics]
-        conversion = streams.convert_stream(case.value, pair.source, pair.target, context=STREAM_CONTEXT)
-        return [_to_json(e) for e in conversion], list(conversion.diagnostics)
+
+        def stream(context: Mapping[str, Any] | None) -> tuple[Any, list[Any]]:
+            conversion = streams.convert_stream(case.value, pair.source, pair.target, context=context)
+            return [_to_json(e) for e in conversion], list(conversion.diagnostics)
+
+        return _as_caller(stream)
     if pair.round_trip:
         first = lucent.convert(case.value, pair.source, "lux", pair.kind)
         second = lucent.convert(first.value, "lux", pair.source, pair.kind)
         return _to_json(second.value), [*first.diagnostics, *second.diagnostics]
-    result = lucent.convert(case.value, pair.source, pair.target, pair.kind, context=_context(pair, case.value))
-    return _to_json(result.value), list(result.diagnostics)
+
+    def document(context: Mapping[str, Any] | None) -> tuple[Any, list[Any]]:
+        result = lucent.convert(case.value, pair.source, pair.target, pair.kind, context=context)
+        return _to_json(result.value), list(result.diagnostics)
+
+    return _as_caller(document)
 
 
 def _faults(pair: Pair, output: Any) -> list[str]:
@@ -653,7 +684,7 @@ def table(tallies: Iterable[Tally], reasons: int = 6) -> list[str]:
         for label, counter in (("failed", t.failed), ("degraded", t.degraded)):
             for reason, count in counter.most_common(reasons):
                 where = f"  (e.g. {t.examples[reason]})" if label == "failed" else ""
-                lines.append(f"  {label:8} {count:>5}  {reason[:150]}{where}")
+                lines.append(f"  {label:8} {count:>5}  {' '.join(reason.split())[:150]}{where}")
             if len(counter) > reasons:
                 lines.append(f"  {label:8}   ...  {len(counter) - reasons} more reasons")
         for entry in t.stale:
