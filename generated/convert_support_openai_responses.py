@@ -1014,11 +1014,15 @@ def responses_output_records(output: Any, path: str, cx: Cx) -> list[dict[str, A
     return cast("list[dict[str, Any]]", cx.memo.pop("output", UNSET))
 
 
-def responses_usage(usage: msgspec.Struct | UnsetType, path: str, cx: Cx) -> LucentUsage | UnsetType:
+def responses_usage(usage: msgspec.Struct | UnsetType | None, path: str, cx: Cx) -> LucentUsage | UnsetType:
     """input_tokens (cached tokens included, as in Lux) -> prompt_tokens, output_tokens (reasoning
     included) -> completion_tokens, total_tokens; cached_tokens, cache_write_tokens ->
-    cache_creation_tokens and reasoning_tokens from the details."""
+    cache_creation_tokens and reasoning_tokens from the details. A null usage is no usage
+    (reported Degraded: it comes back absent)."""
     if usage is UNSET:
+        return UNSET
+    if usage is None:
+        cx.report(path, "Degraded", "usage is null; Lux has no usage, so it comes back absent")
         return UNSET
     plain = _plain(usage)
     lux = LucentUsage(prompt_tokens=plain["input_tokens"], completion_tokens=plain["output_tokens"], total_tokens=plain["total_tokens"])

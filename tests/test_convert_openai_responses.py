@@ -609,3 +609,11 @@ def test_generated_lux_requests_give_valid_responses_requests(doc: Any) -> None:
 def test_generated_lux_responses_give_valid_responses_responses(doc: Any) -> None:
     result = lucent.convert(json.dumps(doc), source="lux", target=FORMAT, kind="response", context=CONTEXT)
     assert _invalid(list(result.diagnostics)) == []
+
+
+def test_a_null_usage_is_no_usage_and_is_reported_degraded() -> None:
+    doc = json.loads((SNAPSHOTS / "simpleRequest" / "responses" / "response.json").read_bytes())
+    doc["usage"] = None
+    result = lucent.convert(json.dumps(doc).encode(), source="openai-responses", target="lux", kind="response")
+    assert "usage" not in json.loads(lucent.encode(result.value))
+    assert [(d.field, d.status) for d in result.diagnostics if d.field == "$.usage"] == [("$.usage", "Degraded")]
