@@ -938,14 +938,17 @@ def responses_metadata(value: dict[str, str] | UnsetType, path: str, cx: Cx) -> 
 # ---------------------------------------------------------------------- Responses -> Lux: response
 
 
-def unix_seconds(value: float, path: str, cx: Cx) -> int | UnsetType:
-    """created_at as whole seconds (a fraction is left to responses_created_at_fraction)."""
+def unix_seconds(value: float | UnsetType, path: str, cx: Cx) -> int | UnsetType:
+    """created_at as whole seconds (a fraction is left to responses_created_at_fraction); none
+    (a Response built without it, which the schema refuses and the target check names) gives none."""
+    if value is UNSET:
+        return UNSET
     return int(value) if float(value).is_integer() else UNSET
 
 
-def responses_created_at_fraction(value: float, path: str, cx: Cx, status: Status, reason: str) -> float | UnsetType:
+def responses_created_at_fraction(value: float | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> float | UnsetType:
     """created_at when it is not a whole number of seconds (Lux created_at is an integer), reported."""
-    if float(value).is_integer():
+    if value is UNSET or float(value).is_integer():
         return UNSET
     cx.report(path, status, reason)
     return value

@@ -170,13 +170,46 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     value, second = hops[1](lux, context)
     found = [d for d in first if not d.field.startswith("target:")]
     seen = {(d.field, d.status, d.detail) for d in found}
+    kept: list[tuple[str, str]] | None = None
     for diagnostic in second:
-        for field in _source_paths(diagnostic.field, origins):
+        fields = _source_paths(diagnostic.field, origins)
+        if diagnostic.field.startswith(_SIDE_CARS):
+            if kept is None:
+                kept = list(_kept_members(msgspec.to_builtins(lux), origins))
+            fields += [source for path, source in kept if path == diagnostic.field or path.startswith((diagnostic.field + ".", diagnostic.field + "["))]
+        for field in dict.fromkeys(fields):
             key = (field, diagnostic.status, diagnostic.detail)
             if key not in seen:
                 seen.add(key)
                 found.append(ConversionDiagnostic(field=field, status=diagnostic.status, detail=diagnostic.detail))
     return value, found
+
+
+_SIDE_CARS = ("$.extra", "$.provider_payload")
+
+
+def _kept_members(lux: Any, origins: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """(Lux path, source path) of each member a first hop kept in a side-car's ``members`` space.
+
+    A side-car such as ``extra.openai_responses.members`` maps the Lux path of an object to the
+    source members Lux has no field for (docs/semantics.md, "Side-cars"); a second hop that
+    cannot carry the side-car reports it at its Lux path, and each member it held is named here
+    at the source path of the object it was kept for, plus the member's name.
+    """
+    for space in ("extra", "provider_payload"):
+        cars = lux.get(space) if isinstance(lux, dict) else None
+        for key, car in (cars.items() if isinstance(cars, dict) else ()):
+            members = car.get("members") if isinstance(car, dict) else None
+            if not isinstance(members, dict):
+                continue
+            base = member(member(f"$.{space}", key), "members")
+            for lux_path, kept in members.items():
+                if not isinstance(kept, dict) or not isinstance(lux_path, str) or not lux_path.startswith("$"):
+                    continue
+                owners = _source_paths(lux_path, origins)
+                for name in kept:
+                    for owner in owners:
+                        yield member(member(base, lux_path), name), member(owner, name)
 
 
 def _source_paths(field: str, origins: dict[str, str]) -> list[str]:
