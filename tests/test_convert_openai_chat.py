@@ -275,6 +275,38 @@ def test_an_image_url_is_a_url_medium_and_a_data_url_inline_bytes() -> None:
     assert back == doc and diagnostics == []
 
 
+def test_a_lux_inline_image_with_its_media_type_is_a_base64_data_url() -> None:
+    lux = {"schema_version": "v1", "model": "m", "options": {"stream": False},
+           "conversation": [{"type": "message", "message": {"role": "user", "content": [
+               {"type": "text", "text": "what is this?"}, {"type": "image", "image": {"media_type": "image/webp", "source": "inline"}}]}}],
+           "extra": {"media": {"$.conversation[0].message.content[1].image": {"data": "UklGRg=="}}}}
+    result = _to_chat(lux)
+    assert _json(result.value)["messages"][0]["content"][1] == {"type": "image_url", "image_url": {"url": "data:image/webp;base64,UklGRg=="}}
+    assert result.diagnostics == []
+    del lux["extra"]["media"]  # the bytes are missing: no image is made up
+    result = _to_chat(lux)
+    assert _json(result.value)["messages"][0]["content"] == "what is this?"
+    assert _statuses(result.diagnostics) == {"$.conversation[0].message.content[1].image": "Invalid"}
+
+
+def test_tool_result_blocks_of_a_user_message_become_tool_messages_before_it() -> None:
+    lux = {"schema_version": "v1", "model": "m", "options": {"stream": False}, "conversation": [
+        {"type": "message", "message": {"role": "assistant", "content": [{"type": "tool_use", "tool_use": {"id": "t1", "name": "f", "arguments": "{}"}}]}},
+        {"type": "message", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_result": {"tool_use_id": "t1", "content": [{"type": "text", "text": "42"}], "is_error": True}},
+            {"type": "text", "text": "and now?"}]}}]}
+    result = _to_chat(lux)
+    assert _json(result.value)["messages"] == [
+        {"role": "assistant", "content": None, "tool_calls": [{"type": "function", "id": "t1", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "content": "42", "tool_call_id": "t1"},
+        {"role": "user", "content": "and now?"},
+    ]
+    assert _statuses(result.diagnostics) == {
+        "$.conversation[1].message.content[0]": "Degraded",
+        "$.conversation[1].message.content[0].tool_result.is_error": "Degraded",
+    }
+
+
 def test_input_audio_is_inline_audio_and_other_audio_is_unsupported() -> None:
     doc = {"model": "m", "messages": [{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "mp3"}}]}]}
     lux, back, diagnostics = _round_trip(doc)
