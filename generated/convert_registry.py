@@ -38,7 +38,7 @@ class Converter(Protocol):
 
 class _Lazy:
     """A converter of a vendor format, imported on its first call (its module loads the vendor
-    binding, which `import lucent` does not)."""
+    binding, which importing the package does not)."""
 
     __slots__ = ("_module", "_function", "_loaded")
 
