@@ -228,6 +228,7 @@ _EFFORTS: tuple[str, ...] = ("low", "medium", "high")
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 _ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _NOT_NAME = re.compile(r"[^a-zA-Z0-9_-]")
+_DATA_URL = re.compile(r"^data:([a-z]+/[a-z0-9.+-]+);base64,", re.IGNORECASE)
 _EMPTY = "the input " + "{" + "}"
 _OBJECT_SCHEMA = '{"type": "object"' + "}"
 
@@ -606,6 +607,10 @@ def _image_out(media: LucentMultimedia, path: str, cx: Cx) -> dict[str, Any] | N
         if url is UNSET:
             cx.report(at, "Invalid", "url image without its URL (extra.media[<its Lux path>].url); dropped")
             return None
+        found = _DATA_URL.match(url)
+        if found and found.group(1) in _IMAGE_MEDIA_TYPES:
+            # a data URL (as OpenAI sends images) is base64 data with its media type
+            return {"type": "image", "source": dict(type="base64", media_type=found.group(1), data=url[found.end():])}
         if media.media_type != URL_IMAGE_MEDIA_TYPE:
             cx.report(f"{at}.media_type", "Degraded", "an Anthropic URL image names no media type")
         return {"type": "image", "source": dict(type="url", url=url)}
