@@ -37,7 +37,7 @@ class Converter(Protocol):
 
 
 def _on_first_use(module: str, function: str) -> Converter:
-    """A converter of a vendor format, imported when first called: `import lucent` loads no
+    """A converter of a vendor format, imported when first called: importing lucent loads no
     vendor binding (their modules are large; README, "vendor wire formats")."""
 
     def convert(
