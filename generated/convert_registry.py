@@ -7,6 +7,7 @@ composes two of them through Lux when no direct one exists.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -17,13 +18,9 @@ from .convert_llm_sdk_lux_response import llm_sdk_to_lux_response
 from .convert_lux_htmlp import lux_to_htmlp_request
 from .convert_lux_llm_sdk import lux_to_llm_sdk_request
 from .convert_lux_llm_sdk_response import lux_to_llm_sdk_response
-from .convert_lux_openai_responses import lux_to_openai_responses_request
-from .convert_lux_openai_responses_response import lux_to_openai_responses_response
 from .convert_lux_sparktide_error import lux_to_sparktide_error
 from .convert_lux_sparktide import lux_to_sparktide_request
 from .convert_lux_sparktide_response import lux_to_sparktide_response
-from .convert_openai_responses_lux import openai_responses_to_lux_request
-from .convert_openai_responses_lux_response import openai_responses_to_lux_response
 from .convert_sparktide_lux_error import sparktide_to_lux_error
 from .convert_sparktide_lux import sparktide_to_lux_request
 from .convert_sparktide_lux_response import sparktide_to_lux_response
@@ -39,6 +36,20 @@ class Converter(Protocol):
     ) -> tuple[Any, list[ConversionDiagnostic]]: ...
 
 
+def _on_first_use(module: str, function: str) -> Converter:
+    """A converter of a vendor format, imported when first called: `import lucent` loads no
+    vendor bindings (they load on first use, as lucent.decode loads them)."""
+
+    def convert(
+        src: Any, context: Mapping[str, Any] | None = None, origins: dict[str, str] | None = None
+    ) -> tuple[Any, list[ConversionDiagnostic]]:
+        found: Converter = getattr(importlib.import_module(f"{__package__}.{module}"), function)
+        return found(src, context, origins)
+
+    convert.__name__ = convert.__qualname__ = function
+    return convert
+
+
 CONVERTERS: dict[tuple[str, str, str], Converter] = {
     ("htmlp", "lux", "request"): htmlp_to_lux_request,
     ("llm-sdk", "lux", "request"): llm_sdk_to_lux_request,
@@ -46,13 +57,13 @@ CONVERTERS: dict[tuple[str, str, str], Converter] = {
     ("lux", "htmlp", "request"): lux_to_htmlp_request,
     ("lux", "llm-sdk", "request"): lux_to_llm_sdk_request,
     ("lux", "llm-sdk", "response"): lux_to_llm_sdk_response,
-    ("lux", "openai-responses", "request"): lux_to_openai_responses_request,
-    ("lux", "openai-responses", "response"): lux_to_openai_responses_response,
+    ("lux", "openai-responses", "request"): _on_first_use("convert_lux_openai_responses", "lux_to_openai_responses_request"),
+    ("lux", "openai-responses", "response"): _on_first_use("convert_lux_openai_responses_response", "lux_to_openai_responses_response"),
     ("lux", "sparktide", "error"): lux_to_sparktide_error,
     ("lux", "sparktide", "request"): lux_to_sparktide_request,
     ("lux", "sparktide", "response"): lux_to_sparktide_response,
-    ("openai-responses", "lux", "request"): openai_responses_to_lux_request,
-    ("openai-responses", "lux", "response"): openai_responses_to_lux_response,
+    ("openai-responses", "lux", "request"): _on_first_use("convert_openai_responses_lux", "openai_responses_to_lux_request"),
+    ("openai-responses", "lux", "response"): _on_first_use("convert_openai_responses_lux_response", "openai_responses_to_lux_response"),
     ("sparktide", "lux", "error"): sparktide_to_lux_error,
     ("sparktide", "lux", "request"): sparktide_to_lux_request,
     ("sparktide", "lux", "response"): sparktide_to_lux_response,
