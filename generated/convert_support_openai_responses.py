@@ -1014,11 +1014,11 @@ def responses_output_records(output: Any, path: str, cx: Cx) -> list[dict[str, A
     return cast("list[dict[str, Any]]", cx.memo.pop("output", UNSET))
 
 
-def responses_usage(usage: msgspec.Struct | UnsetType, path: str, cx: Cx) -> LucentUsage | UnsetType:
+def responses_usage(usage: msgspec.Struct | None | UnsetType, path: str, cx: Cx) -> LucentUsage | UnsetType:
     """input_tokens (cached tokens included, as in Lux) -> prompt_tokens, output_tokens (reasoning
     included) -> completion_tokens, total_tokens; cached_tokens, cache_write_tokens ->
     cache_creation_tokens and reasoning_tokens from the details."""
-    if usage is UNSET:
+    if usage is UNSET or usage is None:
         return UNSET
     plain = _plain(usage)
     lux = LucentUsage(prompt_tokens=plain["input_tokens"], completion_tokens=plain["output_tokens"], total_tokens=plain["total_tokens"])
@@ -1170,12 +1170,13 @@ def _reasoning_out(thinking: LucentThinking, item: dict[str, Any], path: str, cx
     return out
 
 
-def lux_response_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx) -> Any:
+def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
     """Lux usage as Responses usage: prompt_tokens (cache reads included) -> input_tokens with
     input_tokens_details {cached_tokens, cache_write_tokens}, completion_tokens -> output_tokens
-    with output_tokens_details {reasoning_tokens}; a count Lux lacks is written 0 (Degraded)."""
+    with output_tokens_details {reasoning_tokens}; a count Lux lacks is written 0 (Degraded). No
+    Lux usage is no usage (null when the source had usage: null)."""
     if usage is UNSET:
-        return UNSET
+        return None if kept is None else UNSET
     for name in ("cached_tokens", "reasoning_tokens"):
         if getattr(usage, name) is UNSET:
             cx.report(path, "Degraded", f"Responses usage requires {name}; Lux has none, written as 0")
