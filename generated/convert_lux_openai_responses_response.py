@@ -27,7 +27,6 @@ __all__ = ["lux_to_openai_responses_response"]
 _FROM_RESPONSE: dict[str, str] = {
     "id": "id",
     "model": "model",
-    "usage": "usage",
     "error": "provider_payload.openai_responses.error",
     "instructions": "provider_payload.openai_responses.instructions",
     "metadata": "provider_payload.openai_responses.metadata",
@@ -120,8 +119,13 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         f"{path}.choices",
         cx,
     )
-    # usage <- usage via lux_response_usage
-    usage = _s.lux_response_usage(src.usage, f"{path}.usage", cx)
+    # usage <- usage, provider_payload.openai_responses.usage via lux_response_usage
+    usage = _s.lux_response_usage(
+        src.usage,
+        cx.from_carried("usage", "any"),
+        f"{path}.usage",
+        cx,
+    )
     # error <- provider_payload.openai_responses.error via kept_or
     error = _s.kept_or(
         cx.from_carried("error", "any"),
@@ -305,7 +309,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.openai_responses",
-        ("background", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user"),
+        ("background", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "usage", "user"),
         "Unsupported",
         "not a Responses member this mapping reads",
     )

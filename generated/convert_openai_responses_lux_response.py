@@ -29,6 +29,7 @@ _FROM_RESPONSE: dict[str, str] = {
     "model": "model",
     "created_at": "created_at",
     "usage": "usage",
+    "provider_payload.openai_responses.usage": "usage",
     "provider_payload.openai_responses.output": "output",
     "provider_payload.openai_responses.created_at": "created_at",
     "provider_payload.openai_responses.object": "object",
@@ -97,6 +98,8 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
     )
     # usage <- usage via responses_usage
     usage = _s.responses_usage(src.usage, f"{path}.usage", cx)
+    # provider_payload.openai_responses.usage <- usage via null_kept
+    provider_payload_openai_responses_usage = _s.null_kept(src.usage, f"{path}.usage", cx)
     # provider_payload.openai_responses.output <- output via responses_output_records
     provider_payload_openai_responses_output = _s.responses_output_records(src.output, f"{path}.output", cx)
     # provider_payload.openai_responses.members <- via responses_members with choices
@@ -120,6 +123,7 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
         usage=usage,
         provider_payload=_s.compact({
             "openai_responses": _s.compact({
+                "usage": provider_payload_openai_responses_usage,
                 "output": provider_payload_openai_responses_output,
                 "members": provider_payload_openai_responses_members,
                 "created_at": provider_payload_openai_responses_created_at,

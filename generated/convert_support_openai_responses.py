@@ -13,11 +13,11 @@ path of the object they belong to) so Responses -> Lux -> Responses is equal.
 from __future__ import annotations
 
 from .convert_support import (
-    member as member,
     T as T,
     B as B,
     Status as Status,
     Expect as Expect,
+    member as member,
     Cx as Cx,
     unchecked as unchecked,
     obj as obj,
@@ -938,17 +938,14 @@ def responses_metadata(value: dict[str, str] | UnsetType, path: str, cx: Cx) -> 
 # ---------------------------------------------------------------------- Responses -> Lux: response
 
 
-def unix_seconds(value: float | UnsetType, path: str, cx: Cx) -> int | UnsetType:
-    """created_at as whole seconds (a fraction is left to responses_created_at_fraction); none
-    (a Response built without it, which the schema refuses and the target check names) gives none."""
-    if value is UNSET:
-        return UNSET
+def unix_seconds(value: float, path: str, cx: Cx) -> int | UnsetType:
+    """created_at as whole seconds (a fraction is left to responses_created_at_fraction)."""
     return int(value) if float(value).is_integer() else UNSET
 
 
-def responses_created_at_fraction(value: float | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> float | UnsetType:
+def responses_created_at_fraction(value: float, path: str, cx: Cx, status: Status, reason: str) -> float | UnsetType:
     """created_at when it is not a whole number of seconds (Lux created_at is an integer), reported."""
-    if value is UNSET or float(value).is_integer():
+    if float(value).is_integer():
         return UNSET
     cx.report(path, status, reason)
     return value
@@ -1017,15 +1014,11 @@ def responses_output_records(output: Any, path: str, cx: Cx) -> list[dict[str, A
     return cast("list[dict[str, Any]]", cx.memo.pop("output", UNSET))
 
 
-def responses_usage(usage: msgspec.Struct | UnsetType | None, path: str, cx: Cx) -> LucentUsage | UnsetType:
+def responses_usage(usage: msgspec.Struct | None | UnsetType, path: str, cx: Cx) -> LucentUsage | UnsetType:
     """input_tokens (cached tokens included, as in Lux) -> prompt_tokens, output_tokens (reasoning
     included) -> completion_tokens, total_tokens; cached_tokens, cache_write_tokens ->
-    cache_creation_tokens and reasoning_tokens from the details. A null usage is no usage
-    (reported Degraded: it comes back absent)."""
-    if usage is UNSET:
-        return UNSET
-    if usage is None:
-        cx.report(path, "Degraded", "usage is null; Lux has no usage, so it comes back absent")
+    cache_creation_tokens and reasoning_tokens from the details."""
+    if usage is UNSET or usage is None:
         return UNSET
     plain = _plain(usage)
     lux = LucentUsage(prompt_tokens=plain["input_tokens"], completion_tokens=plain["output_tokens"], total_tokens=plain["total_tokens"])
@@ -1177,12 +1170,13 @@ def _reasoning_out(thinking: LucentThinking, item: dict[str, Any], path: str, cx
     return out
 
 
-def lux_response_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx) -> Any:
+def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
     """Lux usage as Responses usage: prompt_tokens (cache reads included) -> input_tokens with
     input_tokens_details {cached_tokens, cache_write_tokens}, completion_tokens -> output_tokens
-    with output_tokens_details {reasoning_tokens}; a count Lux lacks is written 0 (Degraded)."""
+    with output_tokens_details {reasoning_tokens}; a count Lux lacks is written 0 (Degraded). No
+    Lux usage is no usage (null when the source had usage: null)."""
     if usage is UNSET:
-        return UNSET
+        return None if kept is None else UNSET
     for name in ("cached_tokens", "reasoning_tokens"):
         if getattr(usage, name) is UNSET:
             cx.report(path, "Degraded", f"Responses usage requires {name}; Lux has none, written as 0")

@@ -402,6 +402,12 @@ def test_cached_tokens_stay_inside_prompt_tokens() -> None:
     assert back["usage"] == _response()["usage"]
 
 
+def test_a_null_usage_is_no_lux_usage_and_comes_back_null() -> None:
+    lux, _ = _to_lux(json.dumps(_response(usage=None)).encode(), "response")
+    assert "usage" not in lux
+    assert _from_lux(lux, "response")[0]["usage"] is None
+
+
 def test_anthropic_style_cache_counts_in_lux_are_written_inside_input_tokens() -> None:
     # Lux counts are inclusive: an Anthropic producer adds cache reads / writes into prompt_tokens
     lux = {"schema_version": "v1", "id": "msg_1", "model": "claude", "created_at": 1, "choices": [
