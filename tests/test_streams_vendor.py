@@ -8,6 +8,7 @@ how.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -215,8 +216,12 @@ def test_gemini_function_call_without_id_gets_a_degraded_one() -> None:
     events = load("toolChoiceRequiredParam", "google")
     conversion = streams.convert_stream(events, "gemini", "lux")
     starts = [builtins(e) for e in conversion if getattr(e, "block_type", None) is not None]
-    assert starts[-1]["block_type"] == {"type": "tool_call", "id": "lucent_call_0", "name": "get_weather"}
+    # The id the gemini document converter derives: gemini-<name>-<SHA-256 of the args text, 8 hex>.
+    assert starts[-1]["block_type"] == {"type": "tool_call", "id": "gemini-get_weather-" + hashlib.sha256(b'{"location":"Tokyo"}').hexdigest()[:8], "name": "get_weather"}
     assert any(d.field == "$[0].candidates[0].content.parts[0].functionCall.id" and d.status == "Degraded" for d in conversion.diagnostics)
+    # Written back, the derived id is left out again: the part comes back as it was.
+    back = builtins(list(streams.convert_stream(list(streams.convert_stream(events, "gemini", "lux")), "lux", "gemini")))
+    assert back[0]["candidates"][0]["content"]["parts"][0]["functionCall"] == events[0]["candidates"][0]["content"]["parts"][0]["functionCall"]
 
 
 @pytest.mark.parametrize(
