@@ -5,8 +5,10 @@ first chunk gives ``conversation_start`` (``meta.id`` = ``responseId``, ``meta.m
 ``modelVersion``); candidate ``n`` is Lux item ``n`` (a candidate waits, buffered, while an
 earlier one is open). Its parts become blocks as the assembler merges them: a run of text
 parts with the same ``thought`` flag is one text (``thought: true``: thinking) block; a
-``functionCall`` part is a whole tool block (``id``; when the part has none, ``lucent_call_<n>``,
-Degraded; ``args`` as compact JSON text); a ``thoughtSignature`` on a thought part is that
+``functionCall`` part is a whole tool block (``id``; when the part has none, the id the gemini
+document converter derives, ``gemini-<name>-<first 8 hex digits of the SHA-256 of the args
+text>``, Degraded, which the writer recognizes and leaves out again; ``args`` as compact JSON
+text); a ``thoughtSignature`` on a thought part is that
 thinking block's signature delta, and on any other part a thinking block of its own that holds
 only the signature, started right before that part's content (the convention this converter
 keeps so that a signature stays on the part it came with). Other parts (``inlineData``,
@@ -14,9 +16,11 @@ keeps so that a signature stays on the part it came with). Other parts (``inline
 (``groundingMetadata``, ``safetyRatings``, ``finishMessage``, ...) are Unsupported. The
 candidate's ``finishReason`` ends its blocks and its item. When the source ends: ``finish``
 (``STOP`` -> ``stop``, or ``tool_calls`` when the candidate called a function; ``MAX_TOKENS`` ->
-``length``; ``SAFETY``, ``RECITATION``, ``MALFORMED_FUNCTION_CALL`` one to one; other blocking
-reasons -> ``content_filter``, Degraded), ``usage`` from the last ``usageMetadata``
-(``completion_tokens`` = ``candidatesTokenCount + thoughtsTokenCount``, ``reasoning_tokens`` =
+``length``; ``SAFETY``, ``RECITATION``, ``MALFORMED_FUNCTION_CALL`` one to one; the image and
+blocking variants to safety, recitation, content_filter or malformed_tool_call and any other
+reason to ``error``, Degraded: :data:`FINISH_TO_LUX`), ``usage`` from the last ``usageMetadata``
+(``prompt_tokens`` = ``promptTokenCount + toolUsePromptTokenCount``,
+``completion_tokens`` = ``candidatesTokenCount + thoughtsTokenCount``, ``reasoning_tokens`` =
 ``thoughtsTokenCount``, ``cached_tokens`` = ``cachedContentTokenCount``) and ``done``.
 
 Writing (Lux -> chunks): every Lux delta is one chunk holding one part of its candidate (text,
@@ -29,6 +33,8 @@ running totals on every chunk; a Lux stream has the final count only).
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +46,7 @@ from lucent._stream_base import parse_arguments
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.errors import EncodeError
+from lucent.generated._support import JsonTextError, dump_json_text
 from lucent.generated.gemini import GenerateContentResponse
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
@@ -70,12 +77,14 @@ from lucent.generated.lux_ir_v1 import (
 
 FINISH_TO_LUX: dict[str, tuple[str, bool]] = {
     "STOP": ("stop", True), "MAX_TOKENS": ("length", True), "SAFETY": ("safety", True), "RECITATION": ("recitation", True),
-    "MALFORMED_FUNCTION_CALL": ("malformed_tool_call", True), "LANGUAGE": ("content_filter", False), "BLOCKLIST": ("content_filter", False),
-    "PROHIBITED_CONTENT": ("content_filter", False), "SPII": ("content_filter", False), "IMAGE_SAFETY": ("content_filter", False),
-    "OTHER": ("stop", False), "FINISH_REASON_UNSPECIFIED": ("stop", False), "UNEXPECTED_TOOL_CALL": ("malformed_tool_call", False),
+    "MALFORMED_FUNCTION_CALL": ("malformed_tool_call", True), "IMAGE_SAFETY": ("safety", False), "IMAGE_RECITATION": ("recitation", False),
+    "BLOCKLIST": ("content_filter", False), "PROHIBITED_CONTENT": ("content_filter", False), "SPII": ("content_filter", False),
+    "IMAGE_PROHIBITED_CONTENT": ("content_filter", False), "UNEXPECTED_TOOL_CALL": ("malformed_tool_call", False),
     "TOO_MANY_TOOL_CALLS": ("malformed_tool_call", False),
 }
-"""Gemini ``finishReason`` -> (Lux finish reason, one to one); unknown values read as stop (Degraded)."""
+"""Gemini ``finishReason`` -> (Lux finish reason, one to one); any other value (``OTHER``,
+``LANGUAGE``, ``NO_IMAGE``, ...) is ``error`` (Degraded): the table of the gemini document
+converter (mappings/gemini_lux_response.toml, decision 3), so that a stream and its document agree."""
 
 FINISH_FROM_LUX = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "safety": "SAFETY", "recitation": "RECITATION", "malformed_tool_call": "MALFORMED_FUNCTION_CALL", "content_filter": "PROHIBITED_CONTENT", "error": "OTHER"}
 """Lux finish reason -> Gemini ``finishReason`` (``tool_calls`` is ``STOP`` with a function call)."""
@@ -84,13 +93,28 @@ CANDIDATE_DROPPED = ("safetyRatings", "groundingMetadata", "citationMetadata", "
 TEXT_KEYS = frozenset({"text", "thought", "thoughtSignature"})
 
 
+def derived_call_id(name: str, arguments: str, used: set[str] | None = None) -> str:
+    """The id the gemini document converter gives a function call that has none:
+    ``gemini-<name>-<first 8 hex digits of SHA-256(args text)>``, ``-2``, ``-3``, ... when taken."""
+    stem = f"gemini-{name}-{hashlib.sha256(arguments.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    found, n = stem, 1
+    while used is not None and found in used:
+        n += 1
+        found = f"{stem}-{n}"
+    return found
+
+
 def usage_to_lux(usage: dict[str, Any], at: str, sink: _Sink) -> LucentUsage:
-    """``usageMetadata`` -> Lux usage (Gemini's candidate count excludes thoughts; Lux's includes them)."""
+    """``usageMetadata`` -> Lux usage (Gemini's candidate count excludes thoughts, Lux's completion
+    includes them; the tool-use prompt, e.g. code execution results, is input: in prompt_tokens)."""
     thoughts = int(usage.get("thoughtsTokenCount", 0))
-    prompt = int(usage.get("promptTokenCount", 0))
+    tool_prompt = int(usage.get("toolUsePromptTokenCount", 0))
+    prompt = int(usage.get("promptTokenCount", 0)) + tool_prompt
     completion = int(usage.get("candidatesTokenCount", 0)) + thoughts
+    if tool_prompt:
+        sink.report(f"{at}.toolUsePromptTokenCount", "Degraded", "the tool-use prompt tokens are counted in Lux prompt_tokens (so that total = prompt + completion)")
     for name in usage:
-        if name not in ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "totalTokenCount", "cachedContentTokenCount"):
+        if name not in ("promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "totalTokenCount", "cachedContentTokenCount", "toolUsePromptTokenCount"):
             sink.report(f"{at}.{name}", "Unsupported", "a Lux usage has no such count; dropped")
     cached = usage.get("cachedContentTokenCount")
     return lux_usage(prompt, completion, int(usage.get("totalTokenCount", prompt + completion)), reasoning=thoughts if "thoughtsTokenCount" in usage else None, cached=None if cached is None else int(cached))
@@ -128,7 +152,7 @@ class GeminiReader(_Reader):
         self._queue: dict[int, Hub] = {}
         self._usage: dict[str, Any] | None = None
         self._usage_at = "$"
-        self._calls = 0
+        self._ids: set[str] = set()
 
     @property
     def usage(self) -> Any:
@@ -248,15 +272,21 @@ class GeminiReader(_Reader):
             if not isinstance(name, str):
                 raise _fail("incomplete_tool_call", "a functionCall part has no name", f"{at}.functionCall", self.usage)
             self._declared(name, f"{at}.functionCall.name", "a functionCall part")
+            arguments = "{}"
+            if "args" in call:
+                try:
+                    arguments = dump_json_text(call["args"])
+                except JsonTextError as exc:
+                    raise _fail("malformed_arguments", f"the functionCall args {exc.predicate}", f"{at}.functionCall.args", self.usage) from None
             call_id = call.get("id")
             if not isinstance(call_id, str):
-                call_id = f"lucent_call_{self._calls}"
-                self._sink.report(f"{at}.functionCall.id", "Degraded", f"the function call has no id, which a Lux tool block needs: {call_id}")
-            self._calls += 1
+                call_id = derived_call_id(name, arguments, self._ids)
+                self._sink.report(f"{at}.functionCall.id", "Degraded", f"the function call has no id, which a Lux tool block needs: derived {call_id!r}; a Gemini writer leaves it out again")
+            self._ids.add(call_id)
             key = ("call", blocks.next)
             blocks.start(key, LucentBlockTypeToolCall(id=call_id, name=name), at, events)
             if "args" in call:
-                blocks.delta(key, LucentBlockDeltaToolArguments(arguments=msgspec.json.encode(call["args"]).decode()), f"{at}.functionCall.args", events)
+                blocks.delta(key, LucentBlockDeltaToolArguments(arguments=arguments), f"{at}.functionCall.args", events)
             blocks.end(key, at, events)
             candidate.calls += 1
             return
@@ -274,7 +304,7 @@ class GeminiReader(_Reader):
             first = self._candidates[min(self._candidates)]
             assert first.finish is not None
             reason, where = first.finish
-            lux, exact = FINISH_TO_LUX.get(reason, ("stop", False))
+            lux, exact = FINISH_TO_LUX.get(reason, ("error", False))
             if lux == "stop" and first.calls:
                 lux = "tool_calls"
             if not exact:
@@ -448,7 +478,10 @@ class GeminiWriter(VendorWriter):
                 except ValueError as exc:
                     self._sink.report(self.at(origin, ""), "Invalid", f"Gemini functionCall.args is a JSON object; the arguments text {exc}; written as {{}}")
                     args = {}
-            call: dict[str, Any] = {"name": block.call.name, "args": args if args is not None else {}, "id": block.call.id}
+            call: dict[str, Any] = {"name": block.call.name, "args": args if args is not None else {}}
+            stem = re.sub(r"-[0-9]+$", "", block.call.id)
+            if block.call.id != derived_call_id(block.call.name, text or "{}") and stem != derived_call_id(block.call.name, text or "{}"):
+                call["id"] = block.call.id  # an id the reader derived (the part had none) is left out
             self._part({"functionCall": call}, out)
 
     def _done(self, out: list[Any]) -> None:

@@ -8,6 +8,7 @@ how.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -215,8 +216,12 @@ def test_gemini_function_call_without_id_gets_a_degraded_one() -> None:
     events = load("toolChoiceRequiredParam", "google")
     conversion = streams.convert_stream(events, "gemini", "lux")
     starts = [builtins(e) for e in conversion if getattr(e, "block_type", None) is not None]
-    assert starts[-1]["block_type"] == {"type": "tool_call", "id": "lucent_call_0", "name": "get_weather"}
+    # The id the gemini document converter derives: gemini-<name>-<SHA-256 of the args text, 8 hex>.
+    assert starts[-1]["block_type"] == {"type": "tool_call", "id": "gemini-get_weather-" + hashlib.sha256(b'{"location":"Tokyo"}').hexdigest()[:8], "name": "get_weather"}
     assert any(d.field == "$[0].candidates[0].content.parts[0].functionCall.id" and d.status == "Degraded" for d in conversion.diagnostics)
+    # Written back, the derived id is left out again: the part comes back as it was.
+    back = builtins(list(streams.convert_stream(list(streams.convert_stream(events, "gemini", "lux")), "lux", "gemini")))
+    assert back[0]["candidates"][0]["content"]["parts"][0]["functionCall"] == events[0]["candidates"][0]["content"]["parts"][0]["functionCall"]
 
 
 @pytest.mark.parametrize(
@@ -536,3 +541,40 @@ def test_gemini_parts_after_the_finish_reason_are_refused() -> None:
     with pytest.raises(StreamError) as caught:
         list(streams.convert_stream(events + [late], "gemini", "lux"))
     assert (caught.value.code, caught.value.path) == ("data_after_finish", "$[2].candidates[0]")
+
+
+def test_damaged_recordings_raise_only_lucent_errors() -> None:
+    """Real streams with one event dropped, repeated or one value replaced (seeded): assembling
+    and converting them (to Lux and on to every vendor format) raises lucent errors only."""
+    import random
+
+    from lucent.errors import LucentError
+
+    rnd = random.Random(5)
+    values: list[Any] = [None, 0, -1, 1.5, "", "x", [], {}, True, "[DONE]", {"type": "ping"}, 10**30, "{"]
+    recordings = [("toolCallRequest", "chat-completions", "openai-chat"), ("toolCallRequest", "responses", "openai-responses"), ("toolCallRequest", "anthropic", "anthropic"), ("thinkingLevelParam", "google", "gemini")]
+    checked = 0
+    for case, provider, fmt in recordings:
+        original = load(case, provider)
+        for _ in range(40):
+            events = copy.deepcopy(original)
+            if rnd.random() < 0.3:
+                i = rnd.randrange(len(events))
+                events.insert(i, copy.deepcopy(events[rnd.randrange(len(events))])) if rnd.random() < 0.5 else events.pop(i)
+            else:
+                node: Any = events[rnd.randrange(len(events))]
+                while isinstance(node, (dict, list)) and node:
+                    key = rnd.choice(list(node)) if isinstance(node, dict) else rnd.randrange(len(node))
+                    if rnd.random() < 0.4 or not isinstance(node[key], (dict, list)):
+                        node[key] = rnd.choice(values)
+                        break
+                    node = node[key]
+            for target in ("lux", "openai-chat", "openai-responses", "anthropic", "gemini"):
+                try:
+                    if target == "lux":
+                        streams.assemble(events, fmt)
+                    list(streams.convert_stream(events, fmt, target, context={"created": 1}))
+                except LucentError:
+                    pass
+                checked += 1
+    assert checked == 4 * 40 * 5
