@@ -21,7 +21,7 @@ import msgspec
 
 import lucent
 
-__all__ = ["SchemaPattern", "backtracking_hazards", "patterns", "worst_inputs"]
+__all__ = ["SchemaPattern", "backtracking_hazards", "patterns", "search_time", "worst_inputs", "worst_shapes"]
 
 _UNBOUNDED = sre.MAXREPEAT
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
@@ -200,16 +200,20 @@ def _sample_chars(pattern: str) -> list[str]:
     return [chr(c) for c in sorted(picked)] + [" ", "\n", "!", "\u3000"]
 
 
-def worst_inputs(pattern: str, n: int) -> list[str]:
-    """Inputs of about ``n`` characters that drive ``pattern`` furthest before it fails: the
-    literal prefix, a long run of one character the pattern takes, and a character that fails
-    it (or none)."""
+def worst_shapes(pattern: str) -> list[tuple[str, str, str]]:
+    """(prefix, repeated character, suffix) of the inputs that drive ``pattern`` furthest before
+    it fails: the literal prefix, a long run of one character the pattern takes, and a
+    character that fails it (or none)."""
     prefix = _literal_prefix(pattern)
-    inputs = []
+    shapes = []
     for char in _sample_chars(pattern):
-        run = char * n
-        inputs.extend([run, prefix + run, prefix + run + "!", run + "\n", prefix + run + "\u3000"])
-    return inputs
+        shapes.extend([("", char, ""), (prefix, char, ""), (prefix, char, "!"), ("", char, "\n"), (prefix, char, "\u3000")])
+    return shapes
+
+
+def worst_inputs(pattern: str, n: int) -> list[str]:
+    """The :func:`worst_shapes` of ``pattern`` with a run of ``n`` characters."""
+    return [prefix + char * n + suffix for prefix, char, suffix in worst_shapes(pattern)]
 
 
 def search_time(compiled: re.Pattern[str], inputs: list[str], repeat: int = 3) -> float:

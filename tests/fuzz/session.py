@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from .harness import Harness
 from .hostile import DOCUMENT_ATTACKS, STREAM_ATTACKS
-from .patterns import backtracking_hazards, patterns, search_time, worst_inputs
+from .patterns import backtracking_hazards, patterns, search_time, worst_shapes
 from .targets import Target, targets
 from .timing import MAX_RATIO, ratio
 
@@ -246,16 +246,19 @@ def _measure(findings: Findings, target: Target, attack: str, data: bytes, valid
 # ------------------------------------------------------------------ patterns
 
 
-def run_patterns(findings: Findings, n: int = 20_000) -> None:
+def run_patterns(findings: Findings, n: int = 500_000, factor: int = 8) -> None:
     """Each schema pattern: the static hazards, and the time of its worst inputs at ``n`` and
-    ``10 n`` characters (linear: about 10)."""
+    ``factor * n`` characters (linear: about ``factor``; quadratic: ``factor ** 2``). Both sizes
+    are past the CPU caches, which would otherwise make the larger one look superlinear."""
     for found in patterns():
         compiled = re.compile(found.pattern)
-        small = search_time(compiled, worst_inputs(found.pattern, n))
-        large = search_time(compiled, worst_inputs(found.pattern, 10 * n))
+        shapes = worst_shapes(found.pattern)
+        small = sum(search_time(compiled, [prefix + char * n + suffix]) for prefix, char, suffix in shapes)
+        large = sum(search_time(compiled, [prefix + char * (factor * n) + suffix]) for prefix, char, suffix in shapes)
         findings.patterns.append({
             "schema": found.schema, "pattern": found.pattern, "maxLength": found.max_length,
-            "hazards": backtracking_hazards(found.pattern), "ratio_10x": round(large / small, 2),
+            "hazards": backtracking_hazards(found.pattern), "n": n, "factor": factor,
+            "ratio": round(large / small, 2),
         })
 
 
@@ -277,7 +280,7 @@ def report(harness: Harness, findings: Findings, crashes_dir: Path) -> int:
         if key not in worst or row["ratio"] > worst[key]["ratio"]:
             worst[key] = row
     over = [row for row in findings.hang if row["ratio"] > MAX_RATIO]
-    hazards = [p for p in findings.patterns if p["hazards"] or p["ratio_10x"] > 30]
+    hazards = [p for p in findings.patterns if p["hazards"] or p["ratio"] > 3 * p["factor"]]
     summary = {
         "executions": harness.executions,
         "by_engine": findings.engines,
