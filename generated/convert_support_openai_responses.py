@@ -13,11 +13,11 @@ path of the object they belong to) so Responses -> Lux -> Responses is equal.
 from __future__ import annotations
 
 from .convert_support import (
+    member as member,
     T as T,
     B as B,
     Status as Status,
     Expect as Expect,
-    member as member,
     Cx as Cx,
     unchecked as unchecked,
     obj as obj,
@@ -938,14 +938,17 @@ def responses_metadata(value: dict[str, str] | UnsetType, path: str, cx: Cx) -> 
 # ---------------------------------------------------------------------- Responses -> Lux: response
 
 
-def unix_seconds(value: float, path: str, cx: Cx) -> int | UnsetType:
-    """created_at as whole seconds (a fraction is left to responses_created_at_fraction)."""
+def unix_seconds(value: float | UnsetType, path: str, cx: Cx) -> int | UnsetType:
+    """created_at as whole seconds (a fraction is left to responses_created_at_fraction); none
+    (a Response built without it, which the schema refuses and the target check names) gives none."""
+    if value is UNSET:
+        return UNSET
     return int(value) if float(value).is_integer() else UNSET
 
 
-def responses_created_at_fraction(value: float, path: str, cx: Cx, status: Status, reason: str) -> float | UnsetType:
+def responses_created_at_fraction(value: float | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> float | UnsetType:
     """created_at when it is not a whole number of seconds (Lux created_at is an integer), reported."""
-    if float(value).is_integer():
+    if value is UNSET or float(value).is_integer():
         return UNSET
     cx.report(path, status, reason)
     return value
@@ -1017,8 +1020,12 @@ def responses_output_records(output: Any, path: str, cx: Cx) -> list[dict[str, A
 def responses_usage(usage: msgspec.Struct | None | UnsetType, path: str, cx: Cx) -> LucentUsage | UnsetType:
     """input_tokens (cached tokens included, as in Lux) -> prompt_tokens, output_tokens (reasoning
     included) -> completion_tokens, total_tokens; cached_tokens, cache_write_tokens ->
-    cache_creation_tokens and reasoning_tokens from the details."""
-    if usage is UNSET or usage is None:
+    cache_creation_tokens and reasoning_tokens from the details. A null usage is no usage
+    (reported Degraded: it comes back absent)."""
+    if usage is UNSET:
+        return UNSET
+    if usage is None:
+        cx.report(path, "Degraded", "usage is null; Lux has no usage, so it comes back absent")
         return UNSET
     plain = _plain(usage)
     lux = LucentUsage(prompt_tokens=plain["input_tokens"], completion_tokens=plain["output_tokens"], total_tokens=plain["total_tokens"])
