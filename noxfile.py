@@ -1,6 +1,5 @@
-"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``corpus``.
-"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``bench``.
-"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``fuzz``.
+"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``corpus``,
+``bench``, ``fuzz``.
 
 ``nox -s generate -- --check`` is ``python -m codegen --check``: it writes nothing and fails when
 generated/ differs from a fresh codegen run.
@@ -60,12 +59,18 @@ def corpus(session: nox.Session) -> None:
     failed; ``-- --format X --kind K --limit N`` narrows it (tests/vendor_convert_corpus.py)."""
     session.install("-e", ".[tests]")
     session.run("python", "-m", "tests.vendor_convert_corpus", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """The benchmark suite (bench/, issue 6): ratios against orjson, json, jsonschema, pydantic
     and LiteLLM measured in one process, results in bench/results/ (``-- --quick``: a few
     minutes). Not editable, so that the import time is that of an installed lucent."""
     session.install(".[bench]")
     session.run("python", "-m", "bench", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def fuzz(session: nox.Session) -> None:
     """Fuzz decode (every schema and definition), the SSE parser, the stream assemblers, stream
     conversion and convert with hypothesis and atheris, from the seeds of tests/data and
