@@ -1116,7 +1116,12 @@ def stop_reason_kept(
         return UNSET
     if stop_reason == "stop_sequence" and not isinstance(stop_sequence, str):
         return stop_reason
-    if stop_reason in ("end_turn", "stop_sequence", "max_tokens", "tool_use", "refusal"):
+    if stop_reason == "stop_sequence":
+        # Lux says stop for both end_turn and stop_sequence: which one comes back from the kept
+        # stop_sequence, so a target without that side-car loses it (named here).
+        cx.report(path, "Degraded", "Lux has no finish reason stop_sequence; the Lux finish reason is stop, and the matched sequence kept in provider_payload.anthropic.stop_sequence gives it back")
+        return UNSET
+    if stop_reason in ("end_turn", "max_tokens", "tool_use", "refusal"):
         return UNSET
     finish = "derived from the content" if stop_reason is None else _FINISH[stop_reason]
     cx.report(path, "Degraded", f"Lux has no finish reason {shown(stop_reason)}; the Lux finish reason is {finish}, and the stop_reason is kept in provider_payload.anthropic.stop_reason")

@@ -879,6 +879,8 @@ def lux_reasoning(config: LucentReasoningConfig | UnsetType, kept: Any, path: st
     reasoning: dict[str, Any] = {}
     if not config.enabled:
         reasoning["effort"] = "none"
+        if config.effort is not UNSET:
+            cx.report(f"{path}.effort", "Unsupported", f"Responses has no effort for disabled reasoning (effort none); {config.effort} left out")
     elif config.effort is not UNSET:
         effort = rest.get("effort")
         reasoning["effort"] = effort if isinstance(effort, str) and _NEAREST_EFFORT.get(effort) == config.effort else config.effort

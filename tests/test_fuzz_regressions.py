@@ -180,3 +180,42 @@ def test_decode_refuses_depth_before_parsing_with_its_own_code() -> None:
         with pytest.raises(DecodeError) as raised:
             lucent.decode(body, "lux-ir-v1")
         assert raised.value.code == "max_depth"
+
+
+def test_disabled_anthropic_thinking_with_an_effort_names_the_effort_going_to_responses() -> None:
+    # Found by the 1,000,000-execution run (2026-12-01): Lux {enabled: false, effort} became
+    # Responses effort "none" and the effort was lost without a diagnostic.
+    from tests.conservation import lost_values
+    from tests.fuzz.harness import CONTEXT
+
+    data = (
+        b'{"model": "claude-opus-5", "max_tokens": 4096, "messages": [{"role": "user", "content": "What is 2+2?"}],'
+        b' "thinking": {"type": "disabled"}, "output_config": {"effort": "high"}}'
+    )
+    result = lucent.convert(data, source="anthropic", target="openai-responses", kind="request", context=CONTEXT)
+    assert json.loads(lucent.encode(result.value))["reasoning"] == {"effort": "none"}
+    assert ("$.output_config.effort", "Unsupported") in [(d.field, d.status) for d in result.diagnostics]
+    import msgspec
+
+    assert lost_values(json.loads(data), msgspec.to_builtins(result.value), result.diagnostics) == []
+
+
+def test_an_anthropic_stop_sequence_stop_reason_is_named_on_the_way_to_chat_completions() -> None:
+    # Found by the same run: Lux says stop for end_turn and stop_sequence alike; the kept
+    # stop_sequence gives it back, and a target without that side-car lost it unnamed.
+    from tests.conservation import lost_values
+    from tests.fuzz.harness import CONTEXT
+    import msgspec
+
+    data = json.dumps({
+        "model": "claude-sonnet-4-20250514", "id": "msg_01", "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": "1, 2, 3, "}], "stop_reason": "stop_sequence", "stop_sequence": "4",
+        "usage": {"input_tokens": 12, "output_tokens": 29},
+    }).encode()
+    result = lucent.convert(data, source="anthropic", target="openai-chat", kind="response", context=CONTEXT)
+    assert json.loads(lucent.encode(result.value))["choices"][0]["finish_reason"] == "stop"
+    assert ("$.stop_reason", "Degraded") in [(d.field, d.status) for d in result.diagnostics]
+    assert lost_values(json.loads(data), msgspec.to_builtins(result.value), result.diagnostics) == []
+    back = lucent.convert(data, source="anthropic", target="lux", kind="response")
+    again = lucent.convert(lucent.encode(back.value), source="lux", target="anthropic", kind="response")
+    assert json.loads(lucent.encode(again.value))["stop_reason"] == "stop_sequence"
