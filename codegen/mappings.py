@@ -1975,8 +1975,6 @@ def render_registry(env: jinja2.Environment, specs: list[Spec]) -> str:
             "source": pair["source"], "target": pair["target"], "kind": pair["kind"],
             "module": pair["output"].removesuffix(".py"), "function": pair["function"],
             "unreachable": {f"$.{k}": v for k, v in entry.get("unreachable", {}).items()},
-            # a vendor format's converter (and its bindings) is imported on first use
-            "lazy": any(FORMATS[f].schema_file.startswith("vendor/") for f in (pair["source"], pair["target"])),
         })
         for fmt, definition in ((pair["source"], entry["source"]), (pair["target"], entry["target"])):
             stem = FORMATS[fmt].schema_file.removesuffix(".json").removeprefix("vendor/")
