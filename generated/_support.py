@@ -105,10 +105,7 @@ MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = [
 
 def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
     """A msgspec validation error as a RuleViolation whose path is ``base`` + the error's path."""
-    text = str(exc)
-    message, _, where = text.partition(" - at `")
-    where = where.removeprefix("key` in `")  # a map key that breaks propertyNames: the map's path
-    path = base + where[1:-1] if where.endswith("`") else base
+    message, path = _located(exc, base)
     cause = exc.__cause__
     if isinstance(cause, RuleViolation):
         return RuleViolation(cause.code, cause.message, cause.path if cause.path.startswith("$") else path + cause.path)
@@ -116,6 +113,44 @@ def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
     if code in ("enum", "const"):
         message = message.split(" '", 1)[0]  # never repeat the input value
     return RuleViolation(code, message, path)
+
+
+def _tag_fault(tag: Any, key: str, by_tag: dict[Any, list[int]], path: str) -> RuleViolation:
+    """The fault of an object whose tag (``type``, ...) no branch of a union accepts."""
+    if tag == _ABSENT:
+        return RuleViolation("required", f"Object missing required field `{key}`", path)
+    if tag is None or isinstance(tag, str):
+        return RuleViolation("enum", "Invalid enum value", member(path, key))
+    expected = "str | null" if None in by_tag else "str"
+    return RuleViolation("type", f"Expected `{expected}`, got `{_json_type(tag)}`", member(path, key))
+
+
+def _json_type(value: Any) -> str:
+    """msgspec's name for the JSON type of a plain value."""
+    if isinstance(value, bool):
+        return "bool"
+    return {int: "int", float: "float", str: "str", list: "array", dict: "object"}.get(type(value), "null")
+
+
+def _located(exc: msgspec.ValidationError, base: str) -> tuple[str, str]:
+    """A msgspec validation error's message and path (``base`` + the error's own path)."""
+    message, _, where = str(exc).partition(" - at `")
+    where = where.removeprefix("key` in `")  # a map key that breaks propertyNames: the map's path
+    return message, base + where[1:-1] if where.endswith("`") else base
+
+
+def _reach(exc: msgspec.ValidationError | RuleViolation, base: str) -> tuple[int, bool]:
+    """How far a failed branch got: the depth of its fault's path, then whether the fault is its
+    own rather than a nested union's. Ranks a failure as ``violation(exc, base)`` would, without
+    building it."""
+    if isinstance(exc, RuleViolation):
+        path, code = exc.path, exc.code
+    else:
+        path, code = _located(exc, base)[1], ""
+        cause = exc.__cause__
+        if isinstance(cause, RuleViolation):
+            path, code = (cause.path if cause.path.startswith("$") else path + cause.path), cause.code
+    return path.count(".") + path.count("["), code not in ("anyOf", "oneOf")
 
 
 _ABSENT = "\x00absent"
@@ -163,10 +198,12 @@ def convert_union(
         if isinstance(value, dict):
             tag = value.get(key) if key in value else _ABSENT
             indices = by_tag.get(tag, other) if tag is None or isinstance(tag, str) else other
+            if not indices:  # every branch would fail on the tag: it is the fault
+                raise _tag_fault(tag, key, by_tag, path)
         else:
             indices = non_objects
-        if not indices:
-            indices = range(len(branches))
+            if not indices:
+                raise RuleViolation("type", f"Expected `object`, got `{_json_type(value)}`", path)
     accepted: list[Any] = []
     errors: list[msgspec.ValidationError | RuleViolation] = []  # read only when no branch accepts
     for index in indices:
@@ -183,9 +220,10 @@ def convert_union(
         return accepted[0]
     if accepted:
         raise RuleViolation("oneOf", f"matches {len(accepted)} branches of a oneOf; exactly one must match", path)
-    # No branch accepts the value: name the fault of the branch that got furthest.
-    failures = [e if isinstance(e, RuleViolation) else violation(e, path) for e in errors]
-    raise max(failures, key=lambda f: (f.path.count(".") + f.path.count("["), f.code not in ("anyOf", "oneOf")))
+    # No branch accepts the value: name the fault of the branch that got furthest. Only that fault
+    # is translated; a value whose tag names no branch fails every branch.
+    best = max(errors, key=lambda e: _reach(e, path))
+    raise best if isinstance(best, RuleViolation) else violation(best, path)
 
 
 def key_path(key: str) -> str:
