@@ -13,7 +13,7 @@ from typing import Any
 from msgspec import UNSET, UnsetType
 
 from . import convert_support_anthropic as _s
-from .convert_support import Cx
+from .convert_support import Cx, Origins
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .anthropic import (
     Message,
@@ -46,7 +46,7 @@ _FROM_CHOICE: dict[str, str] = {
 def anthropic_to_lux_response(
     src: Message,
     context: Mapping[str, Any] | None = None,
-    origins: dict[str, str] | None = None,
+    origins: dict[str, str] | Origins | None = None,
 ) -> tuple[LucentResponse, list[ConversionDiagnostic]]:
     """Convert a Anthropic Messages Message into a Lux IR v1 LucentResponse.
 
@@ -54,7 +54,8 @@ def anthropic_to_lux_response(
     the target requires and the source cannot (it wins over the source); a required value found
     nowhere is reported Invalid as ``target:$.<field>`` and left absent. `origins`, when given, is
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
-    the source value it came from (lucent.convert uses it to name a second hop's findings).
+    the source value it came from (lucent.convert uses it to name a second hop's findings); an
+    ``Origins`` is filled when first read.
     """
     cx = Cx(context)
     value = _response(src, "$", cx)

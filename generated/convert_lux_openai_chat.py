@@ -13,7 +13,7 @@ from typing import Any
 from msgspec import UNSET, UnsetType
 
 from . import convert_support_openai_chat as _s
-from .convert_support import Cx
+from .convert_support import Cx, Origins
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentRequest,
@@ -68,7 +68,7 @@ _FROM_REQUEST: dict[str, str] = {
 def lux_to_openai_chat_request(
     src: LucentRequest,
     context: Mapping[str, Any] | None = None,
-    origins: dict[str, str] | None = None,
+    origins: dict[str, str] | Origins | None = None,
 ) -> tuple[CreateChatCompletionRequest, list[ConversionDiagnostic]]:
     """Convert a Lux IR v1 LucentRequest into a OpenAI Chat Completions CreateChatCompletionRequest.
 
@@ -76,7 +76,8 @@ def lux_to_openai_chat_request(
     the target requires and the source cannot (it wins over the source); a required value found
     nowhere is reported Invalid as ``target:$.<field>`` and left absent. `origins`, when given, is
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
-    the source value it came from (lucent.convert uses it to name a second hop's findings).
+    the source value it came from (lucent.convert uses it to name a second hop's findings); an
+    ``Origins`` is filled when first read.
     """
     cx = Cx(context)
     cx.carried = cx.load_carried(src.extra, "openai_chat", "$.extra.openai_chat")

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from msgspec import UNSET, UnsetType
 
 from . import convert_support as _s
-from .convert_support import Cx, MessageParts
+from .convert_support import Cx, Origins, MessageParts
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentContent,
@@ -113,7 +113,7 @@ _FROM_STRUCTURED_OUTPUT_JSON_SCHEMA: dict[str, str] = {
 def lux_to_sparktide_request(
     src: LucentRequest,
     context: Mapping[str, Any] | None = None,
-    origins: dict[str, str] | None = None,
+    origins: dict[str, str] | Origins | None = None,
 ) -> tuple[RemoteModelRequest, list[ConversionDiagnostic]]:
     """Convert a Lux IR v1 LucentRequest into a SparkTide REMOTE 1.0 RemoteModelRequest.
 
@@ -121,7 +121,8 @@ def lux_to_sparktide_request(
     the target requires and the source cannot (it wins over the source); a required value found
     nowhere is reported Invalid as ``target:$.<field>`` and left absent. `origins`, when given, is
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
-    the source value it came from (lucent.convert uses it to name a second hop's findings).
+    the source value it came from (lucent.convert uses it to name a second hop's findings); an
+    ``Origins`` is filled when first read.
     """
     cx = Cx(context)
     cx.carried = cx.load_carried(src.extra, "sparktide", "$.extra.sparktide")

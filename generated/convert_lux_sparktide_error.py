@@ -13,7 +13,7 @@ from typing import Any
 from msgspec import UNSET, UnsetType
 
 from . import convert_support as _s
-from .convert_support import Cx
+from .convert_support import Cx, Origins
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentError,
@@ -29,7 +29,7 @@ __all__ = ["lux_to_sparktide_error"]
 def lux_to_sparktide_error(
     src: LucentError,
     context: Mapping[str, Any] | None = None,
-    origins: dict[str, str] | None = None,
+    origins: dict[str, str] | Origins | None = None,
 ) -> tuple[RemoteModelFailure, list[ConversionDiagnostic]]:
     """Convert a Lux IR v1 LucentError into a SparkTide REMOTE 1.0 RemoteModelFailure.
 
@@ -37,7 +37,8 @@ def lux_to_sparktide_error(
     the target requires and the source cannot (it wins over the source); a required value found
     nowhere is reported Invalid as ``target:$.<field>`` and left absent. `origins`, when given, is
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
-    the source value it came from (lucent.convert uses it to name a second hop's findings).
+    the source value it came from (lucent.convert uses it to name a second hop's findings); an
+    ``Origins`` is filled when first read.
     """
     cx = Cx(context)
     value = _failure(src, "$", cx)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from msgspec import UNSET, UnsetType
 
 from . import convert_support as _s
-from .convert_support import Cx, MessageParts
+from .convert_support import Cx, Origins, MessageParts
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentChoice,
@@ -68,7 +68,7 @@ _FROM_TOOL_CALL: dict[str, str] = {
 def lux_to_sparktide_response(
     src: LucentResponse,
     context: Mapping[str, Any] | None = None,
-    origins: dict[str, str] | None = None,
+    origins: dict[str, str] | Origins | None = None,
 ) -> tuple[RemoteModelResponse, list[ConversionDiagnostic]]:
     """Convert a Lux IR v1 LucentResponse into a SparkTide REMOTE 1.0 RemoteModelResponse.
 
@@ -76,7 +76,8 @@ def lux_to_sparktide_response(
     the target requires and the source cannot (it wins over the source); a required value found
     nowhere is reported Invalid as ``target:$.<field>`` and left absent. `origins`, when given, is
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
-    the source value it came from (lucent.convert uses it to name a second hop's findings).
+    the source value it came from (lucent.convert uses it to name a second hop's findings); an
+    ``Origins`` is filled when first read.
     """
     cx = Cx(context)
     cx.carried = cx.load_carried(src.provider_payload, "sparktide", "$.provider_payload.sparktide")

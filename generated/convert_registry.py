@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from .convert_support import Origins
     from .lucent_diagnostics_v1 import ConversionDiagnostic
 
 __all__ = ["CONVERTERS", "DOCUMENTS", "MODULES", "UNREACHABLE", "Converter"]
@@ -24,7 +25,7 @@ class Converter(Protocol):
     """A generated converter: (source Struct, context, origins) -> (target value, diagnostics)."""
 
     def __call__(
-        self, src: Any, context: Mapping[str, Any] | None = None, origins: dict[str, str] | None = None
+        self, src: Any, context: Mapping[str, Any] | None = None, origins: dict[str, str] | Origins | None = None
     ) -> tuple[Any, list[ConversionDiagnostic]]: ...
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from msgspec import UNSET, UnsetType
 
 from . import convert_support as _s
-from .convert_support import Cx
+from .convert_support import Cx, Origins
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .sparktide_remote_1_0 import (
     RemoteModelMessage,
@@ -83,7 +83,7 @@ _FROM_TOOL_RESULT: dict[str, str] = {
 def sparktide_to_lux_request(
     src: RemoteModelRequest,
     context: Mapping[str, Any] | None = None,
-    origins: dict[str, str] | None = None,
+    origins: dict[str, str] | Origins | None = None,
 ) -> tuple[LucentRequest, list[ConversionDiagnostic]]:
     """Convert a SparkTide REMOTE 1.0 RemoteModelRequest into a Lux IR v1 LucentRequest.
 
@@ -91,7 +91,8 @@ def sparktide_to_lux_request(
     the target requires and the source cannot (it wins over the source); a required value found
     nowhere is reported Invalid as ``target:$.<field>`` and left absent. `origins`, when given, is
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
-    the source value it came from (lucent.convert uses it to name a second hop's findings).
+    the source value it came from (lucent.convert uses it to name a second hop's findings); an
+    ``Origins`` is filled when first read.
     """
     cx = Cx(context)
     value = _request(src, "$", cx)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import reprlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar, cast
 
 import msgspec
@@ -86,6 +86,24 @@ def _fits(value: Any, expect: Expect) -> bool:
 
 def _expected(expect: Expect) -> str:
     return "one of " + ", ".join(expect) if isinstance(expect, tuple) else f"a JSON {expect}"
+
+
+class Origins:
+    """Where each value of a converted document came from: its JSON path -> the JSON path of the
+    source value it was built from. A converter given an ``Origins`` leaves the work to the first
+    call of :meth:`paths`: a composed conversion whose second hop reports nothing never reads it.
+    """
+
+    def __init__(self) -> None:
+        self._paths: dict[str, str] | None = None
+        self._work: Callable[[], dict[str, str]] | None = None
+
+    def paths(self) -> dict[str, str]:
+        """The paths, target -> source, in document order of the target."""
+        if self._paths is None:
+            self._paths = self._work() if self._work is not None else {}
+            self._work = None
+        return self._paths
 
 
 class Cx:
@@ -264,14 +282,15 @@ class Cx:
         self._read = {r for r in self._read if not (r[1] == path or r[1].startswith((path + ".", path + "[")))}
 
     def finish(
-        self, value: Any, origins: dict[str, str] | None = None, *, sidecar: str = "", spaces: tuple[str, ...] = ()
+        self, value: Any, origins: dict[str, str] | Origins | None = None, *, sidecar: str = "", spaces: tuple[str, ...] = ()
     ) -> None:
         """End one conversion.
 
         A Lux target (`sidecar`, the member of the root that holds side-cars: ``extra`` or
         ``provider_payload``) gets the kept values, keyed by Lux path. A Lux source (`spaces`, the
         side-car spaces the spec reads) has every entry no rule read reported Unsupported. With
-        `origins`, every target path the conversion recorded is mapped to its source path.
+        `origins`, every target path the conversion recorded is mapped to its source path (an
+        :class:`Origins` is worked out when first read).
         """
         for space in spaces:
             where = f"{self.sidecar_path}.{space}"
@@ -282,11 +301,13 @@ class Cx:
                 for key in entry:
                     if (space, path, key) not in self._read:
                         self.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
-        if not self._kept and origins is None:
+        if not self._kept:
+            if isinstance(origins, Origins):
+                origins._work = lambda: self._walked(value)[0]
+            elif origins is not None:
+                origins.update(self._walked(value)[0])
             return
-        table: dict[str, str] = {}
-        deepest: dict[str, str] = {}
-        self._walk(value, "$", table, deepest)
+        table, deepest = self._walked(value)
         for space, path, key, kept, source in self._kept:
             at = deepest.get(path)
             if at is None or not sidecar:
@@ -301,8 +322,17 @@ class Cx:
                 node = node.setdefault(seg, {})
             node.setdefault(at, {})[key] = kept
             table[member(member(f"$.{sidecar}.{space}", at), key)] = source
-        if origins is not None:
+        if isinstance(origins, Origins):
+            origins._paths = table
+        elif origins is not None:
             origins.update(table)
+
+    def _walked(self, value: Any) -> tuple[dict[str, str], dict[str, str]]:
+        """(target path -> source path, source path -> the deepest target path built from it)."""
+        table: dict[str, str] = {}
+        deepest: dict[str, str] = {}
+        self._walk(value, "$", table, deepest)
+        return table, deepest
 
     def _walk(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str]) -> None:
         record = self._built.get(id(value))

@@ -18,6 +18,7 @@ from .convert_support import (
     B as B,
     Status as Status,
     Expect as Expect,
+    Origins as Origins,
     Cx as Cx,
     unchecked as unchecked,
     obj as obj,

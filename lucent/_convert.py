@@ -20,6 +20,7 @@ from lucent._limits import Limits
 from lucent.errors import ConversionError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
+from lucent.generated.convert_support import Origins
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
 __all__ = ["FORMATS", "convert"]
@@ -165,13 +166,14 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     values the intermediate Lux document lacks; they are left out, since the second hop, and the
     check of the result against the target schema, report what the target itself lacks.
     """
-    origins: dict[str, str] = {}
-    lux, first = hops[0](document, context, origins)
+    provenance = Origins()
+    lux, first = hops[0](document, context, provenance)
     value, second = hops[1](lux, context)
     found = [d for d in first if not d.field.startswith("target:")]
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: list[tuple[str, str]] | None = None
     for diagnostic in second:
+        origins = provenance.paths()
         fields = _source_paths(diagnostic.field, origins)
         if diagnostic.field.startswith(_SIDE_CARS):
             if kept is None:
