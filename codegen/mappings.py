@@ -72,7 +72,12 @@ Spec format
       direction kept for the Lux object at this path (see ``keep``); with ``from`` (+ ``via``),
       what the source gives when nothing was kept;
     - ``then = "T"`` (or a list of them, run in order): a transform run over the finished list;
-    - ``absent = "reason"``: the target field is never written.
+    - ``absent = "reason"``: the target field is never written;
+    - ``spelling = true`` (an X -> Lux rule for ``extra.<format>.<key>`` or
+      ``provider_payload.<format>.<key>``, without a status): the member only records how X
+      spelled a value Lux holds (``stream_absent``, ``limit_field``, ``input_string``); a Lux ->
+      Y conversion reports X's other side-car members one by one and leaves the spellings out
+      (:func:`spellings`). A kept JSON null is a value, never a spelling.
 
     ``[maps.NAME.unreachable]`` (the entry mapping only): ``field = "reason"`` declares that some
     sources have no valid target document because of that target field's bounds (SparkTide's
@@ -293,7 +298,7 @@ VOCABULARY_OWNERS = _load_vocabulary()
 RULE_KEYS = {
     "const", "from", "via", "with", "carried", "each", "map", "emit", "collect", "parts", "values",
     "lossy_values", "reason", "status", "context", "only_when", "check", "merge", "otherwise",
-    "then", "absent", "null_is_absent", "first", "empty", "kept", "as",
+    "then", "absent", "null_is_absent", "first", "empty", "kept", "as", "spelling",
 }
 PART_KEYS = {"from", "each", "emit", "map", "via", "variant", "status", "reason"}
 VARIANT_RULE_KEYS = {"const", "rules", "from", "map", "emit", "via", "into", "status", "reason", "variant", "each"}
@@ -622,6 +627,22 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
     return specs
 
 
+def spellings(specs: list[Spec]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The side-car members that only record how a source spelled a value Lux holds (a JSON null
+    instead of an absent member, a string instead of a one-item list, which of two aliases it
+    used): the X -> Lux rules marked ``spelling = true``, as {kind: {side-car: members}}. A
+    Lux -> Y conversion loses nothing by leaving another format's spellings out, so it reports only
+    that format's other members."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for spec in specs:
+        for m in spec.maps.values():
+            for tpath, rule in m.get("rules", {}).items():
+                if rule.get("spelling") is True:
+                    _, car, key = tpath.split(".")
+                    found.setdefault(spec.pair["kind"], {}).setdefault(car, set()).add(key)
+    return {kind: {car: tuple(sorted(keys)) for car, keys in sorted(cars.items())} for kind, cars in found.items()}
+
+
 def _froms(rule: dict[str, Any]) -> list[str]:
     f = rule.get("from")
     if f is None:
@@ -750,6 +771,9 @@ class Checker:
             for key in rule:
                 if key not in RULE_KEYS:
                     raise self.spec.fail(where, f"rule {tpath}: unknown key {key!r}")
+            if "spelling" in rule and (rule["spelling"] is not True or self.spec.target_format.name != "lux" or len(tpath.split(".")) != 3
+                                       or tpath.split(".")[0] not in ("extra", "provider_payload") or "status" in rule):
+                raise self.spec.fail(where, f"rule {tpath}: spelling = true marks a member of a Lux side-car (extra.<format>.<key>) that no diagnostic reports")
             for part in rule.get("parts", []):
                 for key in part:
                     if key not in PART_KEYS:
@@ -935,8 +959,9 @@ class Fn:
 class Lowering:
     """Turns one checked spec into the template context of its module."""
 
-    def __init__(self, spec: Spec) -> None:
+    def __init__(self, spec: Spec, spellings: dict[str, dict[str, tuple[str, ...]]] | None = None) -> None:
         self.spec = spec
+        self.spellings = (spellings or {}).get(spec.pair["kind"], {})
         self.src_names: set[str] = set()
         self.tgt_names: set[str] = set()
         self.constants: list[dict[str, str]] = []
@@ -1726,7 +1751,11 @@ class Lowering:
             # the side-car keys other specs' values travel in, read here by a transform
             also = sorted(u[len(upath) + 1:] for u, d in self._all_unmapped() if u.startswith(upath + ".") and "." not in u[len(upath) + 1:] and "implied" in d)
             keys = (keep, *also)
-            body.append({"kind": "expr", "code": _call("cx.report_unread", [expr, field_path, _lit(keys), _lit(status), _lit(detail)]),
+            args = [expr, field_path, _lit(keys), _lit(status), _lit(detail)]
+            foreign = {car: members for car, members in self.spellings.items() if car not in keys}
+            if foreign:  # other formats' side-cars: each member, but their spellings lose nothing
+                args.append(f"spelling={_lit(foreign)}")
+            body.append({"kind": "expr", "code": _call("cx.report_unread", args),
                          "comment": f"{upath}: keys other than {', '.join(keys)} ({status})"})
             return
         # a field inside an optional object is only read when that object is present
@@ -1892,8 +1921,9 @@ def render_all(repo_root: pathlib.Path) -> dict[str, str]:
     env = _environment(repo_root)
     out: dict[str, str] = {}
     module = env.get_template("converter_module.py.jinja")
+    spelled = spellings(specs)
     for spec in specs:
-        ctx = Lowering(spec).module()
+        ctx = Lowering(spec, spelled).module()
         out[spec.pair["output"]] = module.render(**ctx)
     out["convert_support.py"] = env.get_template("converter_support.py.jinja").render(
         specs=[f"mappings/{s.path.name}" for s in specs], text_checks=text_checks(repo_root)

@@ -204,6 +204,12 @@ def convert_union(
             indices = non_objects
             if not indices:
                 raise RuleViolation("type", f"Expected `object`, got `{_json_type(value)}`", path)
+        if len(indices) == 1:  # the table names one branch: it alone can accept the value
+            branch = branches[indices[0]]
+            try:
+                return branch(value, path) if isinstance(branch, FunctionType) else _convert(value, branch)
+            except msgspec.ValidationError as exc:
+                raise violation(exc, path) from None
     accepted: list[Any] = []
     errors: list[msgspec.ValidationError | RuleViolation] = []  # read only when no branch accepts
     for index in indices:

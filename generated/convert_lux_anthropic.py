@@ -218,6 +218,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
         ("anthropic", "media"),
         "Unsupported",
         "Anthropic has no place for other Lux extensions; only extra.anthropic and extra.media are read",
+        spelling={"gemini": ("contents", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.anthropic: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -99,6 +99,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
         ("anthropic", "media"),
         "Unsupported",
         "Anthropic has no raw provider payload; only provider_payload.anthropic and provider_payload.media are read",
+        spelling={"gemini": ("candidates", "modelVersion", "responseId"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.anthropic: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -134,6 +134,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         ("gemini", "media"),
         "Unsupported",
         "Gemini has no place for other Lux extensions; only extra.gemini and extra.media are read",
+        spelling={"anthropic": ("stream", "system_form", "thinking_absent"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.gemini: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -96,6 +96,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
         ("gemini", "media"),
         "Unsupported",
         "Gemini has no place for other Lux payloads; only provider_payload.gemini and provider_payload.media are read",
+        spelling={"anthropic": ("stop_reason_absent",), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.gemini: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -242,6 +242,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> ModelRequest:
         ("htmlp", "media"),
         "Unsupported",
         "htmlp has no extension fields; only extra.htmlp and extra.media are read",
+        spelling={"anthropic": ("stream", "system_form", "thinking_absent"), "gemini": ("contents", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.htmlp: keys no rule reads (Unsupported)
     cx.report_unread(

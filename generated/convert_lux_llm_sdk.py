@@ -241,6 +241,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> LanguageModelInput:
         ("llm_sdk", "media"),
         "Unsupported",
         "llm-sdk has no place for other Lux extensions; only extra.llm_sdk and extra.media are read",
+        spelling={"anthropic": ("stream", "system_form", "thinking_absent"), "gemini": ("contents", "model"), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.llm_sdk: keys no rule reads (Unsupported)
     cx.report_unread(

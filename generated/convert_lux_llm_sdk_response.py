@@ -133,6 +133,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> ModelResponse:
         ("llm_sdk", "media"),
         "Unsupported",
         "llm-sdk has no raw provider payload; only provider_payload.llm_sdk and provider_payload.media are read",
+        spelling={"anthropic": ("stop_reason_absent",), "gemini": ("candidates", "modelVersion", "responseId"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.llm_sdk: keys no rule reads (Unsupported)
     cx.report_unread(

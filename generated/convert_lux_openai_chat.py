@@ -407,6 +407,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         ("openai_chat", "media"),
         "Unsupported",
         "Chat Completions has no extension fields; only extra.openai_chat and extra.media are read",
+        spelling={"anthropic": ("stream", "system_form", "thinking_absent"), "gemini": ("contents", "model"), "llm_sdk": ("tool_message_starts",), "openai_responses": ("input_absent", "input_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.openai_chat: keys no rule reads (Unsupported)
     cx.report_unread(

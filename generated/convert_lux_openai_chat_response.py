@@ -92,6 +92,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionRes
         ("openai_chat",),
         "Unsupported",
         "Chat Completions has no extension fields; only provider_payload.openai_chat is read",
+        spelling={"anthropic": ("stop_reason_absent",), "gemini": ("candidates", "modelVersion", "responseId"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.openai_chat: keys no rule reads (Unsupported)
     cx.report_unread(

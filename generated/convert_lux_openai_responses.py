@@ -26,11 +26,7 @@ __all__ = ["lux_to_openai_responses_request"]
 
 _FROM_REQUEST: dict[str, str] = {
     "instructions": "instructions",
-    "temperature": "options.temperature",
-    "top_p": "options.top_p",
-    "max_output_tokens": "options.max_output_tokens",
     "previous_response_id": "options.previous_response_id",
-    "metadata": "metadata",
     "store": "extra.openai_responses.store",
     "include": "extra.openai_responses.include",
     "parallel_tool_calls": "extra.openai_responses.parallel_tool_calls",
@@ -117,20 +113,36 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         f"{path}.reasoning",
         cx,
     )
-    # temperature <- options.temperature via responses_temperature
+    # temperature <- options.temperature, extra.openai_responses.temperature via responses_temperature
     temperature = _s.responses_temperature(
         src.options.temperature,
+        cx.from_carried("temperature", "any"),
         f"{path}.options.temperature",
         cx,
     )
-    # top_p <- options.top_p via responses_top_p
-    top_p = _s.responses_top_p(src.options.top_p, f"{path}.options.top_p", cx)
-    # max_output_tokens <- options.max_output_tokens via responses_max_output_tokens
+    # top_p <- options.top_p, extra.openai_responses.top_p via responses_top_p
+    top_p = _s.responses_top_p(
+        src.options.top_p,
+        cx.from_carried("top_p", "any"),
+        f"{path}.options.top_p",
+        cx,
+    )
+    # max_output_tokens <- options.max_output_tokens, extra.openai_responses.max_output_tokens via responses_max_output_tokens
     max_output_tokens = _s.responses_max_output_tokens(
         src.options.max_output_tokens,
+        cx.from_carried("max_output_tokens", "any"),
         f"{path}.options.max_output_tokens",
         cx,
     )
+    # previous_response_id <- options.previous_response_id otherwise extra.openai_responses.previous_response_id
+    previous_response_id = src.options.previous_response_id if src.options.previous_response_id is not UNSET else cx.from_carried("previous_response_id", "any")
+    # extra.openai_responses.previous_response_id: Unsupported when options.previous_response_id is set too and differs
+    if src.options.previous_response_id is not UNSET and "previous_response_id" in cx.carried and cx.carried["previous_response_id"] != previous_response_id:
+        cx.report(
+            "$.extra.openai_responses.previous_response_id",
+            "Unsupported",
+            "not written: Lux $.options.previous_response_id is set and wins over it",
+        )
     # stream <- options.stream, extra.openai_responses.stream_absent via lux_stream
     stream = _s.lux_stream(
         src.options.stream,
@@ -138,8 +150,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         f"{path}.options.stream",
         cx,
     )
-    # metadata <- metadata via responses_metadata
-    metadata = _s.responses_metadata(src.metadata, f"{path}.metadata", cx)
+    # metadata <- metadata, extra.openai_responses.metadata via responses_metadata
+    metadata = _s.responses_metadata(
+        src.metadata,
+        cx.from_carried("metadata", "any"),
+        f"{path}.metadata",
+        cx,
+    )
     # truncation <- extra.openai_responses.truncation
     truncation: Any | UnsetType = cx.from_carried("truncation", "any")
     # Responses truncation: one of ["auto", "disabled"]; a value outside is left out (Unsupported)
@@ -248,12 +265,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         ("openai_responses", "media"),
         "Unsupported",
         "Responses has no extension fields; only extra.openai_responses and extra.media are read",
+        spelling={"anthropic": ("stream", "system_form", "thinking_absent"), "gemini": ("contents", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.openai_responses: keys no rule reads (Unsupported)
     cx.report_unread(
         cx.carried,
         f"{path}.extra.openai_responses",
-        ("background", "context_management", "conversation", "include", "input_absent", "input_string", "max_tool_calls", "members", "moderation", "parallel_tool_calls", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store", "stream_absent", "stream_options", "text", "tool_choice", "tools", "top_logprobs", "truncation", "user"),
+        ("background", "context_management", "conversation", "include", "input_absent", "input_string", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store", "stream_absent", "stream_options", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user"),
         "Unsupported",
         "not a Responses member this mapping reads",
     )
@@ -270,7 +288,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         temperature=temperature,
         top_p=top_p,
         max_output_tokens=max_output_tokens,
-        previous_response_id=src.options.previous_response_id,
+        previous_response_id=previous_response_id,
         stream=stream,
         metadata=metadata,
         store=cx.from_carried("store", "any"),

@@ -305,6 +305,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         ("openai_responses", "media"),
         "Unsupported",
         "Responses has no extension fields; only provider_payload.openai_responses and provider_payload.media are read",
+        spelling={"anthropic": ("stop_reason_absent",), "gemini": ("candidates", "modelVersion", "responseId"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.openai_responses: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -613,6 +613,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         ("sparktide",),
         "Unsupported",
         "SparkTide has no extension fields; only extra.sparktide is read",
+        spelling={"anthropic": ("stream", "system_form", "thinking_absent"), "gemini": ("contents", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "stream_absent")},
     )
     # extra.sparktide: keys no rule reads (Unsupported)
     cx.report_unread(

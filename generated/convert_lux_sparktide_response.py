@@ -151,6 +151,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> RemoteModelResponse:
         ("sparktide",),
         "Unsupported",
         "a SparkTide response has no provider payload; only provider_payload.sparktide is read",
+        spelling={"anthropic": ("stop_reason_absent",), "gemini": ("candidates", "modelVersion", "responseId")},
     )
     # provider_payload.sparktide: keys no rule reads (Unsupported)
     cx.report_unread(

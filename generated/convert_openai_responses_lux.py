@@ -38,6 +38,11 @@ _FROM_REQUEST: dict[str, str] = {
     "options.previous_response_id": "previous_response_id",
     "reasoning": "reasoning",
     "metadata": "metadata",
+    "extra.openai_responses.temperature": "temperature",
+    "extra.openai_responses.top_p": "top_p",
+    "extra.openai_responses.max_output_tokens": "max_output_tokens",
+    "extra.openai_responses.previous_response_id": "previous_response_id",
+    "extra.openai_responses.metadata": "metadata",
     "extra.openai_responses.input_string": "input",
     "extra.openai_responses.stream_absent": "stream",
     "extra.openai_responses.input_absent": "input",
@@ -107,6 +112,16 @@ def _request(src: CreateResponse, path: str, cx: Cx) -> LucentRequest:
     options_structured_output = _s.responses_structured_output(src.text, f"{path}.text", cx)
     # reasoning <- reasoning via responses_reasoning
     reasoning = _s.responses_reasoning(src.reasoning, f"{path}.reasoning", cx)
+    # extra.openai_responses.temperature <- temperature via null_kept
+    extra_openai_responses_temperature = _s.null_kept(src.temperature, f"{path}.temperature", cx)
+    # extra.openai_responses.top_p <- top_p via null_kept
+    extra_openai_responses_top_p = _s.null_kept(src.top_p, f"{path}.top_p", cx)
+    # extra.openai_responses.max_output_tokens <- max_output_tokens via null_kept
+    extra_openai_responses_max_output_tokens = _s.null_kept(src.max_output_tokens, f"{path}.max_output_tokens", cx)
+    # extra.openai_responses.previous_response_id <- previous_response_id via null_kept
+    extra_openai_responses_previous_response_id = _s.null_kept(src.previous_response_id, f"{path}.previous_response_id", cx)
+    # extra.openai_responses.metadata <- metadata via null_kept
+    extra_openai_responses_metadata = _s.null_kept(src.metadata, f"{path}.metadata", cx)
     # extra.openai_responses.input_string <- input via input_string_flag
     extra_openai_responses_input_string = _s.input_string_flag(src.input, f"{path}.input", cx)
     # extra.openai_responses.stream_absent <- stream via absent_flag
@@ -282,6 +297,11 @@ def _request(src: CreateResponse, path: str, cx: Cx) -> LucentRequest:
         metadata=_s.null_as_absent(src.metadata),
         extra=_s.compact({
             "openai_responses": _s.compact({
+                "temperature": extra_openai_responses_temperature,
+                "top_p": extra_openai_responses_top_p,
+                "max_output_tokens": extra_openai_responses_max_output_tokens,
+                "previous_response_id": extra_openai_responses_previous_response_id,
+                "metadata": extra_openai_responses_metadata,
                 "input_string": extra_openai_responses_input_string,
                 "stream_absent": extra_openai_responses_stream_absent,
                 "input_absent": extra_openai_responses_input_absent,

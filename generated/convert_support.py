@@ -97,13 +97,30 @@ class Origins:
     def __init__(self) -> None:
         self._paths: dict[str, str] | None = None
         self._work: Callable[[], dict[str, str]] | None = None
+        self._around: Callable[[str], dict[str, str]] | None = None
+        self._asked = 0
 
     def paths(self) -> dict[str, str]:
         """The paths, target -> source, in document order of the target."""
         if self._paths is None:
             self._paths = self._work() if self._work is not None else {}
-            self._work = None
+            self._work = self._around = None
         return self._paths
+
+    def around(self, field: str) -> dict[str, str]:
+        """The part of :meth:`paths` that can name the target value at JSON path `field`: the
+        entries of `field`, of every value inside it and of every value that holds it (in
+        document order). Works out only the target values on the way to `field`, for the first
+        few fields asked for; after them, the whole of :meth:`paths` once (each partial walk
+        passes the members of every value on the way, so many of them would cost more)."""
+        self._asked += 1
+        if self._paths is not None or self._around is None or self._asked > PARTIAL_WALKS:
+            return self.paths()
+        return self._around(field)
+
+
+PARTIAL_WALKS = 4
+"""How many fields Origins.around finds by a partial walk before it walks the whole document."""
 
 
 class Cx:
@@ -132,6 +149,8 @@ class Cx:
         self.sidecar: dict[str, Any] = {}
         self.sidecar_path = "$"
         self._read: set[tuple[str, str, str]] = set()
+        self._spaces: dict[str, dict[str, Any]] = {}  # _space's lookups in `sidecar`
+        self._spaces_of: dict[str, Any] = self.sidecar
 
     def report(self, field: str, status: Status, detail: str) -> None:
         """Record one diagnostic: `field` is a JSON path in the source (or target:$.x)."""
@@ -218,17 +237,34 @@ class Cx:
         return merged
 
     def report_unread(
-        self, mapping: Mapping[str, Any] | UnsetType, path: str, read: tuple[str, ...], status: Status, detail: str
+        self,
+        mapping: Mapping[str, Any] | UnsetType,
+        path: str,
+        read: tuple[str, ...],
+        status: Status,
+        detail: str,
+        spelling: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
-        """Report every key of `mapping` that no rule reads (all of it when it is not an object)."""
+        """Report every key of `mapping` that no rule reads (all of it when it is not an object).
+
+        `spelling` names, for another format's side-car under `mapping`, the members that only
+        record how that format spelled a value Lux holds (codegen.mappings.spellings); such a
+        side-car is reported member by member, its spellings left out."""
         if mapping is UNSET:
             return
         if not isinstance(mapping, dict):
             self.report(path, status, detail)
             return
-        for key in mapping:
-            if key not in read:
+        for key, value in mapping.items():
+            if key in read:
+                continue
+            spelled = spelling.get(key) if spelling else None
+            if spelled is None or not isinstance(value, dict):
                 self.report(member(path, key), status, detail)
+                continue
+            for name in value:
+                if name not in spelled:
+                    self.report(member(member(path, key), name), status, detail)
 
     # ------------------------------------------------------------- provenance and side-cars
 
@@ -253,14 +289,18 @@ class Cx:
         self._kept.append((space, path, key, value, source))
 
     def _space(self, space: str) -> dict[str, Any]:
+        """The object at the dotted `space` (``media``, ``llm_sdk.members``) of the source's
+        side-car, or an empty one (looked up once per conversion)."""
+        found = self._spaces.get(space)
+        if found is not None and self._spaces_of is self.sidecar:
+            return found
+        if self._spaces_of is not self.sidecar:
+            self._spaces, self._spaces_of = {}, self.sidecar
         node: Any = self.sidecar
-        path = self.sidecar_path
         for seg in space.split("."):
             node = node.get(seg, {}) if isinstance(node, dict) else {}
-            path = member(path, seg)
-        if not isinstance(node, dict):
-            return {}
-        return node
+        found = self._spaces[space] = node if isinstance(node, dict) else {}
+        return found
 
     def kept(self, space: str, path: str, key: str, expect: Expect) -> Any:
         """The member `key` kept in the side-car `space` of the Lux source for the Lux object at
@@ -304,6 +344,7 @@ class Cx:
         if not self._kept:
             if isinstance(origins, Origins):
                 origins._work = lambda: self._walked(value)[0]
+                origins._around = lambda field: self._walked_to(value, field)
             elif origins is not None:
                 origins.update(self._walked(value)[0])
             return
@@ -334,21 +375,26 @@ class Cx:
         self._walk(value, "$", table, deepest)
         return table, deepest
 
+    def _walked_to(self, value: Any, field: str) -> dict[str, str]:
+        """What :meth:`_walked` records for `field`, every value inside it and every value that
+        holds it: the values on the way from the root to `field` add their own entries, and the
+        value at `field` is walked whole."""
+        table: dict[str, str] = {}
+        deepest: dict[str, str] = {}
+        path = "$"
+        while path != field:
+            self._record(value, path, table, deepest, field)
+            step = _step_towards(value, path, field)
+            if step is None:
+                return table
+            value, path = step
+            if not (isinstance(value, _CONTAINERS) or self._recorded(value)):
+                return table
+        self._walk(value, path, table, deepest)
+        return table
+
     def _walk(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str]) -> None:
-        record = self._built.get(id(value))
-        if record is not None and record[0] is value:
-            source = record[1]
-            table[path] = source
-            if len(path) >= len(deepest.get(source, "")):
-                deepest[source] = path
-            for target, origin in (record[2] or {}).items():
-                if _member_set(value, target):
-                    table[f"{path}.{target}"] = f"{source}.{origin}" if origin else source
-        sourced = self._sourced.get(id(value))
-        if sourced is not None and sourced[0] is value:
-            table.pop(path, None)
-            for key, origin in sourced[1].items():
-                table[f"{path}[{key}]" if isinstance(key, int) else member(path, key)] = origin
+        self._record(value, path, table, deepest)
         # A scalar (str, number, ...) that no record names adds nothing: it is not visited.
         if isinstance(value, Struct):
             for name, encoded in zip(value.__struct_fields__, value.__struct_encode_fields__):
@@ -364,11 +410,64 @@ class Cx:
                 if isinstance(item, _CONTAINERS) or self._recorded(item):
                     self._walk(item, f"{path}[{index}]", table, deepest)
 
+    def _record(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str], near: str | None = None) -> None:
+        """The entries `value`'s own records add for `path`; with `near`, only those of `near`,
+        of the values inside it and of the values that hold it."""
+        record = self._built.get(id(value))
+        if record is not None and record[0] is value:
+            source = record[1]
+            table[path] = source
+            if len(path) >= len(deepest.get(source, "")):
+                deepest[source] = path
+            for target, origin in (record[2] or {}).items():
+                at = f"{path}.{target}"
+                if (near is None or _related(at, near)) and _member_set(value, target):
+                    table[at] = f"{source}.{origin}" if origin else source
+        sourced = self._sourced.get(id(value))
+        if sourced is not None and sourced[0] is value:
+            table.pop(path, None)
+            for key, origin in sourced[1].items():
+                at = f"{path}[{key}]" if isinstance(key, int) else member(path, key)
+                if near is None or _related(at, near):
+                    table[at] = origin
+
     def _recorded(self, value: Any) -> bool:
         return id(value) in self._built or id(value) in self._sourced
 
 
 _CONTAINERS = (Struct, dict, list)
+
+
+def _related(path: str, other: str) -> bool:
+    """Whether one of the two JSON paths is the other or holds it."""
+    if len(path) > len(other):
+        path, other = other, path
+    return other == path or other.startswith((path + ".", path + "["))
+
+
+def _step_towards(value: Any, path: str, field: str) -> tuple[Any, str] | None:
+    """The member or item of `value` (at JSON `path`) that holds `field`, with its path; None
+    when no member or item does (the paths are the ones Cx._walk builds)."""
+    if isinstance(value, list):
+        rest = field[len(path) :]
+        end = rest.find("]")
+        if rest.startswith("[") and rest[1:end].isdigit():
+            index = int(rest[1:end])
+            if index < len(value):
+                return value[index], f"{path}[{index}]"
+        return None
+    if isinstance(value, Struct):
+        children: Any = (
+            (f"{path}.{encoded}", getattr(value, name)) for name, encoded in zip(value.__struct_fields__, value.__struct_encode_fields__)
+        )
+    elif isinstance(value, dict):
+        children = ((member(path, key), item) for key, item in value.items())
+    else:
+        return None
+    for child, item in children:
+        if item is not UNSET and (field == child or field.startswith((child + ".", child + "["))):
+            return item, child
+    return None
 
 
 def _member_set(value: Any, dotted: str) -> bool:
@@ -724,7 +823,8 @@ def settle_tool_ids(messages: list[RemoteModelMessage], cx: Cx) -> None:
     that has it (so a result still answers its call); a function name by "lucent_tool_<n>", the
     same for every call with that name; <n> counts from 1 in order of appearance, skipping the
     ids and names the request already uses. Each replacement is reported Degraded at the source
-    path of the value replaced.
+    path of the value replaced, and every tool message that answers a renamed function at the
+    message's source path (a format that names the function in its tool results loses that name).
     """
 
     def holds_id(text: str) -> bool:
@@ -736,6 +836,7 @@ def settle_tool_ids(messages: list[RemoteModelMessage], cx: Cx) -> None:
     used_names = {call.function.name for call in calls if sparktide_function_name_fits(call.function.name)}
     ids: dict[str, str] = {}
     names: dict[str, str] = {}
+    renamed: dict[str, str] = {}  # call id as written -> the function name written for it
 
     def fresh(taken: set[str], stem: str) -> str:
         n = 1
@@ -768,12 +869,21 @@ def settle_tool_ids(messages: list[RemoteModelMessage], cx: Cx) -> None:
                 if name not in names:
                     names[name] = fresh(used_names, "lucent_tool_")
                 call.function.name = names[name]
+                renamed[call.id] = names[name]
                 cx.report(
                     f"{_source_path(call, cx)}.name",
                     "Degraded",
                     f"SparkTide cannot hold the function name {shown(name)} ({SPARKTIDE_FUNCTION_NAME_LIMITS}); "
                     f"written as {shown(names[name])}",
                 )
+    # A tool message names no function: it answers its call, whose name changed with it.
+    for message in messages:
+        if message.tool_call_id is not UNSET and message.tool_call_id in renamed:
+            cx.report(
+                _source_path(message, cx),
+                "Degraded",
+                f"answers a tool call whose function name SparkTide cannot hold; that call is written as {shown(renamed[message.tool_call_id])}",
+            )
 
 
 def _source_path(value: Any, cx: Cx) -> str:

@@ -23,6 +23,7 @@ from .convert_support import (
     Status as Status,
     Expect as Expect,
     Origins as Origins,
+    PARTIAL_WALKS as PARTIAL_WALKS,
     Cx as Cx,
     unchecked as unchecked,
     obj as obj,

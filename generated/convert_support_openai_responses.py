@@ -19,6 +19,7 @@ from .convert_support import (
     Status as Status,
     Expect as Expect,
     Origins as Origins,
+    PARTIAL_WALKS as PARTIAL_WALKS,
     Cx as Cx,
     unchecked as unchecked,
     obj as obj,
@@ -753,6 +754,8 @@ def _easy_assistant(content: list[Any], path: str, cx: Cx) -> dict[str, Any]:
             cx.report(f"{path}.content", "Unsupported", f"an assistant input message holds only text; a {part.get('type')} part is dropped")
     if len(texts) > 1:
         cx.report(f"{path}.content", "Degraded", "the text blocks of an assistant turn are joined with a newline")
+    if not texts:
+        cx.report(path, "Degraded", 'an assistant turn with neither text nor tool calls; written with content ""')
     return {"role": "assistant", "content": "\n".join(texts)}
 
 
@@ -909,26 +912,42 @@ def _bounded(value: Any, path: str, cx: Cx, low: float, high: float | None, name
     return value
 
 
-def responses_temperature(value: float | UnsetType, path: str, cx: Cx) -> Any:
-    """options.temperature inside Responses' 0..2 (else left out, Unsupported)."""
-    return _bounded(value, path, cx, 0, 2, "temperature")
+def _kept_null(kept: Any, name: str, cx: Cx) -> Any:
+    """The JSON null the source had for `name`, kept in extra.openai_responses.<name>; any other
+    kept value is reported Invalid and ignored."""
+    if kept is UNSET:
+        return UNSET
+    if kept is None:
+        return None
+    cx.report(member(cx.carried_path, name), "Invalid", "not null (only a null is kept here); ignored")
+    return UNSET
 
 
-def responses_top_p(value: float | UnsetType, path: str, cx: Cx) -> Any:
-    """options.top_p inside Responses' 0..1 (else left out, Unsupported)."""
-    return _bounded(value, path, cx, 0, 1, "top_p")
+def responses_temperature(value: float | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
+    """options.temperature inside Responses' 0..2 (else left out, Unsupported); without one, the
+    kept null."""
+    return _bounded(value, path, cx, 0, 2, "temperature") if value is not UNSET else _kept_null(kept, "temperature", cx)
 
 
-def responses_max_output_tokens(value: int | UnsetType, path: str, cx: Cx) -> Any:
-    """options.max_output_tokens, at least 16 in Responses (else left out, Unsupported)."""
+def responses_top_p(value: float | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
+    """options.top_p inside Responses' 0..1 (else left out, Unsupported); without one, the kept
+    null."""
+    return _bounded(value, path, cx, 0, 1, "top_p") if value is not UNSET else _kept_null(kept, "top_p", cx)
+
+
+def responses_max_output_tokens(value: int | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
+    """options.max_output_tokens, at least 16 in Responses (else left out, Unsupported); without
+    one, the kept null."""
+    if value is UNSET:
+        return _kept_null(kept, "max_output_tokens", cx)
     return _bounded(value, path, cx, 16, None, "max_output_tokens")
 
 
-def responses_metadata(value: dict[str, str] | UnsetType, path: str, cx: Cx) -> Any:
+def responses_metadata(value: dict[str, str] | UnsetType, null: Any, path: str, cx: Cx) -> Any:
     """Lux metadata within Responses' bounds (16 pairs, keys of 64 and values of 512 characters);
-    a pair outside them is left out (Unsupported)."""
+    a pair outside them is left out (Unsupported). Without one, the kept null."""
     if value is UNSET:
-        return UNSET
+        return _kept_null(null, "metadata", cx)
     kept: dict[str, str] = {}
     for key, text in value.items():
         if len(kept) >= 16 or len(key) > 64 or len(text) > 512:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -20,8 +20,10 @@ from lucent._limits import Limits
 from lucent.errors import ConversionError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
-from lucent.generated.convert_support import Origins
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
+
+if TYPE_CHECKING:
+    from lucent.generated.convert_support import Origins
 
 __all__ = ["FORMATS", "convert"]
 
@@ -166,18 +168,21 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     values the intermediate Lux document lacks; they are left out, since the second hop, and the
     check of the result against the target schema, report what the target itself lacks.
     """
+    from lucent.generated.convert_support import PARTIAL_WALKS, Origins  # loaded with the first converter
+
     provenance = Origins()
     lux, first = hops[0](document, context, provenance)
     value, second = hops[1](lux, context)
     found = [d for d in first if not d.field.startswith("target:")]
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: list[tuple[str, str]] | None = None
+    if len(second) > PARTIAL_WALKS:
+        provenance.paths()  # one walk of the whole document costs less than one per diagnostic
     for diagnostic in second:
-        origins = provenance.paths()
-        fields = _source_paths(diagnostic.field, origins)
+        fields = _source_paths(diagnostic.field, provenance.around(diagnostic.field))
         if diagnostic.field.startswith(_SIDE_CARS):
             if kept is None:
-                kept = list(_kept_members(msgspec.to_builtins(lux), origins))
+                kept = list(_kept_members(msgspec.to_builtins(lux), provenance))
             fields += [source for path, source in kept if path == diagnostic.field or path.startswith((diagnostic.field + ".", diagnostic.field + "["))]
         for field in dict.fromkeys(fields):
             key = (field, diagnostic.status, diagnostic.detail)
@@ -190,7 +195,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
 _SIDE_CARS = ("$.extra", "$.provider_payload")
 
 
-def _kept_members(lux: Any, origins: dict[str, str]) -> Iterator[tuple[str, str]]:
+def _kept_members(lux: Any, origins: Origins) -> Iterator[tuple[str, str]]:
     """(Lux path, source path) of each member a first hop kept in a side-car's ``members`` space.
 
     A side-car such as ``extra.openai_responses.members`` maps the Lux path of an object to the
@@ -208,7 +213,7 @@ def _kept_members(lux: Any, origins: dict[str, str]) -> Iterator[tuple[str, str]
             for lux_path, kept in members.items():
                 if not isinstance(kept, dict) or not isinstance(lux_path, str) or not lux_path.startswith("$"):
                     continue
-                owners = _source_paths(lux_path, origins)
+                owners = _source_paths(lux_path, origins.around(lux_path))
                 for name in kept:
                     for owner in owners:
                         yield member(member(base, lux_path), name), member(owner, name)

@@ -323,3 +323,41 @@ def test_an_unknown_anthropic_tool_type_is_refused_as_fast_as_a_valid_request() 
 
     run(good), run(bad)  # imports and plans outside the timing
     assert ratio(run, bad, good) <= MAX_RATIO
+
+
+def test_responses_nulls_are_kept_for_the_round_trip_and_named_on_the_way_elsewhere() -> None:
+    # Found by the 2026-12-01 run (seed 37): a Responses request's `metadata: null` (and
+    # max_output_tokens, previous_response_id) went to SparkTide unnamed; Responses -> Lux read a
+    # null as no value. It is now kept as null in extra.openai_responses, as Chat keeps its nulls.
+    from tests.conservation import lost_values
+    from tests.fuzz.harness import CONTEXT
+    import msgspec
+
+    nulls = ("temperature", "top_p", "max_output_tokens", "previous_response_id", "metadata")
+    doc = {"model": "gpt-5", "input": "hi", **dict.fromkeys(nulls)}
+    data = json.dumps(doc).encode()
+    lux = lucent.convert(data, source="openai-responses", target="lux").value
+    back = lucent.convert(lux, source="lux", target="openai-responses")
+    assert (json.loads(lucent.encode(back.value)), back.diagnostics) == (doc, [])
+    for target in ("sparktide", "openai-chat", "anthropic"):
+        result = lucent.convert(data, source="openai-responses", target=target, context=CONTEXT)
+        named = {d.field: d.status for d in result.diagnostics}
+        assert {f"$.{name}": named.get(f"$.{name}") for name in nulls} == dict.fromkeys((f"$.{n}" for n in nulls), "Unsupported")
+        assert lost_values(doc, msgspec.to_builtins(result.value), result.diagnostics) == []
+
+
+def test_a_kept_responses_null_that_is_not_null_is_reported_and_ignored() -> None:
+    lux = lucent.convert(b'{"model": "m", "input": "hi"}', source="openai-responses", target="lux").value
+    lux.extra["openai_responses"]["metadata"] = 5
+    result = lucent.convert(lux, source="lux", target="openai-responses")
+    assert "metadata" not in json.loads(lucent.encode(result.value))
+    assert [(d.field, d.status) for d in result.diagnostics] == [("$.extra.openai_responses.metadata", "Invalid")]
+
+
+def test_an_empty_assistant_turn_written_to_responses_is_named() -> None:
+    # Found by the same run: Chat `content: null` on an assistant message without tool calls
+    # (no content) became Responses `content: ""` without a diagnostic (SparkTide reports it).
+    data = b'{"model": "m", "messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": null}]}'
+    result = lucent.convert(data, source="openai-chat", target="openai-responses")
+    assert json.loads(lucent.encode(result.value))["input"][1] == {"role": "assistant", "content": ""}
+    assert [(d.field, d.status) for d in result.diagnostics] == [("$.messages[1]", "Degraded")]

@@ -1,0 +1,83 @@
+"""Side-car spellings and the provenance of composed conversions.
+
+A member of a Lux side-car marked ``spelling = true`` in an X -> Lux spec only records how X
+spelled a value Lux holds (``extra.openai_chat.stream_absent``: the request had no ``stream``;
+``limit_field``: the limit came from ``max_tokens``). A Lux -> Y conversion loses nothing by
+leaving X's spellings out, so it reports X's other side-car members one by one and not the
+spellings (codegen.mappings.spellings, ``Cx.report_unread``). A JSON null is a value, not a
+spelling: it is named when the target cannot write it.
+
+A composed conversion names a second hop's findings at source paths; ``Origins.around`` finds
+them by walking only the Lux values on the way to each finding, and must agree with the whole
+walk (``Origins.paths``).
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+import lucent
+from codegen.mappings import load_specs, spellings
+from lucent._convert import _decode_source, _definition, _source_paths
+from lucent.generated.convert_registry import CONVERTERS
+from lucent.generated.convert_support import Origins
+from tests.fuzz.harness import CONTEXT
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SMALL = b'{"model":"gpt-4o","messages":[{"role":"system","content":"Brief."},{"role":"user","content":"Hi"}],"max_tokens":256,"temperature":0.2}'
+
+
+def test_the_spellings_are_read_from_the_specs() -> None:
+    found = spellings(load_specs(ROOT))
+    assert found["request"]["openai_chat"] == ("limit_field", "stop_string", "stream_absent")
+    assert found["request"]["openai_responses"] == ("input_absent", "input_string", "stream_absent")
+    assert "temperature" not in found["request"]["openai_chat"]  # a kept null is a value
+
+
+@pytest.mark.parametrize("target", ["anthropic", "gemini", "openai-responses", "llm-sdk"])
+def test_a_plain_chat_request_converts_strictly_to_every_vendor(target: str) -> None:
+    # strict: no Unsupported or Invalid finding (the Degraded ones name what the target says
+    # another way: a system message folded, the model or stream mode given to the call)
+    result = lucent.convert(SMALL, source="openai-chat", target=target, strict=True, context={"model": "m"})
+    assert [d.field for d in result.diagnostics if d.field.startswith(("$.max_tokens", "$.extra"))] == []
+
+
+def test_another_formats_side_car_is_named_member_by_member_without_its_spellings() -> None:
+    data = b'{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":9,"logit_bias":{"5":1},"temperature":null,"stop":"END"}'
+    result = lucent.convert(data, source="openai-chat", target="anthropic")
+    unsupported = sorted(d.field for d in result.diagnostics if d.status == "Unsupported")
+    assert unsupported == ["$.logit_bias", "$.temperature"]
+
+
+def test_a_lux_side_car_of_another_format_is_reported_at_its_members() -> None:
+    lux = lucent.convert(b'{"model":"m","messages":[{"role":"user","content":"x"}],"user":"u1"}', source="openai-chat", target="lux").value
+    _, found = CONVERTERS[("lux", "anthropic", "request")](lux, {"max_tokens": 5})
+    assert sorted(d.field for d in found if d.status == "Unsupported") == ["$.extra.openai_chat.user"]
+
+
+def _corpus_requests(fmt: str) -> list[bytes]:
+    folder = ROOT / "tests" / "data" / "lingua" / "snapshots"
+    name = {"openai-chat": "chat-completions", "openai-responses": "responses", "anthropic": "anthropic"}[fmt]
+    return [p.read_bytes() for p in sorted(folder.glob(f"*/{name}/*request.json"))][:40]
+
+
+@pytest.mark.parametrize(("source", "target"), [("openai-chat", "anthropic"), ("openai-responses", "sparktide"), ("anthropic", "openai-chat")])
+def test_a_partial_walk_names_what_the_whole_walk_names(source: str, target: str) -> None:
+    first, second = CONVERTERS[(source, "lux", "request")], CONVERTERS[("lux", target, "request")]
+    compared = 0
+    for data in _corpus_requests(source):
+        try:
+            src, _ = _decode_source(data, source, _definition(source, "request"))
+        except lucent.errors.LucentError:
+            continue
+        partial, whole = Origins(), Origins()
+        lux, _ = first(src, CONTEXT, partial)
+        first(src, CONTEXT, whole)
+        _, found = second(lux, CONTEXT)
+        full = whole.paths()
+        for diagnostic in found[:4]:
+            assert _source_paths(diagnostic.field, partial.around(diagnostic.field)) == _source_paths(diagnostic.field, full)
+            compared += 1
+    assert compared >= 10
