@@ -78,11 +78,12 @@ def render_module(model: ModuleModel) -> str:
     }
     dispatches, wrappers, checks, code = _dispatch_context(model)
     context.update(dispatches=dispatches, wrappers=wrappers, decode_checks=checks)
-    context["extra_support"] = _extra_support(model, code + ("convert_union(" if dispatches else ""))
+    tagged = any(d["first"] for d in dispatches)
+    context["extra_support"] = _extra_support(model, code + ("convert_union(" if dispatches else "") + ("dispatch_tagged(first_branches(" if tagged else ""))
     return _tidy(environment().get_template("module.py.jinja").render(**context))
 
 
-_OPTIONAL_SUPPORT = ("convert_union", "key_path")
+_OPTIONAL_SUPPORT = ("convert_union", "dispatch_tagged", "first_branches", "key_path")
 
 
 def _extra_support(model: ModuleModel, code: str) -> list[str]:
@@ -108,7 +109,14 @@ def _dispatch_context(model: ModuleModel) -> tuple[list[dict[str, Any]], list[di
                 branches.append(wrapper)
             else:
                 branches.append(branch)  # every name in a branch exists at run time
-        dispatches.append({"name": d.name, "branches": branches, "one_of": d.one_of, "table": d.table})
+        first = None
+        if d.table:
+            # tag value -> the branch to try first: the only one (oneOf), the first one (anyOf)
+            first = {tag: found[0] for tag, found in d.table[1].items() if found and (len(found) == 1 or not d.one_of)}
+            other = d.table[2]
+            if other and (len(other) == 1 or not d.one_of):
+                first["\x00other"] = other[0]  # any tag value the table does not list
+        dispatches.append({"name": d.name, "branches": branches, "one_of": d.one_of, "table": d.table, "first": first})
     checks = []
     for name, expr in [*model.decode_types.items(), (None, model.root_type)]:
         if expr is None:

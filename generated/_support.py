@@ -115,6 +115,36 @@ def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
     return RuleViolation(code, message, path)
 
 
+def first_branches(branches: tuple[Any, ...], first: dict[Any, int]) -> dict[Any, Any]:
+    """{tag value: the branch :func:`dispatch_tagged` tries first}; the key ``"\x00other"``
+    holds the branch for tag values the table does not list."""
+    return {tag: branches[i] for tag, i in first.items()}
+
+
+def dispatch_tagged(
+    value: Any,
+    path: str,
+    first: dict[Any, Any],
+    branches: tuple[Any, ...],
+    one_of: bool,
+    table: tuple[str, dict[Any, list[int]], list[int], list[int]],
+) -> Any:
+    """:func:`convert_union` for a union with a tag table, with its common case first: the branch
+    the tag names (the only one for a ``oneOf``, the first for an ``anyOf``) accepts the value.
+    Any other case, a failure included, is :func:`convert_union`'s, so the result and the error
+    are the same as without this step."""
+    if value.__class__ is dict:
+        tag = value.get(table[0], _ABSENT)
+        if tag is None or tag.__class__ is str:
+            branch = first.get(tag) if tag in table[1] else first.get(_OTHER)
+            if branch is not None:
+                try:
+                    return branch(value, path) if branch.__class__ is FunctionType else _convert(value, branch)
+                except (msgspec.ValidationError, RuleViolation):
+                    pass
+    return convert_union(value, branches, path, one_of, table)
+
+
 def _tag_fault(tag: Any, key: str, by_tag: dict[Any, list[int]], path: str) -> RuleViolation:
     """The fault of an object whose tag (``type``, ...) no branch of a union accepts."""
     if tag == _ABSENT:
@@ -154,6 +184,7 @@ def _reach(exc: msgspec.ValidationError | RuleViolation, base: str) -> tuple[int
 
 
 _ABSENT = "\x00absent"
+_OTHER = "\x00other"
 
 
 def _convert(value: Any, tp: Any) -> Any:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, cast
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer, check_finite, convert_union
+from ._support import RuleViolation, as_integer, check_finite, convert_union, dispatch_tagged, first_branches
 
 __all__ = [
     'AllowedCaller',
@@ -3367,11 +3367,12 @@ else:
 
 def dispatch_CreateMessageParamsToolsItem(value: Any, path: str) -> CreateMessageParamsToolsItem:
     """CreateMessageParamsToolsItem from a plain JSON value: exactly one branch must accept it (oneOf)."""
-    return cast("CreateMessageParamsToolsItem", convert_union(value, _CreateMessageParamsToolsItem_BRANCHES, path, True, _CreateMessageParamsToolsItem_TABLE))
+    return cast("CreateMessageParamsToolsItem", dispatch_tagged(value, path, _CreateMessageParamsToolsItem_FIRST, _CreateMessageParamsToolsItem_BRANCHES, True, _CreateMessageParamsToolsItem_TABLE))
 
 
 _CreateMessageParamsToolsItem_BRANCHES: tuple[Any, ...] = (Tool, BashTool_20250124, CodeExecutionTool_20250522, CodeExecutionTool_20250825, CodeExecutionTool_20260120, CodeExecutionTool_20260521, MemoryTool_20250818, TextEditor_20250124, TextEditor_20250429, TextEditor_20250728, WebSearchTool_20250305, WebFetchTool_20250910, WebSearchTool_20260209, WebFetchTool_20260209, WebFetchTool_20260309, WebSearchTool_20260318, WebFetchTool_20260318, ToolSearchToolBM25_20251119, ToolSearchToolRegex_20251119, )
 _CreateMessageParamsToolsItem_TABLE: tuple[str, dict[Any, list[int]], list[int], list[int]] = ('type', {'\x00absent': [0], 'bash_20250124': [1], 'code_execution_20250522': [2], 'code_execution_20250825': [3], 'code_execution_20260120': [4], 'code_execution_20260521': [5], 'custom': [0], 'memory_20250818': [6], 'text_editor_20250124': [7], 'text_editor_20250429': [8], 'text_editor_20250728': [9], 'tool_search_tool_bm25': [17], 'tool_search_tool_bm25_20251119': [17], 'tool_search_tool_regex': [18], 'tool_search_tool_regex_20251119': [18], 'web_fetch_20250910': [11], 'web_fetch_20260209': [13], 'web_fetch_20260309': [14], 'web_fetch_20260318': [16], 'web_search_20250305': [10], 'web_search_20260209': [12], 'web_search_20260318': [15], None: [0]}, [], [])
+_CreateMessageParamsToolsItem_FIRST: dict[Any, Any] = first_branches(_CreateMessageParamsToolsItem_BRANCHES, {'\x00absent': 0, 'bash_20250124': 1, 'code_execution_20250522': 2, 'code_execution_20250825': 3, 'code_execution_20260120': 4, 'code_execution_20260521': 5, 'custom': 0, 'memory_20250818': 6, 'text_editor_20250124': 7, 'text_editor_20250429': 8, 'text_editor_20250728': 9, 'tool_search_tool_bm25': 17, 'tool_search_tool_bm25_20251119': 17, 'tool_search_tool_regex': 18, 'tool_search_tool_regex_20251119': 18, 'web_fetch_20250910': 11, 'web_fetch_20260209': 13, 'web_fetch_20260309': 14, 'web_fetch_20260318': 16, 'web_search_20250305': 10, 'web_search_20260209': 12, 'web_search_20260318': 15, None: 0})
 
 
 PROTOCOL: dict[str, Any] = {}

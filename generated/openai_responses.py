@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, cast
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer, check_finite, convert_union
+from ._support import RuleViolation, as_integer, check_finite, convert_union, dispatch_tagged, first_branches
 
 __all__ = [
     'AdditionalTools',
@@ -6967,12 +6967,12 @@ else:
 
 def dispatch_CompoundFilterFiltersItem(value: Any, path: str) -> CompoundFilterFiltersItem:
     """CompoundFilterFiltersItem from a plain JSON value: exactly one branch must accept it (oneOf)."""
-    return cast("CompoundFilterFiltersItem", convert_union(value, _CompoundFilterFiltersItem_BRANCHES, path, True, _CompoundFilterFiltersItem_TABLE))
+    return cast("CompoundFilterFiltersItem", dispatch_tagged(value, path, _CompoundFilterFiltersItem_FIRST, _CompoundFilterFiltersItem_BRANCHES, True, _CompoundFilterFiltersItem_TABLE))
 
 
 def dispatch_Filters(value: Any, path: str) -> Filters:
     """Filters from a plain JSON value: the first branch that accepts it (anyOf)."""
-    return cast("Filters", convert_union(value, _Filters_BRANCHES, path, False, _Filters_TABLE))
+    return cast("Filters", dispatch_tagged(value, path, _Filters_FIRST, _Filters_BRANCHES, False, _Filters_TABLE))
 
 
 def dispatch_FileSearchToolFiltersUnion(value: Any, path: str) -> FileSearchToolFiltersUnion:
@@ -6982,30 +6982,32 @@ def dispatch_FileSearchToolFiltersUnion(value: Any, path: str) -> FileSearchTool
 
 def dispatch_Tool(value: Any, path: str) -> Tool:
     """Tool from a plain JSON value: exactly one branch must accept it (oneOf)."""
-    return cast("Tool", convert_union(value, _Tool_BRANCHES, path, True, _Tool_TABLE))
+    return cast("Tool", dispatch_tagged(value, path, _Tool_FIRST, _Tool_BRANCHES, True, _Tool_TABLE))
 
 
 def dispatch_ToolChoiceParam(value: Any, path: str) -> ToolChoiceParam:
     """ToolChoiceParam from a plain JSON value: exactly one branch must accept it (oneOf)."""
-    return cast("ToolChoiceParam", convert_union(value, _ToolChoiceParam_BRANCHES, path, True, _ToolChoiceParam_TABLE))
+    return cast("ToolChoiceParam", dispatch_tagged(value, path, _ToolChoiceParam_FIRST, _ToolChoiceParam_BRANCHES, True, _ToolChoiceParam_TABLE))
 
 
 def dispatch_Item(value: Any, path: str) -> Item:
     """Item from a plain JSON value: exactly one branch must accept it (oneOf)."""
-    return cast("Item", convert_union(value, _Item_BRANCHES, path, True, _Item_TABLE))
+    return cast("Item", dispatch_tagged(value, path, _Item_FIRST, _Item_BRANCHES, True, _Item_TABLE))
 
 
 def dispatch_InputItem(value: Any, path: str) -> InputItem:
     """InputItem from a plain JSON value: the first branch that accepts it (anyOf)."""
-    return cast("InputItem", convert_union(value, _InputItem_BRANCHES, path, False, _InputItem_TABLE))
+    return cast("InputItem", dispatch_tagged(value, path, _InputItem_FIRST, _InputItem_BRANCHES, False, _InputItem_TABLE))
 
 
 _CompoundFilterFiltersItem_BRANCHES: tuple[Any, ...] = (ComparisonFilter, CompoundFilter, )
 _CompoundFilterFiltersItem_TABLE: tuple[str, dict[Any, list[int]], list[int], list[int]] = ('type', {'and': [1], 'eq': [0], 'gt': [0], 'gte': [0], 'in': [0], 'lt': [0], 'lte': [0], 'ne': [0], 'nin': [0], 'or': [1]}, [], [])
+_CompoundFilterFiltersItem_FIRST: dict[Any, Any] = first_branches(_CompoundFilterFiltersItem_BRANCHES, {'and': 1, 'eq': 0, 'gt': 0, 'gte': 0, 'in': 0, 'lt': 0, 'lte': 0, 'ne': 0, 'nin': 0, 'or': 1})
 
 
 _Filters_BRANCHES: tuple[Any, ...] = (ComparisonFilter, CompoundFilter, )
 _Filters_TABLE: tuple[str, dict[Any, list[int]], list[int], list[int]] = ('type', {'and': [1], 'eq': [0], 'gt': [0], 'gte': [0], 'in': [0], 'lt': [0], 'lte': [0], 'ne': [0], 'nin': [0], 'or': [1]}, [], [])
+_Filters_FIRST: dict[Any, Any] = first_branches(_Filters_BRANCHES, {'and': 1, 'eq': 0, 'gt': 0, 'gte': 0, 'in': 0, 'lt': 0, 'lte': 0, 'ne': 0, 'nin': 0, 'or': 1})
 
 
 _FileSearchToolFiltersUnion_BRANCHES: tuple[Any, ...] = (dispatch_Filters, None, )
@@ -7013,18 +7015,22 @@ _FileSearchToolFiltersUnion_BRANCHES: tuple[Any, ...] = (dispatch_Filters, None,
 
 _Tool_BRANCHES: tuple[Any, ...] = (FunctionTool, FileSearchTool, ComputerTool, ComputerUsePreviewTool, WebSearchTool, MCPTool, CodeInterpreterTool, ProgrammaticToolCallingParam, ImageGenTool, LocalShellToolParam, FunctionShellToolParam, CustomToolParamTagged, NamespaceToolParam, ToolSearchToolParam, WebSearchPreviewTool, ApplyPatchToolParam, )
 _Tool_TABLE: tuple[str, dict[Any, list[int]], list[int], list[int]] = ('type', {'apply_patch': [15], 'code_interpreter': [6], 'computer': [2], 'computer_use_preview': [3], 'custom': [11], 'file_search': [1], 'function': [0], 'image_generation': [8], 'local_shell': [9], 'mcp': [5], 'namespace': [12], 'programmatic_tool_calling': [7], 'shell': [10], 'tool_search': [13], 'web_search': [4], 'web_search_2025_08_26': [4], 'web_search_preview': [14], 'web_search_preview_2025_03_11': [14]}, [], [])
+_Tool_FIRST: dict[Any, Any] = first_branches(_Tool_BRANCHES, {'apply_patch': 15, 'code_interpreter': 6, 'computer': 2, 'computer_use_preview': 3, 'custom': 11, 'file_search': 1, 'function': 0, 'image_generation': 8, 'local_shell': 9, 'mcp': 5, 'namespace': 12, 'programmatic_tool_calling': 7, 'shell': 10, 'tool_search': 13, 'web_search': 4, 'web_search_2025_08_26': 4, 'web_search_preview': 14, 'web_search_preview_2025_03_11': 14})
 
 
 _ToolChoiceParam_BRANCHES: tuple[Any, ...] = (ToolChoiceOptions, ToolChoiceAllowed, ToolChoiceTypes, ToolChoiceFunction, ToolChoiceMCP, ToolChoiceCustom, SpecificProgrammaticToolCallingParam, SpecificApplyPatchParam, SpecificFunctionShellParam, )
 _ToolChoiceParam_TABLE: tuple[str, dict[Any, list[int]], list[int], list[int]] = ('type', {'allowed_tools': [0, 1], 'apply_patch': [0, 7], 'code_interpreter': [0, 2], 'computer': [0, 2], 'computer_use': [0, 2], 'computer_use_preview': [0, 2], 'custom': [0, 5], 'file_search': [0, 2], 'function': [0, 3], 'image_generation': [0, 2], 'mcp': [0, 4], 'programmatic_tool_calling': [0, 6], 'shell': [0, 8], 'web_search_preview': [0, 2], 'web_search_preview_2025_03_11': [0, 2]}, [0], [0])
+_ToolChoiceParam_FIRST: dict[Any, Any] = first_branches(_ToolChoiceParam_BRANCHES, {'\x00other': 0})
 
 
 _Item_BRANCHES: tuple[Any, ...] = (InputMessage, OutputMessageTagged, FileSearchToolCallTagged, ComputerToolCallTagged, ComputerCallOutputItemParam, WebSearchToolCallTagged, FunctionToolCallTagged, FunctionCallOutputItemParam, ToolSearchCallItemParam, ToolSearchOutputItemParam, AdditionalToolsItemParam, ReasoningItemTagged, CompactionSummaryItemParam, ImageGenToolCallTagged, CodeInterpreterToolCallTagged, LocalShellToolCallTagged, LocalShellToolCallOutputTagged, FunctionShellCallItemParam, FunctionShellCallOutputItemParam, ApplyPatchToolCallItemParam, ApplyPatchToolCallOutputItemParam, MCPListToolsTagged, MCPApprovalRequestTagged, MCPApprovalResponse, MCPToolCallTagged, CustomToolCallOutput, CustomToolCallTagged, )
 _Item_TABLE: tuple[str, dict[Any, list[int]], list[int], list[int]] = ('type', {'\x00absent': [0], 'additional_tools': [10], 'apply_patch_call': [19], 'apply_patch_call_output': [20], 'code_interpreter_call': [14], 'compaction': [12], 'computer_call': [3], 'computer_call_output': [4], 'custom_tool_call': [26], 'custom_tool_call_output': [25], 'file_search_call': [2], 'function_call': [6], 'function_call_output': [7], 'image_generation_call': [13], 'local_shell_call': [15], 'local_shell_call_output': [16], 'mcp_approval_request': [22], 'mcp_approval_response': [23], 'mcp_call': [24], 'mcp_list_tools': [21], 'message': [0, 1], 'reasoning': [11], 'shell_call': [17], 'shell_call_output': [18], 'tool_search_call': [8], 'tool_search_output': [9], 'web_search_call': [5]}, [], [])
+_Item_FIRST: dict[Any, Any] = first_branches(_Item_BRANCHES, {'\x00absent': 0, 'additional_tools': 10, 'apply_patch_call': 19, 'apply_patch_call_output': 20, 'code_interpreter_call': 14, 'compaction': 12, 'computer_call': 3, 'computer_call_output': 4, 'custom_tool_call': 26, 'custom_tool_call_output': 25, 'file_search_call': 2, 'function_call': 6, 'function_call_output': 7, 'image_generation_call': 13, 'local_shell_call': 15, 'local_shell_call_output': 16, 'mcp_approval_request': 22, 'mcp_approval_response': 23, 'mcp_call': 24, 'mcp_list_tools': 21, 'reasoning': 11, 'shell_call': 17, 'shell_call_output': 18, 'tool_search_call': 8, 'tool_search_output': 9, 'web_search_call': 5})
 
 
 _InputItem_BRANCHES: tuple[Any, ...] = (EasyInputMessage, dispatch_Item, CompactionTriggerItemParam, ItemReferenceParam, ProgramItemParam, ProgramOutputItemParam, )
 _InputItem_TABLE: tuple[str, dict[Any, list[int]], list[int], list[int]] = ('type', {'\x00absent': [0, 1, 3], 'compaction_trigger': [1, 2], 'item_reference': [1, 3], 'message': [0, 1], 'program': [1, 4], 'program_output': [1, 5], None: [1, 3]}, [1], [])
+_InputItem_FIRST: dict[Any, Any] = first_branches(_InputItem_BRANCHES, {'\x00absent': 0, 'compaction_trigger': 1, 'item_reference': 1, 'message': 0, 'program': 1, 'program_output': 1, None: 1, '\x00other': 1})
 
 
 def _decoded_Filters(value: Any, path: str = "") -> Any:
