@@ -132,7 +132,7 @@ def stream_cases(quick: bool) -> list[Case]:
         for n, body in bodies.items():
             assemble[f"assemble@{n}"] = lambda b=body, f=fmt: streams.assemble(b, f)
             # the floor: split the SSE bytes into events and parse each event's JSON
-            assemble[f"orjson@{n}"] = lambda b=body: [orjson.loads(e[6:]) for e in b.split(b"\n\n") if e]
+            assemble[f"orjson@{n}"] = lambda b=body: [orjson.loads(e[6:]) for e in b.split(b"\n\n") if e and e != b"data: [DONE]"]
         cases.append(Case(f"streams/{fmt}/assemble", max(bodies), assemble, budget=2.0 if quick else 5.0))
         for target in streams.FORMATS:
             if target == fmt:

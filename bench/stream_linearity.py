@@ -37,8 +37,9 @@ from lucent import streams
 FORMATS = ("sparktide", "llm-sdk", "lux")
 
 
-def _sse(objects: list[dict[str, Any]]) -> bytes:
-    return b"".join(b"data: " + json.dumps(o, separators=(",", ":")).encode() + b"\n\n" for o in objects)
+def _sse(objects: list[Any]) -> bytes:
+    """Each object as the data of one SSE event; a str (Chat's ``[DONE]``) as it is."""
+    return b"".join(b"data: " + (o.encode() if isinstance(o, str) else json.dumps(o, separators=(",", ":")).encode()) + b"\n\n" for o in objects)
 
 
 def _args(frames: int) -> list[str]:
@@ -47,7 +48,7 @@ def _args(frames: int) -> list[str]:
     return ['{"q":"'] + ["a"] * (frames - 2) + ['"}']
 
 
-def stream(fmt: str, frames: int) -> list[dict[str, Any]]:
+def stream(fmt: str, frames: int) -> list[Any]:
     """About ``frames`` events of ``fmt``: half text deltas, half split tool-call arguments."""
     text = max(frames // 2, 1)
     calls = 16 if fmt == "sparktide" else max(1, min(64, frames // 20))
@@ -68,6 +69,16 @@ def stream(fmt: str, frames: int) -> list[dict[str, Any]]:
             out.append({"delta": {"index": n + 1, "part": {"type": "tool-call", "toolCallId": f"c{n}", "toolName": "lookup", "args": pieces[0]}}})
             out += [{"delta": {"index": n + 1, "part": {"type": "tool-call", "args": p}}} for p in pieces[1:]]
         return out
+    if fmt not in ("lux", "sparktide", "llm-sdk"):
+        # a vendor format: the Lux stream below, converted by lucent (frames merge or split as
+        # the format does, so the count is about `frames`)
+        import msgspec
+
+        from lucent import streams
+
+        lux = _sse(stream("lux", frames))
+        events = [msgspec.to_builtins(e) for e in streams.convert_stream(lux, "lux", fmt, context={"id": "r", "model": "m"})]
+        return events + ["[DONE]"] if fmt == "openai-chat" else events  # "[DONE]": written as it is
     out = [
         {"event": "conversation_start", "meta": {"id": "r", "model": "m"}},
         {"event": "item_start", "index": 0, "item": {"type": "message", "message": {"role": "assistant", "content": []}}},

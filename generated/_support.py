@@ -362,14 +362,16 @@ _OPENS_CLOSES = bytes.maketrans(b"{}", b"[]")
 _STEP = [0] * 256
 _STEP[ord("[")], _STEP[ord("]")] = 1, -1
 _PASSES = 16
+_ESCAPE_PAIR = re.compile(rb"\\[\s\S]")  # a backslash and the byte it escapes
 
 
 def nests_deeper(text: str | bytes, limit: int) -> bool:
     """The JSON text's arrays and objects nest deeper than ``limit`` levels (``[]`` is 1).
 
-    Checked before parsing, in linear time and without recursion. Escaped backslashes and quotes
-    are dropped, then every byte but quotes and brackets, then what lies between two quotes
-    (string contents): what is left is the bracket structure. Each pass that deletes every
+    Checked before parsing, in linear time and without recursion. Escapes (a backslash and the
+    byte after it) are dropped when a quote follows a backslash, then every byte but quotes and
+    brackets, then what lies between two quotes (string contents): what is left is the bracket
+    structure. Each pass that deletes every
     adjacent ``[]`` lowers the deepest level by exactly one (the deepest bracket always closes at
     once), at C speed; after at most :data:`_PASSES` passes, the rest is read ``limit // 2``
     brackets at a time, and a piece whose opening brackets cannot take the depth past the limit
@@ -380,8 +382,8 @@ def nests_deeper(text: str | bytes, limit: int) -> bool:
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     if data.count(b"[") + data.count(b"{") <= limit:
         return False
-    if b"\\" in data:
-        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    if b'\\"' in data:  # a quote after a backslash may be escaped: drop every escape pair, in one pass
+        data = _ESCAPE_PAIR.sub(b"", data)
     structure = b"".join(data.translate(_OPENS_CLOSES, _NOT_STRUCTURE).split(b'"')[::2])
     for _ in range(min(_PASSES, limit)):
         if b"[" * (limit + 1) in structure:

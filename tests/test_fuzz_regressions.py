@@ -361,3 +361,22 @@ def test_an_empty_assistant_turn_written_to_responses_is_named() -> None:
     result = lucent.convert(data, source="openai-chat", target="openai-responses")
     assert json.loads(lucent.encode(result.value))["input"][1] == {"role": "assistant", "content": ""}
     assert [(d.field, d.status) for d in result.diagnostics] == [("$.messages[1]", "Degraded")]
+
+
+def test_a_tool_result_whose_call_sparktide_renames_is_named() -> None:
+    # Found by the suite's hypothesis run (2026-12-01): an llm-sdk tool result names its tool
+    # (`toolName`); SparkTide cannot hold the empty name, renames the call, and the result (which
+    # names no function in SparkTide) lost its name without a diagnostic.
+    from tests.conservation import lost_values
+    from tests.fuzz.harness import CONTEXT
+    import msgspec
+
+    doc = {"messages": [
+        {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "", "args": {}}]},
+        {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "", "result": {}}]},
+    ]}
+    result = lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=CONTEXT)
+    written = json.loads(lucent.encode(result.value))["messages"]
+    assert written[0]["tool_calls"][0]["function"]["name"] == "lucent_tool_1"
+    assert ("$.messages[1].content[0]", "Degraded") in [(d.field, d.status) for d in result.diagnostics]
+    assert lost_values(doc, msgspec.to_builtins(result.value), result.diagnostics) == []
