@@ -380,11 +380,12 @@ def nests_deeper(text: str | bytes, limit: int) -> bool:
     answer, never an exception.
     """
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    if data.count(b"[") + data.count(b"{") <= limit:
+    kept = data.translate(_OPENS_CLOSES, _NOT_STRUCTURE)  # quotes and brackets: one pass, a small result
+    if kept.count(b"[") <= limit:
         return False
     if b'\\"' in data:  # a quote after a backslash may be escaped: drop every escape pair, in one pass
-        data = _ESCAPE_PAIR.sub(b"", data)
-    structure = b"".join(data.translate(_OPENS_CLOSES, _NOT_STRUCTURE).split(b'"')[::2])
+        kept = _ESCAPE_PAIR.sub(b"", data).translate(_OPENS_CLOSES, _NOT_STRUCTURE)
+    structure = b"".join(kept.split(b'"')[::2])
     for _ in range(min(_PASSES, limit)):
         if b"[" * (limit + 1) in structure:
             return True
