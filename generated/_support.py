@@ -362,18 +362,18 @@ _OPENS_CLOSES = bytes.maketrans(b"{}", b"[]")
 _STEP = [0] * 256
 _STEP[ord("[")], _STEP[ord("]")] = 1, -1
 _PASSES = 16
-_ESCAPE_PAIR = re.compile(rb"\\[\s\S]")  # a backslash and the byte it escapes
 
 
 def nests_deeper(text: str | bytes, limit: int) -> bool:
     """The JSON text's arrays and objects nest deeper than ``limit`` levels (``[]`` is 1).
 
-    Checked before parsing, in linear time and without recursion. Escapes (a backslash and the
-    byte after it) are dropped when a quote follows a backslash, then every byte but quotes and
-    brackets, then what lies between two quotes (string contents): what is left is the bracket
-    structure. Each pass that deletes every
-    adjacent ``[]`` lowers the deepest level by exactly one (the deepest bracket always closes at
-    once), at C speed; after at most :data:`_PASSES` passes, the rest is read ``limit // 2``
+    Checked before parsing, in linear time and without recursion. When a quote follows a
+    backslash, escaped backslashes and then escaped quotes are dropped (a run of backslashes
+    pairs up from its start, so two ``bytes.replace`` passes read the escapes exactly); then
+    every byte but quotes and brackets, then what lies between two quotes (string contents):
+    what is left is the bracket structure. Each pass that deletes every adjacent ``[]`` lowers
+    the deepest level by exactly one (the deepest bracket always closes at once), at C speed;
+    after at most :data:`_PASSES` passes, the rest is read ``limit // 2``
     brackets at a time, and a piece whose opening brackets cannot take the depth past the limit
     is only counted. An unterminated string hides the brackets after it (the text is malformed
     then, which the parse reports before it reaches them). Text that is not JSON gets some
@@ -383,8 +383,9 @@ def nests_deeper(text: str | bytes, limit: int) -> bool:
     kept = data.translate(_OPENS_CLOSES, _NOT_STRUCTURE)  # quotes and brackets: one pass, a small result
     if kept.count(b"[") <= limit:
         return False
-    if b'\\"' in data:  # a quote after a backslash may be escaped: drop every escape pair, in one pass
-        kept = _ESCAPE_PAIR.sub(b"", data).translate(_OPENS_CLOSES, _NOT_STRUCTURE)
+    if b'\\"' in data:  # a quote after a backslash may be escaped
+        unescaped = data.replace(b"\\\\", b"").replace(b'\\"', b"")  # C speed, whatever the escape density
+        kept = unescaped.translate(_OPENS_CLOSES, _NOT_STRUCTURE)
     structure = b"".join(kept.split(b'"')[::2])
     for _ in range(min(_PASSES, limit)):
         if b"[" * (limit + 1) in structure:
