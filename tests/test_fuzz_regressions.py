@@ -41,6 +41,7 @@ import lucent.generated
 from lucent import sse
 from lucent.errors import DecodeError, ValidationError
 from lucent.generated._support import (
+    _SPARSE,
     MAX_JSON_TEXT_DEPTH,
     JsonTextError,
     RuleViolation,
@@ -102,12 +103,19 @@ def _json_like(rng: random.Random, depth: int = 0) -> str:
 
 def test_nests_deeper_agrees_with_a_plain_scanner() -> None:
     rng = random.Random(7)
+    escaped = dense = 0
     for _ in range(3000):
         text = _json_like(rng)
         deepest = scanned_depth(text)
+        # trailing whitespace leaves the structure alone and makes the backslashes sparse, so
+        # that both ways of dropping escapes are checked
+        padded = text + " " * (_SPARSE * text.count("\\"))
+        escaped, dense = escaped + ("\\" in text), dense + (text.count("\\") * _SPARSE >= len(text))
         for limit in {1, 2, 3, max(deepest - 1, 1), deepest, deepest + 1}:
             assert nests_deeper(text, limit) == (deepest > limit), (text, limit)
             assert nests_deeper(text.encode(), limit) == (deepest > limit)
+            assert nests_deeper(padded.encode(), limit) == (deepest > limit), (text, limit)
+    assert escaped > 500 and dense > 500
 
 
 @pytest.mark.parametrize(
