@@ -363,9 +363,12 @@ _STEP = [0] * 256
 _STEP[ord("[")], _STEP[ord("]")] = 1, -1
 _PASSES = 16
 _ESCAPE_PAIR = re.compile(rb"\\[\s\S]")  # a backslash and the byte it escapes
-_SPARSE = 32
-"""Escapes are dropped by :data:`_ESCAPE_PAIR` when fewer than one byte in ``_SPARSE`` is a
-backslash: a match costs what about 25 bytes of ``bytes.replace`` cost."""
+_SPARSE = 128
+"""Escapes are dropped by :data:`_ESCAPE_PAIR` when there are at most ``len(text) // _SPARSE``
+of them (a match costs what about 25 bytes of ``bytes.replace`` cost), else by ``replace``."""
+_LARGE = 1 << 16
+"""From this size a text that holds a backslash has more than ``limit`` brackets (nearly always):
+its escapes are dropped before the brackets are counted, so that the text is translated once."""
 
 
 def nests_deeper(text: str | bytes, limit: int) -> bool:
@@ -373,9 +376,9 @@ def nests_deeper(text: str | bytes, limit: int) -> bool:
 
     Checked before parsing, in linear time and without recursion. When the text has more
     opening brackets than ``limit`` and a backslash, escapes are dropped first (a backslash and
-    the byte it escapes): by one regular expression when backslashes are sparse (one match per
-    escape), else by two ``bytes.replace`` passes, escaped backslashes then escaped quotes (a run
-    of backslashes pairs up from its start), whose cost does not grow with the escapes. Then
+    the byte it escapes): by one regular expression when they are sparse (one match each), else
+    by two ``bytes.replace`` passes, escaped backslashes then escaped quotes (a run of
+    backslashes pairs up from its start), whose cost does not grow with the escapes. Then
     every byte but quotes and brackets is dropped, then what lies between two quotes (string
     contents): what is left is the bracket structure. Each pass that deletes every adjacent
     ``[]`` lowers the deepest level by exactly one (the deepest bracket always closes at once),
@@ -386,13 +389,17 @@ def nests_deeper(text: str | bytes, limit: int) -> bool:
     answer, never an exception.
     """
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    kept = data.translate(_OPENS_CLOSES, _NOT_STRUCTURE)  # quotes and brackets: one pass, a small result
-    if kept.count(b"[") <= limit:
+    if len(data) <= limit:  # too short to open limit + 1 brackets
         return False
-    if b"\\" in data:  # a quote may be escaped
-        if data.count(b"\\") * _SPARSE < len(data):
-            unescaped = _ESCAPE_PAIR.sub(b"", data)
-        else:  # the expression's cost per match would dominate
+    escaped = b"\\" in data  # memchr
+    if not escaped or len(data) < _LARGE:
+        kept = data.translate(_OPENS_CLOSES, _NOT_STRUCTURE)  # quotes and brackets: one pass, a small result
+        if kept.count(b"[") <= limit:
+            return False
+    if escaped:  # a quote may be escaped
+        most = len(data) // _SPARSE
+        unescaped, dropped = _ESCAPE_PAIR.subn(b"", data, count=most + 1)
+        if dropped > most:  # dense escapes: the expression's cost per match would dominate
             unescaped = data.replace(b"\\\\", b"").replace(b'\\"', b"")
         kept = unescaped.translate(_OPENS_CLOSES, _NOT_STRUCTURE)
     structure = b"".join(kept.split(b'"')[::2])
