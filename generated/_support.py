@@ -367,8 +367,9 @@ _SPARSE = 128
 """Escapes are dropped by :data:`_ESCAPE_PAIR` when there are at most ``len(text) // _SPARSE``
 of them (a match costs what about 25 bytes of ``bytes.replace`` cost), else by ``replace``."""
 _LARGE = 1 << 16
-"""From this size a text that holds a backslash has more than ``limit`` brackets (nearly always):
-its escapes are dropped before the brackets are counted, so that the text is translated once."""
+"""From this size a text has more than ``limit`` brackets (nearly always): the structure is
+read without counting its opening brackets first."""
+_NOT_OPENING = bytes(b for b in range(256) if b not in b"[{")
 
 
 def nests_deeper(text: str | bytes, limit: int) -> bool:
@@ -391,17 +392,17 @@ def nests_deeper(text: str | bytes, limit: int) -> bool:
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     if len(data) <= limit:  # too short to open limit + 1 brackets
         return False
-    escaped = b"\\" in data  # memchr
-    if not escaped or len(data) < _LARGE:
-        kept = data.translate(_OPENS_CLOSES, _NOT_STRUCTURE)  # quotes and brackets: one pass, a small result
-        if kept.count(b"[") <= limit:
-            return False
-    if escaped:  # a quote may be escaped
+    if len(data) < _LARGE and len(data.translate(None, _NOT_OPENING)) <= limit:
+        return False  # the common case: few brackets, counted in one pass
+    if b"\\" in data:  # memchr; a quote may be escaped
         most = len(data) // _SPARSE
         unescaped, dropped = _ESCAPE_PAIR.subn(b"", data, count=most + 1)
         if dropped > most:  # dense escapes: the expression's cost per match would dominate
             unescaped = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-        kept = unescaped.translate(_OPENS_CLOSES, _NOT_STRUCTURE)
+        data = unescaped
+    kept = data.translate(_OPENS_CLOSES, _NOT_STRUCTURE)  # quotes and brackets: one pass, a small result
+    if kept.count(b"[") <= limit:
+        return False
     structure = b"".join(kept.split(b'"')[::2])
     for _ in range(min(_PASSES, limit)):
         if b"[" * (limit + 1) in structure:

@@ -116,6 +116,52 @@ def decode(
         ``unknown_schema``, ``unknown_definition``, ``invalid_rules``, ``invalid_input_type``,
         ``invalid_limits``.
     """
+    try:
+        route = _routes[schema, definition, rules, limits]
+    except (KeyError, TypeError):  # first use, or a name or limits that cannot be a key
+        route = _route(schema, definition, rules, limits)
+    limit = route.body_bytes
+    # Before any copy: a str has a UTF-8 byte per character at least.
+    size = len(data) if type(data) is bytes else data.nbytes if isinstance(data, memoryview) else len(data) if isinstance(data, (str, bytearray)) else 0
+    if size > limit:
+        raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
+    buf = data if type(data) is bytes else _as_bytes(data)
+    if len(buf) > limit:
+        raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
+    plan = route.plan
+    if not buf.isascii() and (plan is None or plan.skips_values):
+        # msgspec skips the values of unknown fields without checking their UTF-8.
+        try:
+            buf.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
+    if nests_deeper(buf, route.depth):
+        raise DecodeError(f"the document nests deeper than {route.depth} levels, the limit", code="max_depth")
+    try:
+        if plan is None:
+            return _decode_one_of(buf, schema, route.one_of, route.protocol)
+        return _decode_as(buf, schema, definition, route.protocol, plan)
+    except RecursionError:
+        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+
+
+class _Route(NamedTuple):
+    """What one (schema, definition, rules, limits) of :func:`decode` takes, found once."""
+
+    body_bytes: int
+    depth: int
+    protocol: dict[str, Any]  # the protocol rules that apply ({} for rules="schema")
+    plan: _Plan | None  # None: the root of a format whose root is a oneOf/anyOf
+    one_of: tuple[str, ...]  # those definitions, tried in order
+
+
+_routes: dict[tuple[Any, ...], _Route] = {}
+"""(schema, definition, rules, limits) -> its route; at most :data:`_ROUTES` of them."""
+_ROUTES = 256
+
+
+def _route(schema: str, definition: str | None, rules: str, limits: Limits | None) -> _Route:
+    """The route for these arguments (checked: raises UsageError), cached when they are keys."""
     if not isinstance(schema, str) or not (definition is None or isinstance(definition, str)):
         raise UsageError("schema and definition are names (str)", code="invalid_input_type")
     if rules not in ("all", "schema"):
@@ -123,31 +169,18 @@ def decode(
     bounds = limits_of(limits)
     module = _modules.get(schema) or schema_module(schema)
     protocol: dict[str, Any] = module.PROTOCOL if rules == "all" else {}
-    limit = bounds.body_bytes(protocol)
-    # Before any copy: a str has a UTF-8 byte per character at least.
-    size = data.nbytes if isinstance(data, memoryview) else len(data) if isinstance(data, (str, bytes, bytearray)) else 0
-    if size > limit:
-        raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
-    buf = data if type(data) is bytes else _as_bytes(data)
-    if len(buf) > limit:
-        raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
     one_of = definition is None and module.ROOT is None
-    plan = None if one_of else _plan(schema, definition, bool(protocol))
-    if not buf.isascii() and (plan is None or plan.skips_values):
-        # msgspec skips the values of unknown fields without checking their UTF-8.
-        try:
-            buf.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
-    depth = bounds.depth()
-    if nests_deeper(buf, depth):
-        raise DecodeError(f"the document nests deeper than {depth} levels, the limit", code="max_depth")
-    try:
-        if plan is None:
-            return _decode_one_of(buf, schema, module.ROOT_ONE_OF or getattr(module, "ROOT_ANY_OF", ()), protocol)
-        return _decode_as(buf, schema, definition, protocol, plan)
-    except RecursionError:
-        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+    route = _Route(
+        body_bytes=bounds.body_bytes(protocol),
+        depth=bounds.depth(),
+        protocol=protocol,
+        plan=None if one_of else _plan(schema, definition, bool(protocol)),
+        one_of=(module.ROOT_ONE_OF or getattr(module, "ROOT_ANY_OF", ())) if one_of else (),
+    )
+    if len(_routes) >= _ROUTES:
+        _routes.clear()
+    _routes[schema, definition, rules, limits] = route
+    return route
 
 
 class _Plan(NamedTuple):
