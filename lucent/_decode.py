@@ -208,7 +208,11 @@ def _plan(schema: str, definition: str | None, protocol_rules: bool) -> _Plan:
     )
 
 
-def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any], plan: _Plan | None = None) -> Any:
+def _decode_as(
+    buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any], plan: _Plan | None = None, trees: list[Any] | None = None
+) -> Any:
+    """Decode ``buf`` as one definition. ``trees``, when given, holds the untyped parse of
+    ``buf`` once one is made, for the next definition tried (a root's oneOf/anyOf)."""
     if plan is None:
         plan = _plan(schema, definition, bool(protocol))
     decoder, finish = plan.decoder, plan.finish
@@ -221,7 +225,12 @@ def _decode_as(buf: bytes, schema: str, definition: str | None, protocol: dict[s
         if first.code == "number_out_of_range":
             raise first from None
         # A fault that comes after the first schema fault still makes the text not JSON.
-        tree = _guarded(_ANY.decode, buf)
+        if trees:
+            tree = trees[0]
+        else:
+            tree = _guarded(_ANY.decode, buf)
+            if trees is not None:
+                trees.append(tree)
         try:
             # JSON Schema sees the last of duplicate properties; msgspec checks each of them.
             value = msgspec.convert(tree, decoder.type)
@@ -280,9 +289,10 @@ def _guarded(parse: Any, buf: bytes) -> Any:
 
 def _decode_one_of(buf: bytes, schema: str, names: tuple[str, ...], protocol: dict[str, Any]) -> Any:
     failures: list[LucentError] = []
+    trees: list[Any] = []  # the untyped parse, made at most once for all the definitions
     for name in names:
         try:
-            return _decode_as(buf, schema, name, protocol)
+            return _decode_as(buf, schema, name, protocol, trees=trees)
         except ValidationError as exc:
             failures.append(exc)
     # None accepted the document: report the variant that got furthest (the deepest path).
