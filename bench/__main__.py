@@ -17,6 +17,7 @@ missed in a full run (0 with ``--quick``: its figures are indicative).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import platform
@@ -31,13 +32,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 
 import lucent
 from bench import baselines, workloads
 from bench.harness import Case, measure, pyperf_suite
 from lucent import streams
+from lucent._limits import DEFAULT_MAX_DEPTH
 from lucent.errors import UsageError
+from lucent.generated._support import nests_deeper
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -53,6 +57,12 @@ CONTEXT: dict[str, Any] = {**workloads.SPARKTIDE_CONTEXT, "id": "resp_bench", "c
 
 # --- decoding ---------------------------------------------------------------------------
 
+def typed_parse(schema: str, definition: str | None) -> Callable[[bytes], Any]:
+    """msgspec's decoder for the generated type of ``schema``/``definition``, alone."""
+    module = importlib.import_module(f"lucent.generated.{lucent.SCHEMAS[schema]}")
+    return msgspec.json.Decoder(module.ROOT if definition is None else module.DECODE_TYPES[definition]).decode
+
+
 def decode_cases(quick: bool) -> list[Case]:
     cases = []
     for name, (schema, definition) in workloads.DOCUMENTS.items():
@@ -62,6 +72,10 @@ def decode_cases(quick: bool) -> list[Case]:
                 "lucent": lambda b=body, s=schema, d=definition: lucent.decode(b, s, d),
                 "orjson": lambda b=body: orjson.loads(b),
                 "json": lambda b=body: json.loads(b),
+                # the profile of lucent.decode: msgspec's parse into the generated types alone
+                # (no size, depth or UTF-8 check, no protocol rule), and the depth check alone
+                "typed-parse": lambda b=body, parse=typed_parse(schema, definition): parse(b),
+                "depth-check": lambda b=body: nests_deeper(b, DEFAULT_MAX_DEPTH),
             }
             if name == "sparktide":  # the protocol rules' share
                 functions["lucent-schema-only"] = lambda b=body, s=schema, d=definition: lucent.decode(b, s, d, rules="schema")
@@ -224,7 +238,11 @@ def targets(cases: dict[str, Case], imports: dict[str, dict[str, float]] | None)
     decoders = tuple(f"decode/{n}/" for n in (*SEED_DECODE, *VENDOR_DECODE))
     for name in (*SEED_DECODE, *VENDOR_DECODE, "sparktide"):
         limit = 2.0 if name == "sparktide" else 1.3
-        add(f"decode {name} with full validation <= {limit}x orjson.loads", worst((f"decode/{name}/",), "lucent", "orjson"), limit, True, "x", "worst size")
+        found = worst((f"decode/{name}/",), "lucent", "orjson")
+        add(f"decode {name} with full validation <= {limit}x orjson.loads", found, limit, True, "x", "worst size")
+        parse = worst((f"decode/{name}/",), "typed-parse", "orjson")
+        if found is not None and parse is not None:  # the profile: msgspec's typed parse alone
+            out[-1]["detail"] += f"; msgspec's typed parse alone: {parse[0]:.2f}x at worst ({parse[1]})"
     all_decoders = (*decoders, "decode/sparktide/")
     add("decode >= 10x faster than pydantic model_validate_json", worst(all_decoders, "lucent", "pydantic", invert=True), 10, False, "x faster", "least")
     add("decode >= 100x faster than jsonschema", worst(all_decoders, "lucent", "jsonschema", invert=True), 100, False, "x faster", "least")

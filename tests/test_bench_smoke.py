@@ -43,3 +43,12 @@ def test_one_interleaved_round_gives_a_ratio_per_baseline() -> None:
     assert {k: len(v) for k, v in case.samples.items()} == {"a": 3, "b": 3}
     assert case.ratio("a", "b") > 0
     assert "a" in calls and "b" in calls
+
+
+@pytest.mark.parametrize("name", list(workloads.DOCUMENTS))
+def test_the_typed_parse_baseline_is_lucent_decode_without_its_checks(name: str) -> None:
+    from bench.__main__ import typed_parse
+
+    schema, definition = workloads.DOCUMENTS[name]
+    body = workloads.document(name, "1KB")
+    assert typed_parse(schema, definition)(body) == lucent.decode(body, schema, definition)
