@@ -233,7 +233,7 @@ def _decode_as(
                 trees.append(tree)
         try:
             # JSON Schema sees the last of duplicate properties; msgspec checks each of them.
-            value = msgspec.convert(tree, decoder.type)
+            value = decoder.decode(_ENCODER.encode(tree))  # msgspec.convert, with the decoder's type kept
             if finish is not None:
                 value = _finished(finish, value)
         except msgspec.ValidationError:
