@@ -79,6 +79,12 @@ Spec format
       Y conversion reports X's other side-car members one by one and leaves the spellings out
       (:func:`spellings`). A kept JSON null is a value, never a spelling.
 
+    ``[pair]`` of an X -> Lux spec, for the members its transforms keep for a Lux object in the
+    side-car's ``members`` (``cx.keep``): ``member_spellings = [names]``, the members that only
+    record how X spelled a value Lux holds (``content_form``); ``member_absences = [names]``,
+    the members kept as null to record that X had none where Lux needs a value (a Gemini call
+    without an id). A Lux -> Y conversion reports X's other kept members one by one.
+
     ``[maps.NAME.unreachable]`` (the entry mapping only): ``field = "reason"`` declares that some
     sources have no valid target document because of that target field's bounds (SparkTide's
     ``messages`` holds 1 to 256 messages: an empty conversation has no SparkTide image), or, for a
@@ -611,6 +617,12 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
         for key in ("title", "source", "target", "kind", "entry", "function", "output"):
             if key not in pair:
                 raise MappingSpecError(f"mappings/{path.name}: [pair] has no {key}")
+        for key in ("member_spellings", "member_absences"):
+            names = pair.get(key, [])
+            if not (isinstance(names, list) and all(isinstance(n, str) and n for n in names)):
+                raise MappingSpecError(f"mappings/{path.name}: [pair] {key} is a list of member names")
+            if names and (pair["target"] != "lux" or len(str(pair.get("carried", "")).split(".")) != 2):
+                raise MappingSpecError(f"mappings/{path.name}: [pair] {key} names members an X -> Lux spec keeps in its carried side-car")
         support = pair.get("support")
         if support is not None and not (repo_root / "codegen" / "templates" / f"converter_support_{support}.py.jinja").is_file():
             raise MappingSpecError(f"mappings/{path.name}: [pair] support {support!r} has no template converter_support_{support}.py.jinja")
@@ -630,9 +642,12 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
 def spellings(specs: list[Spec]) -> dict[str, dict[str, tuple[str, ...]]]:
     """The side-car members that only record how a source spelled a value Lux holds (a JSON null
     instead of an absent member, a string instead of a one-item list, which of two aliases it
-    used): the X -> Lux rules marked ``spelling = true``, as {kind: {side-car: members}}. A
-    Lux -> Y conversion loses nothing by leaving another format's spellings out, so it reports only
-    that format's other members."""
+    used), as {kind: {side-car: names}}: the X -> Lux rules marked ``spelling = true`` (a member
+    of the side-car), and from the spec's ``[pair]`` ``member_spellings`` (``members/<name>``: a
+    member kept for a Lux object in the side-car's ``members``) and ``member_absences``
+    (``members/<name>=null``: such a member kept as null, which records that the source had none).
+    A Lux -> Y conversion loses nothing by leaving another format's spellings out, so it reports
+    only that format's other members."""
     found: dict[str, dict[str, set[str]]] = {}
     for spec in specs:
         for m in spec.maps.values():
@@ -640,6 +655,11 @@ def spellings(specs: list[Spec]) -> dict[str, dict[str, tuple[str, ...]]]:
                 if rule.get("spelling") is True:
                     _, car, key = tpath.split(".")
                     found.setdefault(spec.pair["kind"], {}).setdefault(car, set()).add(key)
+        carried = spec.pair.get("carried", "")
+        for key, suffix in (("member_spellings", ""), ("member_absences", "=null")):
+            for name in spec.pair.get(key, ()):
+                car = carried.split(".")[1]
+                found.setdefault(spec.pair["kind"], {}).setdefault(car, set()).add(f"members/{name}{suffix}")
     return {kind: {car: tuple(sorted(keys)) for car, keys in sorted(cars.items())} for kind, cars in found.items()}
 
 

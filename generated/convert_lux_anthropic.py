@@ -218,7 +218,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
         ("anthropic", "media"),
         "Unsupported",
         "Anthropic has no place for other Lux extensions; only extra.anthropic and extra.media are read",
-        spelling={"gemini": ("contents", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"gemini": ("contents", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "members/content_string", "members/output_list", "members/type", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.anthropic: keys no rule reads (Unsupported)
     cx.report_unread(

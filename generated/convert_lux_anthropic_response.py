@@ -99,7 +99,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
         ("anthropic", "media"),
         "Unsupported",
         "Anthropic has no raw provider payload; only provider_payload.anthropic and provider_payload.media are read",
-        spelling={"gemini": ("candidates", "modelVersion", "responseId"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"gemini": ("candidates", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "modelVersion", "responseId"), "openai_chat": ("members/content_absent", "members/content_parts", "members/part"), "openai_responses": ("members/content_string", "members/output_list", "members/type"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.anthropic: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -101,11 +101,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
     )
     # schema_version: implied (always v1)
     # options.stream: Degraded
-    cx.report(
-        f"{path}.options.stream",
-        "Degraded",
-        "Gemini streams by the method called (streamGenerateContent), not by a field; give it to the call",
-    )
+    if src.options.stream is True:
+        cx.report(
+            f"{path}.options.stream",
+            "Degraded",
+            "Gemini streams by the method called (streamGenerateContent), not by a field; give it to the call",
+        )
     # options.previous_response_id: Unsupported
     if src.options.previous_response_id is not UNSET:
         cx.report(
@@ -134,7 +135,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         ("gemini", "media"),
         "Unsupported",
         "Gemini has no place for other Lux extensions; only extra.gemini and extra.media are read",
-        spelling={"anthropic": ("stream", "system_form", "thinking_absent"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form", "members/is_error", "stream", "system_form", "thinking_absent"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "members/content_string", "members/output_list", "members/type", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.gemini: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -96,7 +96,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
         ("gemini", "media"),
         "Unsupported",
         "Gemini has no place for other Lux payloads; only provider_payload.gemini and provider_payload.media are read",
-        spelling={"anthropic": ("stop_reason_absent",), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form", "members/is_error", "stop_reason_absent"), "openai_chat": ("members/content_absent", "members/content_parts", "members/part"), "openai_responses": ("members/content_string", "members/output_list", "members/type"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.gemini: keys no rule reads (Unsupported)
     cx.report_unread(

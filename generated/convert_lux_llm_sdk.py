@@ -187,11 +187,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> LanguageModelInput:
         "llm-sdk keeps the model outside the input (the LanguageModel the caller picks); give it back as context['model'] on the way back",
     )
     # options.stream: Degraded
-    cx.report(
-        f"{path}.options.stream",
-        "Degraded",
-        "llm-sdk streams by the call (stream or generate), not by a field of the input; give it back as context['stream'] on the way back",
-    )
+    if src.options.stream is True:
+        cx.report(
+            f"{path}.options.stream",
+            "Degraded",
+            "llm-sdk streams by the call (stream or generate), not by a field of the input; give it back as context['stream'] on the way back",
+        )
     # options.stop: Unsupported
     if src.options.stop is not UNSET:
         cx.report(
@@ -241,7 +242,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> LanguageModelInput:
         ("llm_sdk", "media"),
         "Unsupported",
         "llm-sdk has no place for other Lux extensions; only extra.llm_sdk and extra.media are read",
-        spelling={"anthropic": ("stream", "system_form", "thinking_absent"), "gemini": ("contents", "model"), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form", "members/is_error", "stream", "system_form", "thinking_absent"), "gemini": ("contents", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "model"), "openai_chat": ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "members/content_string", "members/output_list", "members/type", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.llm_sdk: keys no rule reads (Unsupported)
     cx.report_unread(

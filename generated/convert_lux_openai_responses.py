@@ -265,7 +265,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         ("openai_responses", "media"),
         "Unsupported",
         "Responses has no extension fields; only extra.openai_responses and extra.media are read",
-        spelling={"anthropic": ("stream", "system_form", "thinking_absent"), "gemini": ("contents", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "stop_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form", "members/is_error", "stream", "system_form", "thinking_absent"), "gemini": ("contents", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # extra.openai_responses: keys no rule reads (Unsupported)
     cx.report_unread(

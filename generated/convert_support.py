@@ -249,7 +249,9 @@ class Cx:
 
         `spelling` names, for another format's side-car under `mapping`, the members that only
         record how that format spelled a value Lux holds (codegen.mappings.spellings); such a
-        side-car is reported member by member, its spellings left out."""
+        side-car is reported member by member, its spellings left out, and so are the members its
+        ``members`` keeps for each Lux object (``members/<name>``, or ``members/<name>=null`` for a
+        null that records an absence, are spellings)."""
         if mapping is UNSET:
             return
         if not isinstance(mapping, dict):
@@ -262,9 +264,23 @@ class Cx:
             if spelled is None or not isinstance(value, dict):
                 self.report(member(path, key), status, detail)
                 continue
-            for name in value:
-                if name not in spelled:
-                    self.report(member(member(path, key), name), status, detail)
+            car = member(path, key)
+            for name, kept in value.items():
+                if name == "members" and isinstance(kept, dict) and "members" not in spelled:
+                    self._report_members(member(car, name), kept, spelled, status, detail)
+                elif name not in spelled:
+                    self.report(member(car, name), status, detail)
+
+    def _report_members(self, path: str, members: dict[str, Any], spelled: tuple[str, ...], status: Status, detail: str) -> None:
+        """Each member a side-car's ``members`` keeps for a Lux object, but its spellings."""
+        for lux_path, kept in members.items():
+            if not isinstance(kept, dict):
+                self.report(member(path, lux_path), status, detail)
+                continue
+            for name, value in kept.items():
+                if f"members/{name}" in spelled or (value is None and f"members/{name}=null" in spelled):
+                    continue
+                self.report(member(member(path, lux_path), name), status, detail)
 
     # ------------------------------------------------------------- provenance and side-cars
 
@@ -362,7 +378,11 @@ class Cx:
             for seg in space.split("."):
                 node = node.setdefault(seg, {})
             node.setdefault(at, {})[key] = kept
-            table[member(member(f"$.{sidecar}.{space}", at), key)] = source
+            where = member(member(f"$.{sidecar}.{space}", at), key)
+            if isinstance(kept, list) and kept and all(self._recorded(item) for item in kept):
+                self._walk(kept, where, table, {})  # verbatim items: each names its own source
+            else:
+                table[where] = source
         if isinstance(origins, Origins):
             origins._paths = table
         elif origins is not None:

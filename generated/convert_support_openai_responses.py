@@ -195,10 +195,15 @@ def _plain(value: Any) -> Any:
     return msgspec.to_builtins(value)
 
 
-def _keep(cx: Cx, lux_path: str, members: dict[str, Any]) -> None:
-    """Kept members of the Responses object written at `lux_path` (read back by the reverse)."""
+def _keep(cx: Cx, lux_path: str, members: dict[str, Any], source: str | None = None) -> None:
+    """Kept members of the Responses object written at `lux_path` (read back by the reverse);
+    `source`, the JSON path of the Responses object they are members of (each is recorded at
+    ``source.<name>``, so that a diagnostic about it names it there)."""
     if members:
         cx.memo.setdefault("members", {}).setdefault(lux_path, {}).update(members)
+        if source is not None:
+            sources = cx.memo.setdefault("member_sources", {}).setdefault(lux_path, {})
+            sources.update({name: member(source, name) for name in members})
 
 
 def _media(cx: Cx, lux_path: str, entry: dict[str, Any]) -> None:
@@ -239,7 +244,7 @@ def _input_item(item: dict[str, Any], path: str, lux: str, cx: Cx) -> LucentConv
         return LucentConversationItemMessage(message=_message(item, path, f"{lux}.message", cx))
     if kind == "function_call":
         call = LucentToolUse(id=item["call_id"], name=item["name"], arguments=item["arguments"])
-        _keep(cx, f"{lux}.tool_call", _rest(item, ("type", "call_id", "name", "arguments"), path, cx, ("caller", "namespace")))
+        _keep(cx, f"{lux}.tool_call", _rest(item, ("type", "call_id", "name", "arguments"), path, cx, ("caller", "namespace")), path)
         return LucentConversationItemToolCall(tool_call=cx.built(path, call, {"id": "call_id", "name": "name", "arguments": "arguments"}))
     if kind == "function_call_output":
         output = item["output"]
@@ -249,7 +254,7 @@ def _input_item(item: dict[str, Any], path: str, lux: str, cx: Cx) -> LucentConv
             content = _parts(output, f"{path}.output", f"{lux}.tool_result", "content", "user", cx)
             _keep(cx, f"{lux}.tool_result", {"output_list": True})
         result = LucentToolResult(tool_use_id=item["call_id"], content=content, is_error=False)
-        _keep(cx, f"{lux}.tool_result", _rest(item, ("type", "call_id", "output"), path, cx, ("caller",)))
+        _keep(cx, f"{lux}.tool_result", _rest(item, ("type", "call_id", "output"), path, cx, ("caller",)), path)
         return LucentConversationItemToolResult(tool_result=cx.built(path, result, {"tool_use_id": "call_id"}))
     if kind == "reasoning":
         return LucentConversationItemReasoning(reasoning=_reasoning_item(item, path, f"{lux}.reasoning", cx))
@@ -284,7 +289,7 @@ def _message(item: dict[str, Any], path: str, lux: str, cx: Cx) -> LucentMessage
         kept["content_string"] = True
     else:
         blocks = _parts(content, f"{path}.content", lux, "content", item["role"], cx)
-    _keep(cx, lux, kept)
+    _keep(cx, lux, kept, path)
     return cx.built(path, LucentMessage(role=item["role"], content=blocks), {"role": "role"})
 
 
@@ -311,14 +316,14 @@ def _parts(parts: list[Any], path: str, lux: str, field: str, role: str, cx: Cx,
                 cx.report(member(where, "logprobs"), "Degraded", "Lux text has no log probabilities; kept in the openai_responses side-car members")
             if "prompt_cache_breakpoint" in rest:
                 cx.report(member(where, "prompt_cache_breakpoint"), "Degraded", "Lux has no cache breakpoints; kept in the openai_responses side-car members")
-            _keep(cx, at, rest)
+            _keep(cx, at, rest, where)
         elif kind == "refusal":
             blocks.append(cx.built(where, LucentContentRefusal(refusal=part["refusal"]), {"refusal": "refusal"}))
         elif kind == "input_image" and (isinstance(part.get("image_url"), str) or isinstance(part.get("file_id"), str)):
             blocks.append(cx.built(where, LucentContentImage(image=_image(part, where, at, cx))))
         else:
             cx.report(where, "Degraded", f"Lux has no block for a {kind} part; kept verbatim in extra.openai_responses.members")
-            verbatim.append({"index": index, "value": part})
+            verbatim.append(cx.built(where, {"index": index, "value": part}, {"value": ""}))
     if verbatim:
         _keep(cx, lux, {f"{field}_parts": verbatim})
     return blocks
@@ -377,7 +382,7 @@ def _image(part: dict[str, Any], path: str, at: str, cx: Cx) -> LucentMultimedia
         _media(cx, f"{at}.image", {"file_uri": part["file_id"]})
         if "image_url" in part:
             rest["image_url"] = part["image_url"]
-    _keep(cx, at, rest)
+    _keep(cx, at, rest, path)
     return media
 
 
@@ -409,13 +414,21 @@ def _reasoning_item(item: dict[str, Any], path: str, lux: str, cx: Cx) -> Lucent
         kept["encrypted_content"] = None
     if "content" in item and (not isinstance(content, list) or len(content) != 1 or _plain(content[0]) != {"type": "reasoning_text", "text": texts[0]}):
         kept["content"] = content
-    _keep(cx, lux, kept)
+    _keep(cx, lux, kept, path)
     return cx.built(path, thinking, {"signature": "encrypted_content"})
 
 
 def responses_members(conversation: Any, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
-    """The item members kept while the conversation (or the output) was built, by Lux path."""
-    return cast("dict[str, Any]", cx.memo.pop("members", UNSET))
+    """The item members kept while the conversation (or the output) was built, by Lux path; the
+    source path of each is recorded (provenance)."""
+    members = cast("dict[str, Any] | UnsetType", cx.memo.pop("members", UNSET))
+    sources: dict[str, dict[str, str]] = cx.memo.pop("member_sources", {})
+    if isinstance(members, dict):
+        for lux_path, kept in members.items():
+            named = {name: source for name, source in sources.get(lux_path, {}).items() if name in kept}
+            if named:
+                cx.sourced(kept, named)
+    return members
 
 
 def responses_media(conversation: Any, path: str, cx: Cx) -> dict[str, Any] | UnsetType:

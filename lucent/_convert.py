@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from lucent._best_error import _container, _fields, _struct_for
-from lucent._decode import _MSGSPEC_CODES, _skips_values, _validation_error, adds_no_member, decode, encode, same_colons, schema_module
+from lucent._decode import _ENCODER, _MSGSPEC_CODES, _skips_values, _validation_error, adds_no_member, decode, encode, same_colons, schema_module
 from lucent._limits import Limits
-from lucent.errors import ConversionError, LucentError, UsageError, ValidationError
+from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
@@ -62,18 +62,21 @@ def convert(
         The source document. JSON text (``bytes``/``str``) and plain JSON values (``dict``...)
         are decoded with :func:`lucent.decode` against the source schema; a generated Struct of
         the source definition (``RemoteModelRequest``, ``LucentRequest``) is used as is.
-    source, target : {"lux", "sparktide", "llm-sdk", "htmlp"}
-        Format names. Each format converts to and from Lux by a generated converter
+    source, target : {"lux", "sparktide", "llm-sdk", "htmlp", "openai-chat", "openai-responses", "anthropic", "gemini"}
+        Format names (:data:`FORMATS`). Each format converts to and from Lux by a generated converter
         (``lucent.generated.convert_registry.CONVERTERS``); any other pair is composed through
         Lux (source -> Lux -> target), with every diagnostic of both hops named by its path in
         the source document. ``source == target`` returns the decoded document unchanged; its only
         diagnostics are the protocol rules it breaks (Invalid, as below).
     kind : {"request", "response", "error"}
-        What the document is, per format (``DOCUMENTS``): ``request`` is ``LucentRequest``
-        (lux-ir-v1), ``RemoteModelRequest`` (sparktide-remote-1.0), ``LanguageModelInput``
-        (llm-sdk) or ``ModelRequest`` (htmlp); ``response`` is ``LucentResponse``,
-        ``RemoteModelResponse`` or ``ModelResponse``; ``error`` is ``LucentError`` or
-        ``RemoteModelFailure``. A kind a format has no converter for raises
+        What the document is, per format (``lucent.generated.convert_registry.DOCUMENTS``):
+        ``request`` is ``LucentRequest`` (lux-ir-v1), ``RemoteModelRequest``
+        (sparktide-remote-1.0), ``LanguageModelInput`` (llm-sdk), ``ModelRequest`` (htmlp),
+        ``CreateChatCompletionRequest`` (openai-chat), ``CreateResponse`` (openai-responses),
+        ``CreateMessageParams`` (anthropic) or ``GenerateContentRequest`` (gemini); ``response``
+        is ``LucentResponse``, ``RemoteModelResponse``, ``ModelResponse``,
+        ``CreateChatCompletionResponse``, ``Response``, ``Message`` or
+        ``GenerateContentResponse``; ``error`` is ``LucentError`` or ``RemoteModelFailure``. A kind a format has no converter for raises
         ``unsupported_conversion``.
     strict : bool, default False
         Raise :class:`~lucent.errors.ConversionError` instead of returning when any diagnostic
@@ -179,16 +182,21 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     if len(second) > PARTIAL_WALKS:
         provenance.paths()  # one walk of the whole document costs less than one per diagnostic
     for diagnostic in second:
-        fields = _source_paths(diagnostic.field, provenance.around(diagnostic.field))
-        if diagnostic.field.startswith(_SIDE_CARS):
+        field = diagnostic.field
+        around = provenance.around(field)
+        fields = _source_paths(field, around)
+        recorded = field in around or any(p.startswith((field + ".", field + "[")) for p in around)
+        if field.startswith(_SIDE_CARS) and not recorded:
             if kept is None:
                 kept = list(_kept_members(msgspec.to_builtins(lux), provenance))
-            fields += [source for path, source in kept if path == diagnostic.field or path.startswith((diagnostic.field + ".", diagnostic.field + "["))]
-        for field in dict.fromkeys(fields):
-            key = (field, diagnostic.status, diagnostic.detail)
+            inside = [source for path, source in kept if path == field or path.startswith((field + ".", field + "["))]
+            if inside:  # the members the side-car kept, each at its source path (not the object that held them)
+                fields = inside
+        for source in dict.fromkeys(fields):
+            key = (source, diagnostic.status, diagnostic.detail)
             if key not in seen:
                 seen.add(key)
-                found.append(ConversionDiagnostic(field=field, status=diagnostic.status, detail=diagnostic.detail))
+                found.append(ConversionDiagnostic(field=source, status=diagnostic.status, detail=diagnostic.detail))
     return value, found
 
 
@@ -287,9 +295,9 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
         return data, []
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
         try:
-            data = msgspec.json.encode(data)
-        except (TypeError, ValueError, OverflowError, RecursionError, msgspec.EncodeError):
-            raise UsageError(f"cannot read a {type(data).__name__} as JSON", code="invalid_input_type") from None
+            data = encode(data)  # NaN and infinity refused, not written as null
+        except EncodeError as exc:
+            raise UsageError(f"cannot read a {type(data).__name__} as JSON: {exc.message}", code="invalid_input_type", path=exc.path) from None
     name = _decodable(schema, definition)
     try:
         document = decode(data, schema, name, limits=limits)
@@ -359,7 +367,7 @@ def _check_target(value: Any, schema: str, definition: str, named: Collection[st
     protocol rule, such as SparkTide's closed JSON arguments, when the schema holds) is kept too.
     """
     name = _decodable(schema, definition)
-    text = encode(value)
+    text = _ENCODER.encode(value)  # a converter writes no NaN; the check below reads the text
     try:
         decode(text, schema, name)
         return []

@@ -508,11 +508,27 @@ def encode(obj: Any) -> bytes:
     Raises
     ------
     EncodeError
-        ``code="unencodable"`` for a value that has no JSON form.
+        ``code="unencodable"`` for a value that has no JSON form: NaN and infinity included
+        (msgspec would write them as ``null``), with ``.path`` the first one's JSON path;
+        ``code="max_depth"`` for a value that nests too deeply to encode.
     """
     try:
-        return _ENCODER.encode(obj)
+        text = _ENCODER.encode(obj)
+        if b"null" in text and _NON_FINITE.search(_MSGPACK.encode(obj)) is not None:
+            from lucent._stream_read import non_finite_path  # the exact walk, for a likely hit only
+
+            found = non_finite_path(obj)
+            if found is not None:
+                raise EncodeError("NaN or an infinite number has no JSON form (msgspec writes it as null)", code="unencodable", path="$" + found)
+        return text
     except (msgspec.EncodeError, TypeError, ValueError, OverflowError) as exc:
         raise EncodeError(f"cannot encode: {exc}", code="unencodable") from None
     except RecursionError:
         raise EncodeError("the object nests too deeply to encode", code="max_depth") from None
+
+
+_MSGPACK = msgspec.msgpack.Encoder()
+_NON_FINITE = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
+"""A float64 whose exponent bits are all ones (NaN, infinity) in MessagePack (0xcb, then the
+big-endian bits): found in C, before the exact walk. Bytes inside a binary value or an integer
+can match too; the walk then finds nothing."""

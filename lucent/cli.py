@@ -13,7 +13,7 @@
     (``STATUS FIELD: DETAIL``); ``--diagnostics OUT`` also writes them as a ``DiagnosticReport``
     (schemas/lucent-diagnostics-v1.json). Exit status 1 on a lucent error (and, with
     ``--strict``, on any Unsupported or Invalid diagnostic; ``--diagnostics OUT`` is written
-    then too); exit status 3 when the output was written but a diagnostic is Invalid (it does
+    then too); 2 on a usage error (an unknown format or kind: ``UsageError``); exit status 3 when the output was written but a diagnostic is Invalid (it does
     not validate against the target schema, e.g. a value only ``--context`` can give is missing).
 
     ``--kind stream`` (``--from``/``--to`` sparktide, llm-sdk, lux, openai-chat, openai-responses,
@@ -213,8 +213,8 @@ def parser() -> argparse.ArgumentParser:
     validate.set_defaults(run=_validate)
 
     conv = commands.add_parser("convert", help="convert a document between formats through Lux")
-    conv.add_argument("--from", dest="source", required=True, help="lux, sparktide, llm-sdk or htmlp")
-    conv.add_argument("--to", dest="target", required=True, help="lux, sparktide, llm-sdk or htmlp")
+    conv.add_argument("--from", dest="source", required=True, help="lux, sparktide, llm-sdk, htmlp, openai-chat, openai-responses, anthropic or gemini")
+    conv.add_argument("--to", dest="target", required=True, help="lux, sparktide, llm-sdk, htmlp, openai-chat, openai-responses, anthropic or gemini")
     conv.add_argument("--kind", default="request", choices=["request", "response", "error", "stream"],
                       help="request (default), response, error, stream (SSE in, SSE out; " + ", ".join(STREAM_FORMATS) + ")")
     conv.add_argument("--strict", action="store_true", help="fail on any Unsupported or Invalid diagnostic")
@@ -252,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         lossy = sum(d.status in ("Unsupported", "Invalid") for d in exc.diagnostics)
         print(f"lucent: strict conversion refused: {lossy} of {len(exc.diagnostics)} diagnostic(s) are Unsupported or Invalid [{exc.code}]", file=sys.stderr)
         return 1
+    except UsageError as exc:  # the call is wrong (an unknown format, kind or definition)
+        print(f"lucent: {exc.message} [{exc.code}]", file=sys.stderr)
+        return 2
     except LucentError as exc:
         print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
         return 1

@@ -13,7 +13,9 @@
   ``out_of_memory``;
 * API misuse (:class:`UsageError`): ``unknown_schema``, ``unknown_definition``,
   ``unknown_format``, ``unsupported_conversion``, ``invalid_input_type``, ``invalid_context``,
-  ``invalid_limits``;
+  ``invalid_limits``, ``invalid_rules``;
+* a value with no JSON form (:class:`EncodeError`): ``unencodable`` (NaN and infinity included,
+  at the JSON path of the first), ``max_depth``;
 * a strict conversion that would lose data (:class:`ConversionError`): ``conversion_lossy``;
 * a stream that breaks its format's rules (:class:`StreamError`): see :mod:`lucent.streams` for
   the codes (``interrupted``, ``unknown_frame``, ``duplicate_terminal``, ``model_error``, ...).

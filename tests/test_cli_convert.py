@@ -60,3 +60,18 @@ def test_convert_an_llm_sdk_response_to_lux_reports_the_missing_id_and_model(tmp
     report_validator().validate(written)
     assert [(d["field"], d["status"]) for d in written["diagnostics"]][:2] == [("target:$.id", "Invalid"), ("target:$.model", "Invalid")]
     assert json.loads(capsys.readouterr().out)["choices"][0]["message"]["content"] == [{"type": "text", "text": "Hello."}]
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["--from", "nope", "--to", "lux"], "unknown_format"),
+        (["--from", "lux", "--to", "htmlp", "--kind", "response"], "unsupported_conversion"),
+    ],
+    ids=["unknown format", "unsupported kind"],
+)
+def test_a_usage_error_exits_2(argv: list[str], code: str, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "input.json"
+    source.write_text("{}", encoding="utf-8")
+    assert main(["convert", *argv, str(source)]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"[{code}]")

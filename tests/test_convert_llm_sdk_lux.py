@@ -254,8 +254,16 @@ def test_roles_llm_sdk_lacks_are_written_as_the_nearest_and_degraded() -> None:
         ("$.conversation[3].message.role", "Degraded"),
         ("$.conversation[4].message.content[0]", "Degraded"),
         ("$.model", "Degraded"),
-        ("$.options.stream", "Degraded"),
+        # options.stream false is a generate call: not named (true is: test below)
     ]
+
+
+def test_a_true_stream_is_named_for_the_call_to_give() -> None:
+    doc = lux_request([message("user", text("hi"))])
+    doc["options"]["stream"] = True
+    assert ("$.options.stream", "Degraded") in diags(to_llm_sdk(doc))
+    doc["options"]["stream"] = False
+    assert ("$.options.stream", "Degraded") not in diags(to_llm_sdk(doc))
 
 
 def test_tools_need_a_description_and_an_object_schema_and_have_no_strict() -> None:
@@ -340,7 +348,6 @@ def test_second_hop_findings_name_the_source_values_they_came_from() -> None:
     result = lucent.convert(json.dumps(SPARKTIDE), "sparktide", "llm-sdk")
     assert diags(result) == [
         ("$.model", "Degraded"),
-        ("$.stream", "Degraded"),
         ("$.protocolVersion", "Unsupported"),
         ("$.invocationId", "Unsupported"),
         ("$.deadline", "Unsupported"),

@@ -7,6 +7,12 @@ leaving X's spellings out, so it reports X's other side-car members one by one a
 spellings (codegen.mappings.spellings, ``Cx.report_unread``). A JSON null is a value, not a
 spelling: it is named when the target cannot write it.
 
+The members an X -> Lux conversion keeps for a Lux object (``extra.<x>.members``) are named the
+same way: the spec's ``[pair]`` lists those that are spellings (``member_spellings``: Anthropic's
+``content_form``) or absences (``member_absences``: a Gemini call kept with ``id`` null had
+none), and each other member is reported at its own source path, never at a path the source
+does not have.
+
 A composed conversion names a second hop's findings at source paths; ``Origins.around`` finds
 them by walking only the Lux values on the way to each finding, and must agree with the whole
 walk (``Origins.paths``).
@@ -14,6 +20,7 @@ walk (``Origins.paths``).
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 import pytest
@@ -24,6 +31,7 @@ from lucent._convert import _decode_source, _definition, _source_paths
 from lucent.generated.convert_registry import CONVERTERS
 from lucent.generated.convert_support import Origins
 from tests.fuzz.harness import CONTEXT
+from tests.vendor_convert_corpus import has_path
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SMALL = b'{"model":"gpt-4o","messages":[{"role":"system","content":"Brief."},{"role":"user","content":"Hi"}],"max_tokens":256,"temperature":0.2}'
@@ -31,8 +39,10 @@ SMALL = b'{"model":"gpt-4o","messages":[{"role":"system","content":"Brief."},{"r
 
 def test_the_spellings_are_read_from_the_specs() -> None:
     found = spellings(load_specs(ROOT))
-    assert found["request"]["openai_chat"] == ("limit_field", "stop_string", "stream_absent")
-    assert found["request"]["openai_responses"] == ("input_absent", "input_string", "stream_absent")
+    assert found["request"]["openai_chat"] == ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent")
+    assert found["request"]["openai_responses"] == ("input_absent", "input_string", "members/content_string", "members/output_list", "members/type", "stream_absent")
+    assert found["response"]["anthropic"] == ("members/content_form", "members/is_error", "stop_reason_absent")
+    assert "members/id=null" in found["request"]["gemini"] and "members/id" not in found["request"]["gemini"]  # only a null id records an absence
     assert "temperature" not in found["request"]["openai_chat"]  # a kept null is a value
 
 
@@ -81,3 +91,49 @@ def test_a_partial_walk_names_what_the_whole_walk_names(source: str, target: str
             assert _source_paths(diagnostic.field, partial.around(diagnostic.field)) == _source_paths(diagnostic.field, full)
             compared += 1
     assert compared >= 10
+
+
+STRICT = [
+    ("openai-responses", "openai-chat", {"model": "gpt-x", "input": [{"role": "user", "content": "What is 2+2?"}]}),
+    ("anthropic", "openai-chat", {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}),
+    ("openai-chat", "anthropic", {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]}),
+    ("anthropic", "gemini", {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}),
+    ("anthropic", "llm-sdk", {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}),
+    ("gemini", "openai-chat", {"contents": [{"role": "user", "parts": [{"text": "weather?"}]},
+                                            {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]},
+                                            {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"t": 3}}}]}],
+                               "tools": [{"functionDeclarations": [{"name": "get_weather", "parameters": {"type": "OBJECT", "properties": {"city": {"type": "STRING"}}}}]}]}),
+]
+
+
+@pytest.mark.parametrize(("source", "target", "document"), STRICT, ids=[f"{s}->{t}" for s, t, _ in STRICT])
+def test_a_spelling_kept_for_a_lux_object_is_no_loss(source: str, target: str, document: dict[str, object]) -> None:
+    context = {"model": "m"} if source == "gemini" else None  # a Gemini body names no model
+    result = lucent.convert(json.dumps(document).encode(), source=source, target=target, context=context, strict=True)
+    assert all(has_path(document, d.field) for d in result.diagnostics), result.diagnostics
+    if source == "gemini":  # the call had no id (derived, as the first hop says); the tool turn is rewritten
+        assert [d.field for d in result.diagnostics] == ["$.contents[1].parts[0].functionCall", "$.contents[2].parts[0]", "$.contents[2]"]
+    else:
+        assert [d.field for d in result.diagnostics] == (["$.model"] if target in ("gemini", "llm-sdk") else [])  # the call names the model
+
+
+def test_a_member_kept_for_a_lux_object_is_named_at_its_source_path() -> None:
+    anthropic = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}},
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "doc"}}]}]}
+    result = lucent.convert(json.dumps(anthropic).encode(), source="anthropic", target="openai-chat")
+    unsupported = sorted(d.field for d in result.diagnostics if d.status == "Unsupported")
+    assert unsupported == ["$.messages[0].content[0].cache_control", "$.messages[0].content[1]"]
+    responses = {"model": "m", "input": [{"role": "user", "content": [
+        {"type": "input_text", "text": "read"}, {"type": "input_file", "file_url": "https://example.com/a.pdf"}]}]}
+    result = lucent.convert(json.dumps(responses).encode(), source="openai-responses", target="openai-chat")
+    assert sorted({d.field for d in result.diagnostics}) == ["$.input[0].content[1]"]
+    assert {d.status for d in result.diagnostics} == {"Degraded", "Unsupported"}
+
+
+def test_a_false_stream_is_the_default_call_of_gemini_and_llm_sdk() -> None:
+    for target in ("gemini", "llm-sdk"):
+        for stream, named in ((False, []), (True, ["$.stream"])):
+            chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": stream}
+            result = lucent.convert(json.dumps(chat).encode(), source="openai-chat", target=target, context=CONTEXT)
+            assert [d.field for d in result.diagnostics if "stream" in d.field] == named, target

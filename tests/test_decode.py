@@ -385,3 +385,31 @@ def test_a_missing_or_unknown_property_is_named_in_the_message() -> None:
         lucent.decode(b'{"delta": {"index": 0, "part": {"type": "text", "text": "a"}}, "nope": [{"x": 1}]}', "llm-sdk", "PartialModelResponse")
     assert (caught.value.code, caught.value.path) == ("additionalProperties", "$")
     assert "`nope`" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ({"t": float("nan")}, "$.t"),
+        ({"a": [1, {"b": float("-inf")}]}, "$.a[1].b"),
+        ([None, float("inf")], "$[1]"),
+        (lux_ir_v1.LucentTool(name="f", parameters={"type": "object", "default": float("nan")}), "$.parameters.default"),
+    ],
+    ids=["nan", "nested -inf", "inf in a list", "nan in a free member of a Struct"],
+)
+def test_encode_refuses_nan_and_infinity_rather_than_writing_null(value: Any, path: str) -> None:
+    with pytest.raises(lucent.errors.EncodeError) as raised:
+        lucent.encode(value)
+    assert (raised.value.code, raised.value.path) == ("unencodable", path)
+
+
+def test_encode_writes_null_and_large_finite_numbers() -> None:
+    assert lucent.encode({"t": None, "x": 1.5, "big": 1e308, "neg": -1e-308}) == b'{"t":null,"x":1.5,"big":1e308,"neg":-1e-308}'
+    assert lucent.encode({"bin": b"\xcb\x7f\xf8"}) == b'{"bin":"y3/4"}'  # bytes that look like a NaN to the fast check
+
+
+def test_convert_refuses_a_json_value_holding_nan_as_input() -> None:
+    request = {"model": "m", "messages": [{"role": "user", "content": "x"}], "temperature": float("nan")}
+    with pytest.raises(UsageError) as raised:
+        lucent.convert(request, source="openai-chat", target="anthropic")
+    assert (raised.value.code, raised.value.path) == ("invalid_input_type", "$.temperature")

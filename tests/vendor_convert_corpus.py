@@ -71,6 +71,7 @@ import msgspec
 
 import lucent
 from lucent import streams
+from lucent._best_error import segments
 from lucent.errors import LucentError
 from lucent.generated.convert_registry import CONVERTERS, UNREACHABLE
 from tests.vendor_corpus import CORPUS, DATA, PROVIDERS, listed
@@ -563,8 +564,27 @@ def run_case(pair: Pair, case: Case, lists: Path = EXPECTED) -> Outcome:
         if beyond:
             return Outcome("failed", _unique(f"invalid at {_general(f)}" for f in beyond))
         return Outcome("unreachable", [f"no valid image: {p}" for p in declared])
+    if pair.kind != "stream":
+        # a diagnostic names a value of the source document (docs/semantics.md): never a path
+        # the source does not have (a side-car member of the Lux document between the hops)
+        ghosts = [d.field for d in diagnostics if not d.field.startswith("target:") and not has_path(case.value, d.field)]
+        if ghosts:
+            return Outcome("failed", _unique(f"a diagnostic names {_general(f)}, which the source does not have" for f in ghosts))
     reasons = _unique(f"{d.status} {_general(d.field)}" for d in diagnostics)
     return Outcome("degraded", reasons) if reasons else Outcome("exact")
+
+
+def has_path(document: Any, path: str) -> bool:
+    """``document`` (JSON) has a value at the JSON path ``path`` (``$.a[0]["b c"]``)."""
+    node = document
+    for step in segments(path):
+        if isinstance(step, int):
+            if not isinstance(node, list) or step >= len(node):
+                return False
+        elif not isinstance(node, dict) or step not in node:
+            return False
+        node = node[step]
+    return True
 
 
 def _unique(reasons: Iterable[str]) -> list[str]:
