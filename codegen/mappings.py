@@ -1243,17 +1243,21 @@ class Lowering:
     def _record(self, node: dict[str, Any], name: str, rules: dict[str, Any]) -> None:
         """Provenance: the built value is recorded (Cx.built) with the source path it came from and
         the source member each of its members copies (a rule with one source field)."""
-        fields = {}
+        fields: dict[str, str | tuple[str, ...]] = {}
         for tpath, rule in rules.items():
             if any(k in rule for k in ("absent", "const", "context", "kept")):
                 continue
-            froms = [f for p in rule["parts"] for f in _froms(p)] if "parts" in rule else _froms(rule)
-            if len(set(froms)) == 1 and froms[0] != ".":
+            froms = list(dict.fromkeys(f for p in rule["parts"] for f in _froms(p))) if "parts" in rule else list(dict.fromkeys(_froms(rule)))
+            if len(froms) == 1 and froms[0] != ".":
                 fields[tpath] = froms[0]
+            elif len(froms) > 1 and "." not in froms:
+                fields[tpath] = tuple(froms)  # the first the source has (Cx.built, given the source)
         node["record"] = "None"
         if fields:
             node["record"] = "_FROM_" + "".join(c if c.isalnum() else "_" for c in name).upper()
-            self.constants.append({"name": node["record"], "ann": "dict[str, str]",
+            several = any(isinstance(v, tuple) for v in fields.values())
+            node["record_source"] = several
+            self.constants.append({"name": node["record"], "ann": "dict[str, str | tuple[str, ...]]" if several else "dict[str, str]",
                                    "value": "{\n" + "".join(f"    {_lit(k)}: {_lit(v)},\n" for k, v in fields.items()) + "}"})
 
     def _target_variant(self, m: dict[str, Any], rule: dict[str, Any]) -> tuple[Type, Variant] | None:

@@ -32,7 +32,7 @@ from .lux_ir_v1 import (
 
 __all__ = ["anthropic_to_lux_request"]
 
-_FROM_REQUEST: dict[str, str] = {
+_FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "model": "model",
     "instructions": "system",
     "conversation": "messages",
@@ -45,11 +45,13 @@ _FROM_REQUEST: dict[str, str] = {
     "options.stop": "stop_sequences",
     "options.stream": "stream",
     "options.structured_output": "output_config",
+    "reasoning": ("thinking", "output_config"),
     "metadata": "metadata",
     "extra.anthropic.system_form": "system",
     "extra.anthropic.tools": "tools",
     "extra.anthropic.disable_parallel_tool_use": "tool_choice",
     "extra.anthropic.thinking_display": "thinking",
+    "extra.anthropic.thinking_absent": ("thinking", "output_config"),
     "extra.anthropic.output_config": "output_config",
     "extra.anthropic.metadata": "metadata",
     "extra.anthropic.stream": "stream",
@@ -199,7 +201,7 @@ def _request(src: CreateMessageParams, path: str, cx: Cx) -> LucentRequest:
                 "cache_control": extra_anthropic_cache_control,
             }),
         }),
-    ), _FROM_REQUEST)
+    ), _FROM_REQUEST, src)
 
 
 def _tool_choice(src: ToolChoice, path: str, cx: Cx) -> LucentToolChoice:

@@ -26,11 +26,12 @@ from .lux_ir_v1 import (
 
 __all__ = ["anthropic_to_lux_response"]
 
-_FROM_RESPONSE: dict[str, str] = {
+_FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "id": "id",
     "model": "model",
     "usage": "usage",
     "provider_payload.anthropic.blocks": "content",
+    "provider_payload.anthropic.stop_reason": ("stop_reason", "stop_sequence"),
     "provider_payload.anthropic.stop_reason_absent": "stop_reason",
     "provider_payload.anthropic.stop_sequence": "stop_sequence",
     "provider_payload.anthropic.stop_details": "stop_details",
@@ -38,8 +39,9 @@ _FROM_RESPONSE: dict[str, str] = {
     "provider_payload.anthropic.usage": "usage",
 }
 
-_FROM_CHOICE: dict[str, str] = {
+_FROM_CHOICE: dict[str, str | tuple[str, ...]] = {
     "message.content": "content",
+    "finish_reason": ("stop_reason", "content"),
 }
 
 
@@ -132,7 +134,7 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
                 "usage": provider_payload_anthropic_usage,
             }),
         }),
-    ), _FROM_RESPONSE)
+    ), _FROM_RESPONSE, src)
 
 
 def _choice(src: Message, path: str, cx: Cx) -> LucentChoice:
@@ -161,5 +163,5 @@ def _choice(src: Message, path: str, cx: Cx) -> LucentChoice:
             content=message_content,
         ),
         finish_reason=finish_reason,
-    ), _FROM_CHOICE)
+    ), _FROM_CHOICE, src)
 

@@ -92,8 +92,13 @@ _FROM_IMAGE: dict[str, str] = {
     "media_type": "mimeType",
 }
 
-_FROM_TOOL_USE: dict[str, str] = {
+_FROM_AUDIO: dict[str, str | tuple[str, ...]] = {
+    "media_type": ("container", "encoding"),
+}
+
+_FROM_TOOL_USE: dict[str, str | tuple[str, ...]] = {
     "id": "toolCallId",
+    "name": ("toolName", "toolCallId"),
     "arguments": "args",
 }
 
@@ -361,7 +366,7 @@ def _audio(src: AudioPart, path: str, cx: Cx) -> LucentMultimedia:
     return cx.built(path, LucentMultimedia(
         media_type=media_type,
         source="inline",
-    ), None)
+    ), _FROM_AUDIO, src)
 
 
 def _tool_use(src: ToolCallPart, path: str, cx: Cx) -> LucentToolUse:
@@ -377,7 +382,7 @@ def _tool_use(src: ToolCallPart, path: str, cx: Cx) -> LucentToolUse:
         id=src.toolCallId,
         name=name,
         arguments=arguments,
-    ), _FROM_TOOL_USE)
+    ), _FROM_TOOL_USE, src)
 
 
 def _tool_result(src: ToolResultPart, path: str, cx: Cx) -> LucentToolResult:

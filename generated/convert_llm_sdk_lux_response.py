@@ -59,9 +59,14 @@ _FROM_TOOL_USE: dict[str, str] = {
     "arguments": "args",
 }
 
-_FROM_USAGE: dict[str, str] = {
+_FROM_AUDIO: dict[str, str | tuple[str, ...]] = {
+    "media_type": ("container", "encoding"),
+}
+
+_FROM_USAGE: dict[str, str | tuple[str, ...]] = {
     "prompt_tokens": "inputTokens",
     "completion_tokens": "outputTokens",
+    "total_tokens": ("inputTokens", "outputTokens"),
     "cached_tokens": "inputTokensDetail",
 }
 
@@ -253,7 +258,7 @@ def _audio(src: AudioPart, path: str, cx: Cx) -> LucentMultimedia:
     return cx.built(path, LucentMultimedia(
         media_type=media_type,
         source="inline",
-    ), None)
+    ), _FROM_AUDIO, src)
 
 
 def _usage(src: ModelUsage, path: str, cx: Cx) -> LucentUsage:
@@ -272,5 +277,5 @@ def _usage(src: ModelUsage, path: str, cx: Cx) -> LucentUsage:
         completion_tokens=src.outputTokens,
         total_tokens=total_tokens,
         cached_tokens=cached_tokens,
-    ), _FROM_USAGE)
+    ), _FROM_USAGE, src)
 

@@ -25,13 +25,14 @@ from .anthropic import (
 
 __all__ = ["lux_to_anthropic_request"]
 
-_FROM_REQUEST: dict[str, str] = {
+_FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "max_tokens": "options.max_output_tokens",
     "system": "instructions",
     "messages": "conversation",
     "tools": "tools",
     "tool_choice": "tool_choice",
     "thinking": "reasoning",
+    "output_config": ("reasoning", "options.structured_output"),
     "metadata": "metadata",
     "stop_sequences": "options.stop",
     "stream": "options.stream",
@@ -251,7 +252,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
         container=cx.from_carried("container", "any"),
         inference_geo=cx.from_carried("inference_geo", "any"),
         cache_control=cache_control,
-    ), _FROM_REQUEST)
+    ), _FROM_REQUEST, src)
 
 
 def _tool(src: LucentTool, path: str, cx: Cx) -> Any:

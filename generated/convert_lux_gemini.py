@@ -24,11 +24,17 @@ from .gemini import (
 
 __all__ = ["lux_to_gemini_request"]
 
-_FROM_REQUEST: dict[str, str] = {
+_FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
+    "model": ("model", "extra.gemini.model"),
+    "systemInstruction": ("instructions", "conversation", "extra.gemini.systemInstruction"),
+    "tools": ("tools", "extra.gemini.tools"),
+    "toolConfig": ("tool_choice", "extra.gemini.toolConfig"),
+    "generationConfig": ("options", "reasoning", "extra.gemini.generationConfig"),
     "cachedContent": "extra.gemini.cachedContent",
     "safetySettings": "extra.gemini.safetySettings",
     "serviceTier": "extra.gemini.serviceTier",
     "store": "extra.gemini.store",
+    "contents": ("conversation", "extra.gemini.contents"),
 }
 
 
@@ -158,5 +164,5 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         serviceTier=cx.from_carried("serviceTier", ("unspecified", "standard", "flex", "priority")),
         store=cx.from_carried("store", "boolean"),
         contents=contents,
-    ), _FROM_REQUEST)
+    ), _FROM_REQUEST, src)
 

@@ -24,9 +24,13 @@ from .gemini import (
 
 __all__ = ["lux_to_gemini_response"]
 
-_FROM_RESPONSE: dict[str, str] = {
+_FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
+    "responseId": ("id", "provider_payload.gemini.responseId"),
+    "modelVersion": ("model", "provider_payload.gemini.modelVersion"),
+    "usageMetadata": ("usage", "provider_payload.gemini.usageMetadata"),
     "modelStatus": "provider_payload.gemini.modelStatus",
     "promptFeedback": "provider_payload.gemini.promptFeedback",
+    "candidates": ("choices", "provider_payload.gemini.candidates"),
 }
 
 
@@ -115,5 +119,5 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
         modelStatus=cx.from_carried("modelStatus", "any"),
         promptFeedback=cx.from_carried("promptFeedback", "any"),
         candidates=candidates,
-    ), _FROM_RESPONSE)
+    ), _FROM_RESPONSE, src)
 

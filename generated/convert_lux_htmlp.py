@@ -48,7 +48,8 @@ from .htmlp_model_request import (
 
 __all__ = ["lux_to_htmlp_request"]
 
-_FROM_REQUEST: dict[str, str] = {
+_FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
+    "fragments": ("instructions", "conversation", "extra"),
     "tools": "tools",
     "model": "model",
     "thinking_level": "reasoning",
@@ -260,7 +261,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> ModelRequest:
         model=src.model,
         thinking_level=thinking_level,
         max_output_tokens=max_output_tokens,
-    ), _FROM_REQUEST)
+    ), _FROM_REQUEST, src)
 
 
 def _fragment(src: LucentConversationItem, path: str, out: list[PromptFragment], cx: Cx) -> None:

@@ -61,7 +61,8 @@ from .llm_sdk import (
 
 __all__ = ["lux_to_llm_sdk_request"]
 
-_FROM_REQUEST: dict[str, str] = {
+_FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
+    "systemPrompt": ("instructions", "conversation"),
     "messages": "conversation",
     "tools": "tools",
     "toolChoice": "tool_choice",
@@ -94,8 +95,9 @@ _FROM_AUDIO_PART: dict[str, str] = {
     "audioData": "source",
 }
 
-_FROM_TOOL_CALL_PART: dict[str, str] = {
+_FROM_TOOL_CALL_PART: dict[str, str | tuple[str, ...]] = {
     "toolCallId": "id",
+    "toolName": ("name", "id"),
     "args": "arguments",
 }
 
@@ -270,7 +272,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> LanguageModelInput:
         seed=src.options.seed,
         modalities=cx.from_carried("modalities", "array"),
         extra=cx.from_carried("extra", "object"),
-    ), _FROM_REQUEST)
+    ), _FROM_REQUEST, src)
 
 
 def _conversation_item(src: LucentConversationItem, path: str, out: list[Message], cx: Cx) -> None:
@@ -454,7 +456,7 @@ def _tool_call_part(src: LucentToolUse, path: str, cx: Cx) -> ToolCallPart:
         toolName=toolName,
         args=args,
         id=cx.kept("llm_sdk.members", path, "id", "string"),
-    ), _FROM_TOOL_CALL_PART)
+    ), _FROM_TOOL_CALL_PART, src)
 
 
 def _tool_result_part(src: LucentToolResult, path: str, cx: Cx) -> ToolResultPart:

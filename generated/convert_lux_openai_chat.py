@@ -25,7 +25,7 @@ from .openai_chat import (
 
 __all__ = ["lux_to_openai_chat_request"]
 
-_FROM_REQUEST: dict[str, str] = {
+_FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "model": "model",
     "tools": "tools",
     "tool_choice": "tool_choice",
@@ -62,6 +62,7 @@ _FROM_REQUEST: dict[str, str] = {
     "prompt_cache_options": "extra.openai_chat.prompt_cache_options",
     "function_call": "extra.openai_chat.function_call",
     "functions": "extra.openai_chat.functions",
+    "messages": ("instructions", "conversation"),
 }
 
 
@@ -468,5 +469,5 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         function_call=cx.from_carried("function_call", "any"),
         functions=functions,
         messages=messages,
-    ), _FROM_REQUEST)
+    ), _FROM_REQUEST, src)
 

@@ -24,9 +24,19 @@ from .openai_responses import (
 
 __all__ = ["lux_to_openai_responses_request"]
 
-_FROM_REQUEST: dict[str, str] = {
+_FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "instructions": "instructions",
+    "input": ("conversation", "extra.openai_responses.input_string", "extra.openai_responses.input_absent"),
+    "tools": ("tools", "extra.openai_responses.tools"),
+    "tool_choice": ("tool_choice", "extra.openai_responses.tool_choice"),
+    "text": ("options.structured_output", "extra.openai_responses.text"),
+    "reasoning": ("reasoning", "extra.openai_responses.reasoning"),
+    "temperature": ("options.temperature", "extra.openai_responses.temperature"),
+    "top_p": ("options.top_p", "extra.openai_responses.top_p"),
+    "max_output_tokens": ("options.max_output_tokens", "extra.openai_responses.max_output_tokens"),
     "previous_response_id": "options.previous_response_id",
+    "stream": ("options.stream", "extra.openai_responses.stream_absent"),
+    "metadata": ("metadata", "extra.openai_responses.metadata"),
     "store": "extra.openai_responses.store",
     "include": "extra.openai_responses.include",
     "parallel_tool_calls": "extra.openai_responses.parallel_tool_calls",
@@ -309,5 +319,5 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         context_management=context_management,
         moderation=cx.from_carried("moderation", "any"),
         stream_options=cx.from_carried("stream_options", "any"),
-    ), _FROM_REQUEST)
+    ), _FROM_REQUEST, src)
 

@@ -24,9 +24,13 @@ from .openai_responses import (
 
 __all__ = ["lux_to_openai_responses_response"]
 
-_FROM_RESPONSE: dict[str, str] = {
+_FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "id": "id",
     "model": "model",
+    "output": ("choices", "provider_payload.openai_responses.output"),
+    "status": ("choices", "provider_payload.openai_responses.status"),
+    "incomplete_details": ("choices", "provider_payload.openai_responses.incomplete_details"),
+    "usage": ("usage", "provider_payload.openai_responses.usage"),
     "error": "provider_payload.openai_responses.error",
     "instructions": "provider_payload.openai_responses.instructions",
     "metadata": "provider_payload.openai_responses.metadata",
@@ -353,5 +357,5 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         reasoning=reasoning,
         moderation=moderation,
         conversation=conversation,
-    ), _FROM_RESPONSE)
+    ), _FROM_RESPONSE, src)
 

@@ -55,7 +55,8 @@ _TARGET_PATTERN_1: re.Pattern[str] = re.compile("[^\\t-\\r \\xa0\\u1680\\u2000-\
 
 _TARGET_PATTERN_2: re.Pattern[str] = re.compile("^[a-z][\\-0-9a-z]{0,63}\\Z")  # ECMA-262 /^[a-z][a-z0-9-]{0,63}$/
 
-_FROM_REQUEST: dict[str, str] = {
+_FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
+    "messages": ("instructions", "conversation"),
     "tools": "tools",
     "response_format": "options.structured_output",
     "tool_choice": "tool_choice",
@@ -646,7 +647,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         temperature=temperature,
         top_p=top_p,
         seed=seed,
-    ), _FROM_REQUEST)
+    ), _FROM_REQUEST, src)
 
 
 def _instruction(src: LucentContent, path: str, out: list[RemoteModelMessage], cx: Cx) -> None:

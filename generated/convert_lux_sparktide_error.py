@@ -25,6 +25,10 @@ from .sparktide_remote_1_0 import (
 
 __all__ = ["lux_to_sparktide_error"]
 
+_FROM_FAILURE: dict[str, str | tuple[str, ...]] = {
+    "error.code": ("kind", "provider_code"),
+}
+
 
 def lux_to_sparktide_error(
     src: LucentError,
@@ -60,5 +64,5 @@ def _failure(src: LucentError, path: str, cx: Cx) -> RemoteModelFailure:
         error=RemoteModelFailureError(
             code=error_code,
         ),
-    ), None)
+    ), _FROM_FAILURE, src)
 

@@ -37,13 +37,14 @@ from .lux_ir_v1 import (
 
 __all__ = ["openai_chat_to_lux_request"]
 
-_FROM_REQUEST: dict[str, str] = {
+_FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "model": "model",
     "conversation": "messages",
     "tools": "tools",
     "tool_choice": "tool_choice",
     "options.temperature": "temperature",
     "options.top_p": "top_p",
+    "options.max_output_tokens": ("max_completion_tokens", "max_tokens"),
     "options.stop": "stop",
     "options.stream": "stream",
     "options.candidate_count": "n",
@@ -55,6 +56,7 @@ _FROM_REQUEST: dict[str, str] = {
     "extra.openai_chat.top_p": "top_p",
     "extra.openai_chat.max_completion_tokens": "max_completion_tokens",
     "extra.openai_chat.max_tokens": "max_tokens",
+    "extra.openai_chat.limit_field": ("max_completion_tokens", "max_tokens"),
     "extra.openai_chat.stop": "stop",
     "extra.openai_chat.stop_string": "stop",
     "extra.openai_chat.stream": "stream",
@@ -100,6 +102,10 @@ _FROM_DEVELOPER_MESSAGE: dict[str, str] = {
 
 _FROM_USER_MESSAGE: dict[str, str] = {
     "content": "content",
+}
+
+_FROM_ASSISTANT_MESSAGE: dict[str, str | tuple[str, ...]] = {
+    "content": ("content", "refusal", "tool_calls", "audio", "function_call"),
 }
 
 _FROM_TOOL_RESULT: dict[str, str] = {
@@ -442,7 +448,7 @@ def _request(src: CreateChatCompletionRequest, path: str, cx: Cx) -> LucentReque
                 "functions": src.functions,
             }),
         }),
-    ), _FROM_REQUEST)
+    ), _FROM_REQUEST, src)
 
 
 def _conversation_item(src: ChatCompletionRequestMessage, path: str, cx: Cx) -> LucentConversationItem:
@@ -528,7 +534,7 @@ def _assistant_message(src: ChatCompletionRequestAssistantMessage, path: str, cx
     return cx.built(path, LucentMessage(
         role="assistant",
         content=content,
-    ), None)
+    ), _FROM_ASSISTANT_MESSAGE, src)
 
 
 def _tool_result(src: ChatCompletionRequestToolMessage, path: str, cx: Cx) -> LucentToolResult:

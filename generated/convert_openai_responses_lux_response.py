@@ -24,10 +24,11 @@ from .lux_ir_v1 import (
 
 __all__ = ["openai_responses_to_lux_response"]
 
-_FROM_RESPONSE: dict[str, str] = {
+_FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "id": "id",
     "model": "model",
     "created_at": "created_at",
+    "choices": ("output", "status", "incomplete_details"),
     "usage": "usage",
     "provider_payload.openai_responses.usage": "usage",
     "provider_payload.openai_responses.output": "output",
@@ -161,5 +162,5 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
             }),
             "media": provider_payload_media,
         }),
-    ), _FROM_RESPONSE)
+    ), _FROM_RESPONSE, src)
 

@@ -64,8 +64,9 @@ _FROM_REQUEST: dict[str, str] = {
     "extra.sparktide.empty_tool_calls": "messages",
 }
 
-_FROM_MESSAGE: dict[str, str] = {
+_FROM_MESSAGE: dict[str, str | tuple[str, ...]] = {
     "role": "role",
+    "content": ("content", "tool_calls"),
 }
 
 _FROM_TOOL_USE: dict[str, str] = {
@@ -203,7 +204,7 @@ def _message(src: RemoteModelMessage, path: str, cx: Cx) -> LucentMessage:
     return cx.built(path, LucentMessage(
         role=src.role,
         content=content,
-    ), _FROM_MESSAGE)
+    ), _FROM_MESSAGE, src)
 
 
 def _tool_use(src: RemoteModelToolCall, path: str, cx: Cx) -> LucentToolUse:

@@ -40,7 +40,8 @@ _FROM_RESPONSE: dict[str, str] = {
     "provider_payload.sparktide.empty_tool_calls": "message.tool_calls",
 }
 
-_FROM_CHOICE: dict[str, str] = {
+_FROM_CHOICE: dict[str, str | tuple[str, ...]] = {
+    "message.content": ("content", "tool_calls"),
     "finish_reason": "tool_calls",
 }
 
@@ -146,7 +147,7 @@ def _choice(src: RemoteModelMessage, path: str, cx: Cx) -> LucentChoice:
             content=message_content,
         ),
         finish_reason=finish_reason,
-    ), _FROM_CHOICE)
+    ), _FROM_CHOICE, src)
 
 
 def _tool_use(src: RemoteModelToolCall, path: str, cx: Cx) -> LucentToolUse:

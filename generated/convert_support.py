@@ -62,6 +62,8 @@ __all__ = ["Cx", "MessageParts"]
 
 T = TypeVar("T")
 B = TypeVar("B")
+Origin = str | tuple[str, ...]
+"""Where a built member came from: a source member (dotted), or the members one of which gave it."""
 Status = Literal["Exact", "Degraded", "Unsupported", "Invalid"]
 # What a context or carried value must be: a JSON type name, or the allowed strings of an enum.
 Expect = str | tuple[str, ...]
@@ -141,7 +143,7 @@ class Cx:
         # what a transform remembers across one conversion (for example tool names by call id)
         self.memo: dict[str, Any] = {}
         # provenance: id(target value) -> (value, source path, {target member: source member})
-        self._built: dict[int, tuple[Any, str, Mapping[str, str] | None]] = {}
+        self._built: dict[int, tuple[Any, str, Mapping[str, Origin] | None, Any]] = {}
         self._sourced: dict[int, tuple[Any, Mapping[Any, str]]] = {}
         # keep: (side-car space, source object path, key, value, source member path)
         self._kept: list[tuple[str, str, str, Any, str]] = []
@@ -284,11 +286,13 @@ class Cx:
 
     # ------------------------------------------------------------- provenance and side-cars
 
-    def built(self, path: str, value: B, fields: Mapping[str, str] | None = None) -> B:
+    def built(self, path: str, value: B, fields: Mapping[str, Origin] | None = None, source: Any = None) -> B:
         """Record that the target `value` (a Struct or a JSON object) was built from the source
         value at `path`; `fields` maps its members (dotted target paths) to the source members they
-        copy (dotted, relative to `path`; "" is `path` itself). Returns `value`."""
-        self._built[id(value)] = (value, path, fields)
+        copy (dotted, relative to `path`; "" is `path` itself), or to the members one of which
+        gives it (a tuple, in the order the rule reads them: the first that `source`, the source
+        value, has is recorded). Returns `value`."""
+        self._built[id(value)] = (value, path, fields, source)
         return value
 
     def sourced(self, value: B, origins: Mapping[Any, str]) -> B:
@@ -442,6 +446,10 @@ class Cx:
             for target, origin in (record[2] or {}).items():
                 at = f"{path}.{target}"
                 if (near is None or _related(at, near)) and _member_set(value, target):
+                    if isinstance(origin, tuple):  # several source members: the first one given
+                        origin = next((o for o in origin if record[3] is not None and _member_set(record[3], o)), None)
+                        if origin is None:
+                            continue
                     table[at] = f"{source}.{origin}" if origin else source
         sourced = self._sourced.get(id(value))
         if sourced is not None and sourced[0] is value:

@@ -20,6 +20,7 @@ from .convert_support import (
     member as member,
     T as T,
     B as B,
+    Origin as Origin,
     Status as Status,
     Expect as Expect,
     Origins as Origins,

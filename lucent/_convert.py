@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from lucent._best_error import _container, _fields, _struct_for
-from lucent._decode import _ENCODER, _MSGSPEC_CODES, _skips_values, _validation_error, adds_no_member, decode, encode, same_colons, schema_module
+from lucent._decode import _MSGSPEC_CODES, _skips_values, _validation_error, adds_no_member, decode, encode, encoded, same_colons, schema_module
 from lucent._limits import Limits
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation, member
@@ -367,7 +367,7 @@ def _check_target(value: Any, schema: str, definition: str, named: Collection[st
     protocol rule, such as SparkTide's closed JSON arguments, when the schema holds) is kept too.
     """
     name = _decodable(schema, definition)
-    text = _ENCODER.encode(value)  # a converter writes no NaN; the check below reads the text
+    text = encoded(value)  # a converter writes no NaN; the decode below checks the text
     try:
         decode(text, schema, name)
         return []

@@ -512,19 +512,33 @@ def encode(obj: Any) -> bytes:
         (msgspec would write them as ``null``), with ``.path`` the first one's JSON path;
         ``code="max_depth"`` for a value that nests too deeply to encode.
     """
-    try:
-        text = _ENCODER.encode(obj)
-        if b"null" in text and _NON_FINITE.search(_MSGPACK.encode(obj)) is not None:
-            from lucent._stream_read import non_finite_path  # the exact walk, for a likely hit only
+    text = encoded(obj)
+    if b"null" in text and _may_hold_non_finite(obj):
+        from lucent._stream_read import non_finite_path  # the exact walk, for a likely hit only
 
-            found = non_finite_path(obj)
-            if found is not None:
-                raise EncodeError("NaN or an infinite number has no JSON form (msgspec writes it as null)", code="unencodable", path="$" + found)
-        return text
+        found = non_finite_path(obj)
+        if found is not None:
+            raise EncodeError("NaN or an infinite number has no JSON form (msgspec writes it as null)", code="unencodable", path="$" + found)
+    return text
+
+
+def encoded(obj: Any) -> bytes:
+    """msgspec's JSON text of ``obj`` (NaN and infinity written as ``null``: for values lucent
+    built from decoded ones, which hold none); raises EncodeError as :func:`encode` does."""
+    try:
+        return _ENCODER.encode(obj)
     except (msgspec.EncodeError, TypeError, ValueError, OverflowError) as exc:
         raise EncodeError(f"cannot encode: {exc}", code="unencodable") from None
     except RecursionError:
         raise EncodeError("the object nests too deeply to encode", code="max_depth") from None
+
+
+def _may_hold_non_finite(obj: Any) -> bool:
+    """False only when ``obj`` surely holds no NaN or infinity (found in C, in its MessagePack)."""
+    try:
+        return _NON_FINITE.search(_MSGPACK.encode(obj)) is not None
+    except (msgspec.EncodeError, TypeError, ValueError, OverflowError, RecursionError):  # an int MessagePack cannot hold
+        return True
 
 
 _MSGPACK = msgspec.msgpack.Encoder()

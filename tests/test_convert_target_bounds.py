@@ -103,6 +103,16 @@ def test_a_composed_pair_names_the_out_of_range_option_at_its_own_source_path() 
     ]
 
 
+@pytest.mark.parametrize("field", ["max_completion_tokens", "max_tokens"])
+def test_a_value_one_of_several_source_members_gives_is_named_at_the_one_given(field: str) -> None:
+    # Lux options.max_output_tokens comes from max_completion_tokens, else max_tokens: the
+    # diagnostic of the second hop names the member the request has (it named $ before)
+    chat = {"model": "m", "messages": [{"role": "user", "content": "x"}], field: 1}
+    result = lucent.convert(json.dumps(chat), "openai-chat", "openai-responses")
+    assert [(d.field, d.status) for d in result.diagnostics] == [(f"$.{field}", "Unsupported")]
+    assert "at least 16" in result.diagnostics[0].detail
+
+
 def test_a_source_value_for_a_required_context_field_is_bounded_too() -> None:
     context = {k: v for k, v in ENVELOPE.items() if k not in ("model", "max_completion_tokens")}
     out, found = convert(lux([user("hi")], model="", options={"stream": False, "max_output_tokens": 0}), context=context)
