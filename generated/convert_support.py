@@ -447,9 +447,10 @@ class Cx:
                 at = f"{path}.{target}"
                 if (near is None or _related(at, near)) and _member_set(value, target):
                     if isinstance(origin, tuple):  # several source members: the first one given
-                        origin = next((o for o in origin if record[3] is not None and _member_set(record[3], o)), None)
-                        if origin is None:
+                        given = next((o for o in origin if record[3] is not None and _member_set(record[3], o)), None)
+                        if given is None:
                             continue
+                        origin = given
                     table[at] = f"{source}.{origin}" if origin else source
         sourced = self._sourced.get(id(value))
         if sourced is not None and sourced[0] is value:
