@@ -9,6 +9,7 @@ the result against the target schema and applies ``strict``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -178,18 +179,20 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     value, second = hops[1](lux, context)
     found = [d for d in first if not d.field.startswith("target:")]
     seen = {(d.field, d.status, d.detail) for d in found}
-    kept: list[tuple[str, str]] | None = None
+    kept: dict[str, list[str]] | None = None
+    index = _Index()
     if len(second) > PARTIAL_WALKS:
         provenance.paths()  # one walk of the whole document costs less than one per diagnostic
     for diagnostic in second:
         field = diagnostic.field
         around = provenance.around(field)
-        fields = _source_paths(field, around)
-        recorded = field in around or any(p.startswith((field + ".", field + "[")) for p in around)
-        if field.startswith(_SIDE_CARS) and not recorded:
+        fields = _source_paths(field, around, index)
+        if field.startswith(_SIDE_CARS) and field not in around and not _inside(field, around, index):
             if kept is None:
-                kept = list(_kept_members(msgspec.to_builtins(lux), provenance))
-            inside = [source for path, source in kept if path == field or path.startswith((field + ".", field + "["))]
+                kept = {}
+                for path, source in _kept_members(msgspec.to_builtins(lux), provenance, index):
+                    kept.setdefault(path, []).append(source)
+            inside = [source for path in [field, *_inside(field, kept, index)] for source in kept.get(path, ())]
             if inside:  # the members the side-car kept, each at its source path (not the object that held them)
                 fields = inside
         for source in dict.fromkeys(fields):
@@ -203,7 +206,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
 _SIDE_CARS = ("$.extra", "$.provider_payload")
 
 
-def _kept_members(lux: Any, origins: Origins) -> Iterator[tuple[str, str]]:
+def _kept_members(lux: Any, origins: Origins, index: _Index | None = None) -> Iterator[tuple[str, str]]:
     """(Lux path, source path) of each member a first hop kept in a side-car's ``members`` space.
 
     A side-car such as ``extra.openai_responses.members`` maps the Lux path of an object to the
@@ -221,13 +224,13 @@ def _kept_members(lux: Any, origins: Origins) -> Iterator[tuple[str, str]]:
             for lux_path, kept in members.items():
                 if not isinstance(kept, dict) or not isinstance(lux_path, str) or not lux_path.startswith("$"):
                     continue
-                owners = _source_paths(lux_path, origins.around(lux_path))
+                owners = _source_paths(lux_path, origins.around(lux_path), index)
                 for name in kept:
                     for owner in owners:
                         yield member(member(base, lux_path), name), member(owner, name)
 
 
-def _source_paths(field: str, origins: dict[str, str]) -> list[str]:
+def _source_paths(field: str, origins: dict[str, str], index: _Index | None = None) -> list[str]:
     """The source paths a Lux path of the intermediate document stands for.
 
     The Lux value itself when the first hop recorded it; else every recorded value inside it
@@ -239,10 +242,14 @@ def _source_paths(field: str, origins: dict[str, str]) -> list[str]:
         return [field]
     if field in origins:
         return [origins[field]]
-    inside = [p for p in origins if p.startswith((field + ".", field + "["))]  # document order
+    inside = _inside(field, origins, index)  # document order
+    within = set(inside)
     outermost: list[str] = []
-    for path in inside:
-        if not any(path.startswith((outer + ".", outer + "[")) for outer in outermost):
+    for path in inside:  # a path none of whose holders (up to `field`) is recorded too
+        holder = _parent(path)
+        while holder is not None and holder != field and holder not in within:
+            holder = _parent(holder)
+        if holder is None or holder == field:
             outermost.append(path)
     if outermost:
         return list(dict.fromkeys(origins[p] for p in outermost))
@@ -252,6 +259,35 @@ def _source_paths(field: str, origins: dict[str, str]) -> list[str]:
             return [origins[parent]]
         parent = _parent(parent)
     return [field]
+
+
+def _inside(field: str, origins: Mapping[str, Any], index: _Index | None = None) -> list[str]:
+    """The recorded paths inside `field` (``field.x``, ``field[0]``), in document order: a scan of
+    a small table, a look-up in the sorted paths of a large one (``index``, which keeps them per
+    table for one conversion), so that placing n findings in m paths costs n log m, not n * m."""
+    if len(origins) <= _SCANNED:
+        return [p for p in origins if p.startswith((field + ".", field + "["))]
+    paths, order = (index if index is not None else _Index()).of(origins)
+    found: list[str] = []
+    for sep, after in ((".", "/"), ("[", "\\")):  # the next character up closes the range
+        found += paths[bisect_left(paths, field + sep) : bisect_left(paths, field + after)]
+    return sorted(found, key=order.__getitem__)
+
+
+_SCANNED = 64
+
+
+class _Index:
+    """The sorted paths (and document order) of each large table one conversion reads."""
+
+    def __init__(self) -> None:
+        self._tables: dict[int, tuple[Mapping[str, Any], list[str], dict[str, int]]] = {}
+
+    def of(self, origins: Mapping[str, Any]) -> tuple[list[str], dict[str, int]]:
+        found = self._tables.get(id(origins))
+        if found is None or found[0] is not origins or len(found[1]) != len(origins):
+            found = self._tables[id(origins)] = (origins, sorted(origins), {path: i for i, path in enumerate(origins)})
+        return found[1], found[2]
 
 
 def _parent(path: str) -> str | None:

@@ -529,3 +529,37 @@ def test_an_unknown_responses_stream_event_is_refused_as_fast_as_a_valid_event()
     assert isinstance(refused, ValidationError) and (refused.code, refused.path) == ("const", "$.type")
     assert not isinstance(run(good), ValidationError)
     assert ratio(run, bad, good) < MAX_RATIO
+
+
+def test_a_composed_conversion_places_many_findings_in_linear_time() -> None:
+    # 8. Each second-hop finding scanned every recorded path of the first hop: 8,000 Chat
+    #    messages with a `name` (each named Unsupported by Anthropic) took 102x the same request
+    #    without names. Findings are looked up in the sorted paths now.
+    def request(count: int, named: bool) -> bytes:
+        messages = [{"role": "user", "content": "hi", **({"name": f"n{i}"} if named else {})} for i in range(count)]
+        return json.dumps({"model": "gpt-4o", "max_tokens": 5, "messages": messages}).encode()
+
+    named, plain = request(4000, True), request(4000, False)
+    plain = plain[:-1] + b" " * (len(named) - len(plain)) + b"}"
+    result = lucent.convert(named, source="openai-chat", target="anthropic")
+    assert len(result.diagnostics) == 4000 and result.diagnostics[3999].field == "$.messages[3999].name"
+
+    def run(body: object) -> object:
+        return lucent.convert(body, source="openai-chat", target="anthropic")
+
+    assert ratio(run, named, plain) < 15  # about 4: each finding is a diagnostic to build
+
+
+def test_the_paths_inside_a_lux_path_are_found_as_a_scan_finds_them() -> None:
+    from lucent._convert import _Index, _inside
+
+    rng = random.Random(5)
+    table = {}
+    for _ in range(400):
+        path = "$" + "".join(rng.choice([".a", ".b", ".ab", "[0]", "[1]", "[10]", '["x.y"]']) for _ in range(rng.randint(1, 5)))
+        table[path] = "src"
+    index = _Index()
+    assert len(table) > 64  # the sorted look-up, not the scan
+    for field in ["$", "$.a", "$.a[1]", "$.b", "$.ab", '$["x.y"]', "$.a.b", "$[10]"]:
+        scanned = [p for p in table if p.startswith((field + ".", field + "["))]
+        assert _inside(field, table, index) == scanned
