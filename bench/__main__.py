@@ -17,7 +17,6 @@ missed in a full run (0 with ``--quick``: its figures are indicative).
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import platform
@@ -32,7 +31,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import orjson
 
 import lucent
@@ -57,12 +55,6 @@ CONTEXT: dict[str, Any] = {**workloads.SPARKTIDE_CONTEXT, "id": "resp_bench", "c
 
 # --- decoding ---------------------------------------------------------------------------
 
-def typed_parse(schema: str, definition: str | None) -> Callable[[bytes], Any]:
-    """msgspec's decoder for the generated type of ``schema``/``definition``, alone."""
-    module = importlib.import_module(f"lucent.generated.{lucent.SCHEMAS[schema]}")
-    return msgspec.json.Decoder(module.ROOT if definition is None else module.DECODE_TYPES[definition]).decode
-
-
 def decode_cases(quick: bool) -> list[Case]:
     cases = []
     for name, (schema, definition) in workloads.DOCUMENTS.items():
@@ -74,7 +66,7 @@ def decode_cases(quick: bool) -> list[Case]:
                 "json": lambda b=body: json.loads(b),
                 # the profile of lucent.decode: msgspec's parse into the generated types alone
                 # (no size, depth or UTF-8 check, no protocol rule), and the depth check alone
-                "typed-parse": lambda b=body, parse=typed_parse(schema, definition): parse(b),
+                "typed-parse": lambda b=body, parse=baselines.typed_parse(schema, definition): parse(b),
                 "depth-check": lambda b=body: nests_deeper(b, DEFAULT_MAX_DEPTH),
             }
             if name == "sparktide":  # the protocol rules' share

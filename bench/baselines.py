@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
 import json
 import os
@@ -32,6 +33,18 @@ SCHEMA_FILES: dict[str, Path] = {
 
 def _document(schema: str) -> Any:
     return json.loads(SCHEMA_FILES[schema].read_text())
+
+
+def typed_parse(schema: str, definition: str | None) -> Callable[[bytes], Any]:
+    """msgspec's decoder for the generated type of ``schema``/``definition``, alone: the profile of
+    ``lucent.decode`` without its size, depth and UTF-8 checks or any protocol rule."""
+    import msgspec
+
+    import lucent
+
+    module = importlib.import_module(f"lucent.generated.{lucent.SCHEMAS[schema]}")
+    decoder = msgspec.json.Decoder(module.ROOT if definition is None else module.DECODE_TYPES[definition])
+    return decoder.decode
 
 
 @lru_cache(maxsize=None)

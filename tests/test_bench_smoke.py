@@ -10,7 +10,7 @@ import json
 import pytest
 
 import lucent
-from bench import workloads
+from bench import baselines, workloads
 from bench.harness import Case, measure
 
 
@@ -47,8 +47,6 @@ def test_one_interleaved_round_gives_a_ratio_per_baseline() -> None:
 
 @pytest.mark.parametrize("name", list(workloads.DOCUMENTS))
 def test_the_typed_parse_baseline_is_lucent_decode_without_its_checks(name: str) -> None:
-    from bench.__main__ import typed_parse
-
     schema, definition = workloads.DOCUMENTS[name]
     body = workloads.document(name, "1KB")
-    assert typed_parse(schema, definition)(body) == lucent.decode(body, schema, definition)
+    assert baselines.typed_parse(schema, definition)(body) == lucent.decode(body, schema, definition)
