@@ -62,6 +62,22 @@ class AnthropicBlock:
     json: list[str] = field(default_factory=list)  # input_json_delta pieces
     last: int = -1
     open: bool = True
+    pieces: dict[str, list[str]] = field(default_factory=dict)  # text / thinking deltas, joined once
+
+    def append(self, key: str, text: str) -> None:
+        """Add a delta to ``value[key]`` (a str), in linear time: joined by :meth:`settle`."""
+        found = self.pieces.get(key)
+        if found is None:
+            start = self.value.get(key, "")
+            found = self.pieces[key] = [start] if isinstance(start, str) else []
+        found.append(text)
+
+    def settle(self) -> dict[str, Any]:
+        """``value`` with the deltas joined."""
+        for key, found in self.pieces.items():
+            self.value[key] = "".join(found)
+        self.pieces = {}
+        return self.value
 
 
 class AnthropicAssembler(Assembler):
@@ -154,19 +170,23 @@ class AnthropicAssembler(Assembler):
             raise self._fail("delta_type_mismatch", f"event {index} sends a {tag} to a {kind} block", f"$[{index}].delta.type")
         value = block.value
         if tag == "text_delta":
-            value["text"] = value.get("text", "") + delta.text
+            block.append("text", delta.text)
         elif tag == "thinking_delta":
-            value["thinking"] = value.get("thinking", "") + delta.thinking
+            block.append("thinking", delta.thinking)
         elif tag == "signature_delta":
             value["signature"] = delta.signature
         elif tag == "citations_delta":
-            value["citations"] = (value.get("citations") or []) + [msgspec.to_builtins(delta.citation)]
+            citations = value.get("citations")
+            if not isinstance(citations, list):
+                citations = value["citations"] = []
+            citations.append(msgspec.to_builtins(delta.citation))
         else:
             block.json.append(delta.partial_json)
             block.last = index
 
     def _stop(self, block: AnthropicBlock, n: int) -> None:
         block.open = False
+        block.settle()
         text = "".join(block.json)
         block.json = []
         if text.strip():
@@ -185,7 +205,7 @@ class AnthropicAssembler(Assembler):
         if self._message is None or self._stopped is None:
             raise self._fail("missing_terminal", f"the stream ended after {count} events without message_stop", f"$[{count}]")
         message = dict(self._message)
-        message["content"] = list(message["content"]) + [self._blocks[n].value for n in sorted(self._blocks)]
+        message["content"] = list(message["content"]) + [self._blocks[n].settle() for n in sorted(self._blocks)]
         message["usage"] = self._usage
         try:
             return msgspec.convert(message, type=Message)

@@ -58,6 +58,22 @@ class GeminiCandidate:
     role: str | None = None
     parts: list[dict[str, Any]] = field(default_factory=list)
     has_content: bool = False
+    pending: list[str] | None = None  # the texts merged into the last part, joined once
+
+    def merge(self, part: dict[str, Any]) -> None:
+        """Add a text part to the last one (see :func:`mergeable`), in linear time."""
+        if self.pending is None:
+            self.pending = [self.parts[-1]["text"]]
+        self.pending.append(part["text"])
+        if "thoughtSignature" in part:
+            self.parts[-1]["thoughtSignature"] = part["thoughtSignature"]
+
+    def settle(self) -> list[dict[str, Any]]:
+        """The parts, the merged texts joined."""
+        if self.pending is not None:
+            self.parts[-1]["text"] = "".join(self.pending)
+            self.pending = None
+        return self.parts
 
 
 class GeminiAssembler(Assembler):
@@ -114,11 +130,9 @@ class GeminiAssembler(Assembler):
                     self._check_declared(call["name"], f"{at}.content.parts[{k}].functionCall.name", f"the function call of candidate {n}")
                 last = candidate.parts[-1] if candidate.parts else None
                 if last is not None and mergeable(last, part):
-                    last["text"] += part["text"]
-                    if "thoughtSignature" in part:
-                        last["thoughtSignature"] = part["thoughtSignature"]
+                    candidate.merge(part)
                 else:
-                    candidate.parts.append(dict(part))
+                    candidate.settle().append(dict(part))
         for name in LAST_WINS:
             if name in tree:
                 candidate.members[name] = tree[name]
@@ -133,7 +147,7 @@ class GeminiAssembler(Assembler):
                 raise self._fail("missing_finish", f"candidate {n} never received its finishReason: the stream was cut off", f"$[{candidate.first}].candidates")
             tree: dict[str, Any] = {}
             if candidate.has_content:
-                content: dict[str, Any] = {"parts": candidate.parts}
+                content: dict[str, Any] = {"parts": candidate.settle()}
                 if candidate.role is not None:
                     content["role"] = candidate.role
                 tree["content"] = content
