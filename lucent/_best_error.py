@@ -28,12 +28,21 @@ _T = TypeVar("_T")
 
 _SEGMENT = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|\[(\.\.\.)\]')
 _WEAK = {"anyOf", "oneOf"}
-ANY_KEY = "[...]"  # msgspec's placeholder for a key of a dict
 
 
-def segments(path: str) -> list[str | int]:
-    """``$.a[0]["b c"]`` -> ``["a", 0, "b c"]``; msgspec's ``[...]`` stays ``"[...]"``."""
-    found: list[str | int] = []
+class _AnyKey:
+    """msgspec's ``[...]``: the key of a dict value, which msgspec does not name."""
+
+    def __repr__(self) -> str:
+        return "[...]"
+
+
+ANY_KEY: Any = _AnyKey()
+
+
+def segments(path: str) -> list[Any]:
+    """``$.a[0]["b c"]`` -> ``["a", 0, "b c"]``; msgspec's ``[...]`` is ``ANY_KEY``."""
+    found: list[Any] = []
     for name, index, quoted, anykey in _SEGMENT.findall(path[1:]):
         if anykey:
             found.append(ANY_KEY)
@@ -46,15 +55,14 @@ class _Ranker:
     """jsonschema's relevance key, cached per error."""
 
     def __init__(self) -> None:
-        self._keys: dict[int, tuple[Any, ...]] = {}
+        self._keys: dict[int, tuple[ValidationError, tuple[Any, ...]]] = {}  # held: no id is reused
 
     def key(self, error: ValidationError) -> tuple[Any, ...]:
         cached = self._keys.get(id(error))
         if cached is None:
-            path = [(isinstance(s, str), s) for s in segments(error.path)]
-            cached = (-len(path), path, error.code not in _WEAK)
-            self._keys[id(error)] = cached
-        return cached
+            path = [(True, "[...]") if s is ANY_KEY else (isinstance(s, str), s) for s in segments(error.path)]
+            cached = self._keys[id(error)] = (error, (-len(path), path, error.code not in _WEAK))
+        return cached[1]
 
     def depth(self, error: ValidationError) -> int:
         return -int(self.key(error)[0])
@@ -142,6 +150,21 @@ def _tags(tp: Any) -> tuple[tuple[tuple[str, dict[Any, _Indexed]], ...], _Indexe
     return tuple(by_field.items()), untagged
 
 
+@functools.lru_cache(maxsize=None)
+def _field_named(struct: type[msgspec.Struct], name: str) -> msgspec.structs.FieldInfo | None:
+    return next((f for f in _fields(struct) if f.encode_name == name), None)
+
+
+@functools.lru_cache(maxsize=None)
+def _members_of(struct: type[msgspec.Struct]) -> tuple[frozenset[str], tuple[str, ...], bool]:
+    """The member names a Struct's object may have (its tag's too), the required ones in order,
+    and whether others are refused."""
+    fields = _fields(struct)
+    config = struct.__struct_config__
+    names = frozenset(f.encode_name for f in fields) | ({config.tag_field} if config.tag_field else set())
+    return names, tuple(f.encode_name for f in fields if f.required), bool(config.forbid_unknown_fields)
+
+
 _ENCODER = msgspec.json.Encoder()
 
 
@@ -212,20 +235,18 @@ class _Search:
         first = self.first_error(value, tp, path)
         if first is None:
             return best
-        found = self.walk(value, tp, first, path, min(self.rank.depth(best), self.rank.depth(first)))
+        found = self.walk(value, tp, first, path, min(self.rank.depth(best), self.rank.depth(first)), depth)
         return found if self.rank.better(found, best) else best
 
     def own(self, node: Any, tp: Any, path: str) -> ValidationError | None:
         """A fault of the node itself: required/unknown properties, or its item count."""
         struct = _struct_for(tp, node)
         if struct is not None:
-            fields = _fields(struct)
-            config = struct.__struct_config__
-            names = {f.encode_name for f in fields} | ({config.tag_field} if config.tag_field else set())
-            missing = next((f.encode_name for f in fields if f.required and f.encode_name not in node), None)
+            names, required, closed = _members_of(struct)
+            missing = next((name for name in required if name not in node), None)
             if missing is not None:
                 return ValidationError(f"Object missing required field `{missing}`", code="required", path=path)
-            if config.forbid_unknown_fields and not set(node) <= names:
+            if closed and not names.issuperset(node):
                 unknown = next(str(key) for key in node if key not in names)
                 shown = unknown if len(unknown) <= 64 else unknown[:61] + "..."
                 return ValidationError(f"Object contains unknown field `{shown}`", code="additionalProperties", path=path)
@@ -245,12 +266,63 @@ class _Search:
             return True
         if best_depth > depth + 1 or not best.path.startswith(list_path + "["):
             return False
-        at = segments(best.path)[depth]
-        return isinstance(at, int) and at >= index
+        is_name, at = self.rank.key(best)[1][depth]
+        return not is_name and at >= index
 
-    def walk(self, value: Any, tp: Any, first: ValidationError, base: str, limit: int) -> ValidationError:
+    def resolve(self, value: Any, tp: Any, first: ValidationError, base: str) -> ValidationError:
+        """``first`` with each ``[...]`` of its path (msgspec names no key of a dict) replaced by
+        the key whose value holds the fault; ``first`` itself when it has none, or when the key
+        cannot be told.
+
+        One depth-first pass, in document order (msgspec's), over the nodes the path's pattern
+        reaches: at the last ``[...]``, the first value with a fault holds ``first`` (one before it
+        with a fault would hold the first fault); its fault must be ``first``'s, at the same place.
+        Each node is visited once, so a chain of dicts costs its length, not its square.
+        """
+        tail = first.path[len(base):] if first.path.startswith(base) else first.path[1:]
+        steps = segments("$" + tail)
+        if ANY_KEY not in steps:
+            return first
+        last = max(i for i, step in enumerate(steps) if step is ANY_KEY)
+        pending: list[tuple[Any, Any, int, str]] = [(value, tp, 0, base)]
+        while pending:
+            node, node_tp, i, path = pending.pop()
+            step = steps[i]
+            if step is ANY_KEY:
+                container = _container(node_tp, node)
+                if container is None or not isinstance(node, dict):
+                    continue
+                if i == last:
+                    for key in node:
+                        at = _child_path(path, key)
+                        found = self.first_error(node[key], container[0], at)
+                        if found is not None:
+                            rest = "".join(_child_path("", s) for s in steps[i + 1:])
+                            if found.path != at + rest or found.code != first.code or found.message != first.message:
+                                return first  # not msgspec's fault: the types were read otherwise
+                            return found
+                    continue
+                pending += [(node[key], container[0], i + 1, _child_path(path, key)) for key in reversed(list(node))]
+                continue
+            if isinstance(node, list) and isinstance(step, int) and step < len(node):
+                container = _container(node_tp, node)
+                if container is not None:
+                    pending.append((node[step], container[0], i + 1, _child_path(path, step)))
+            elif isinstance(node, dict) and isinstance(step, str) and step in node:
+                struct = _struct_for(node_tp, node)
+                on_path = _field_named(struct, step) if struct is not None else None
+                if on_path is not None:
+                    pending.append((node[step], on_path.type, i + 1, _child_path(path, step)))
+        return first
+
+    def walk(self, value: Any, tp: Any, first: ValidationError, base: str, limit: int, depth: int | None = None) -> ValidationError:
+        """``first`` (the first fault in ``value``, which sits at ``base``, ``depth`` segments deep),
+        or a better fault found by walking down ``first``'s path (its keys resolved) and checking
+        what lies beside it. Nothing deeper than ``limit`` is examined."""
+        first = self.resolve(value, tp, first, base)
         best = first
-        node, node_tp, path, depth = value, tp, base, len(segments(base))
+        node, node_tp, path = value, tp, base
+        depth = len(segments(base)) if depth is None else depth
         relative = "$" + first.path[len(base):] if first.path.startswith(base) else first.path
         for key in segments(relative):
             if depth >= self.rank.depth(best) or depth > limit:
@@ -265,21 +337,24 @@ class _Search:
                     if field.encode_name != key and field.encode_name in node:
                         best = self.child(node[field.encode_name], field.type, _child_path(path, field.encode_name), depth + 1, best)
             elif container is not None and isinstance(node, list):
-                for index in range(len(node) - 1, -1, -1):  # the greatest path first
-                    if index != key:
-                        best = self.child(node[index], container[0], _child_path(path, index), depth + 1, best)
-                    if self.settled(best, path, depth, index):
+                for position in range(len(node) - 1, -1, -1):  # the greatest path first
+                    if position != key:
+                        best = self.child(node[position], container[0], _child_path(path, position), depth + 1, best)
+                    if self.settled(best, path, depth, position):
                         break
-            elif container is not None and isinstance(node, dict) and key == ANY_KEY:
-                # msgspec names no key inside a dict: find the faulty values by their real keys.
-                found = [self.first_error(node[k], container[0], _child_path(path, k)) for k in node]
-                named = [self.walk(node[k], container[0], e, _child_path(path, k), limit) for k, e in zip(node, found) if e is not None]
-                return max(named, key=self.rank.key) if named else best
-            # descend one level along the first error's path
+            elif container is not None and isinstance(node, dict):
+                if key is ANY_KEY:  # unresolved: find the faulty values by their real keys
+                    found = [self.first_error(node[k], container[0], _child_path(path, k)) for k in node]
+                    named = [self.walk(node[k], container[0], e, _child_path(path, k), limit, depth + 1) for k, e in zip(node, found) if e is not None]
+                    return max(named + ([] if best is first else [best]), key=self.rank.key) if named else best
+                for other in node:
+                    if other != key:
+                        best = self.child(node[other], container[0], _child_path(path, other), depth + 1, best)
+            # descend one level along the fault's path
             if isinstance(node, list) and isinstance(key, int) and key < len(node) and container is not None:
                 node, node_tp = node[key], container[0]
             elif isinstance(node, dict) and isinstance(key, str) and key in node and struct is not None:
-                on_path = next((f for f in _fields(struct) if f.encode_name == key), None)
+                on_path = _field_named(struct, key)
                 if on_path is None:
                     break
                 node, node_tp = node[key], on_path.type

@@ -212,7 +212,8 @@ def _decode_as(
     buf: bytes, schema: str, definition: str | None, protocol: dict[str, Any], plan: _Plan | None = None, trees: list[Any] | None = None
 ) -> Any:
     """Decode ``buf`` as one definition. ``trees``, when given, holds the untyped parse of
-    ``buf`` once one is made, for the next definition tried (a root's oneOf/anyOf)."""
+    ``buf`` and its text once they are made, for the next definition tried (a root's
+    oneOf/anyOf)."""
     if plan is None:
         plan = _plan(schema, definition, bool(protocol))
     decoder, finish = plan.decoder, plan.finish
@@ -226,14 +227,15 @@ def _decode_as(
             raise first from None
         # A fault that comes after the first schema fault still makes the text not JSON.
         if trees:
-            tree = trees[0]
+            tree, text = trees
         else:
             tree = _guarded(_ANY.decode, buf)
-            if trees is not None:
-                trees.append(tree)
-        try:
             # JSON Schema sees the last of duplicate properties; msgspec checks each of them.
-            value = decoder.decode(_ENCODER.encode(tree))  # msgspec.convert, with the decoder's type kept
+            text = _ENCODER.encode(tree)
+            if trees is not None:
+                trees += (tree, text)
+        try:
+            value = decoder.decode(text)  # msgspec.convert, with the decoder's type kept
             if finish is not None:
                 value = _finished(finish, value)
         except msgspec.ValidationError:
@@ -289,7 +291,7 @@ def _guarded(parse: Any, buf: bytes) -> Any:
 
 def _decode_one_of(buf: bytes, schema: str, names: tuple[str, ...], protocol: dict[str, Any]) -> Any:
     failures: list[LucentError] = []
-    trees: list[Any] = []  # the untyped parse, made at most once for all the definitions
+    trees: list[Any] = []  # the untyped parse and its text, made at most once for all the definitions
     for name in names:
         try:
             return _decode_as(buf, schema, name, protocol, trees=trees)
