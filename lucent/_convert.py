@@ -61,8 +61,9 @@ def convert(
     ----------
     data : bytes, str, msgspec.Struct or JSON value
         The source document. JSON text (``bytes``/``str``) and plain JSON values (``dict``...)
-        are decoded with :func:`lucent.decode` against the source schema; a generated Struct of
-        the source definition (``RemoteModelRequest``, ``LucentRequest``) is used as is.
+        are decoded with :func:`lucent.decode` against the source schema. A generated Struct of
+        the source definition (``RemoteModelRequest``, ``LucentRequest``) is written as JSON and
+        decoded the same way, so that one built or changed by hand is held to the schema too.
     source, target : {"lux", "sparktide", "llm-sdk", "htmlp", "openai-chat", "openai-responses", "anthropic", "gemini"}
         Format names (:data:`FORMATS`). Each format converts to and from Lux by a generated converter
         (``lucent.generated.convert_registry.CONVERTERS``); any other pair is composed through
@@ -325,11 +326,11 @@ def _definition(fmt: str, kind: str) -> str:
 def _decode_source(data: Any, schema: str, definition: str, limits: Limits | None = None) -> tuple[Any, list[ConversionDiagnostic]]:
     """The source Struct, and an Invalid diagnostic for a protocol rule it breaks (if any)."""
     expected = getattr(schema_module(schema), definition)
-    if isinstance(data, msgspec.Struct):
-        if not isinstance(data, expected):
-            raise UsageError(f"expected a {definition} Struct, not {type(data).__name__}", code="invalid_input_type")
-        return data, []
+    if isinstance(data, msgspec.Struct) and not isinstance(data, expected):
+        raise UsageError(f"expected a {definition} Struct, not {type(data).__name__}", code="invalid_input_type")
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        # A Struct is checked as its JSON text is: its constructor checks no constraint, and its
+        # fields can be set to anything after it is made.
         try:
             data = encode(data)  # NaN and infinity refused, not written as null
         except EncodeError as exc:

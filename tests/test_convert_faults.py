@@ -60,3 +60,39 @@ def test_a_stream_kind_points_to_the_stream_converter() -> None:
         lucent.convert(b"data: {}\n\n", "sparktide", "lux", kind="stream")
     assert caught.value.code == "unsupported_conversion"
     assert "lucent.streams.convert_stream" in caught.value.message
+
+
+CHAT = b'{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"max_tokens":5}'
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error", "code", "path"),
+    [
+        ("messages", 5, ValidationError, "type", "$.messages"),
+        ("model", None, ValidationError, "type", "$.model"),
+        ("messages", [{"role": "nobody", "content": "hi"}], ValidationError, "const", "$.messages[0].role"),
+        ("max_tokens", float("nan"), lucent.errors.UsageError, "invalid_input_type", "$.max_tokens"),
+        ("messages", [object()], lucent.errors.UsageError, "invalid_input_type", "$"),
+    ],
+    ids=["list-made-int", "required-made-null", "role-broken", "nan", "not-json"],
+)
+@pytest.mark.parametrize("target", ["lux", "anthropic", "openai-chat"])
+def test_a_struct_changed_after_decoding_is_held_to_the_schema(
+    field: str, value: object, error: type[Exception], code: str, path: str, target: str
+) -> None:
+    # found by the hostile-input pass: a Struct was used as is, and one whose fields were set to
+    # the wrong types let TypeError and AttributeError out of the converters
+    document = lucent.decode(CHAT, "openai-chat", "CreateChatCompletionRequest")
+    setattr(document, field, value)
+    with pytest.raises(error) as info:
+        lucent.convert(document, "openai-chat", target)
+    assert (info.value.code, info.value.path) == (code, path)  # type: ignore[attr-defined]
+
+
+def test_a_struct_converts_as_its_json_text_does() -> None:
+    document = lucent.decode(CHAT, "openai-chat", "CreateChatCompletionRequest")
+    from_struct = lucent.convert(document, "openai-chat", "anthropic")
+    from_text = lucent.convert(CHAT, "openai-chat", "anthropic")
+    assert lucent.encode(from_struct.value) == lucent.encode(from_text.value)
+    assert from_struct.diagnostics == from_text.diagnostics
+    assert lucent.encode(from_struct.value).startswith(b'{"model":"gpt-4o"')
