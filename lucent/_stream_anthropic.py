@@ -201,7 +201,7 @@ class AnthropicAssembler(Assembler):
     def _close(self, count: int) -> Message:
         if self._error is not None:
             index, event = self._error
-            raise self._fail("model_error", f"the stream ended with an error event ({event.error.type}: {event.error.message})", f"$[{index}]", error=event)
+            raise self._fail("model_error", "the stream ended with an error event (its type and message: .error.error)", f"$[{index}]", error=event)
         if self._message is None or self._stopped is None:
             raise self._fail("missing_terminal", f"the stream ended after {count} events without message_stop", f"$[{count}]")
         message = dict(self._message)

@@ -34,6 +34,7 @@ usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not 
 from __future__ import annotations
 
 import hashlib
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +75,7 @@ from lucent.generated.lux_ir_v1 import (
     LucentUsage,
 )
 from lucent.generated.openai_responses import (
+    ResponseErrorCode,
     DECODE_TYPES,
     Response,
     ResponseFunctionCallArgumentsDoneEvent,
@@ -85,6 +87,11 @@ from lucent.generated.openai_responses import (
 SUMMARY_JOIN = "\n\n"
 ERROR_KIND = {"rate_limit_exceeded": "rate_limit", "invalid_prompt": "invalid_request", "server_error": "server_error", "vector_store_timeout": "server_error", "invalid_image": "invalid_request"}
 
+_RESPONSE_ERROR_CODES = frozenset(typing.get_args(ResponseErrorCode))
+"""The codes a Responses ``response.failed`` error may carry (#/$defs/ResponseErrorCode)."""
+_ERROR_CODES = {"rate_limit": "rate_limit_exceeded", "invalid_request": "invalid_prompt", "server_error": "server_error"}
+"""A Lux error kind -> the Responses error code for it, where its provider_code is not one
+(authentication and content_filter have none: server_error)."""
 
 ITEM_CARRIED: dict[str, tuple[str, ...]] = {
     "reasoning": ("id", "type", "summary", "content", "encrypted_content", "status"),
@@ -439,7 +446,13 @@ class OpenAIResponsesWriter(VendorWriter):
             self._flush_done(out)
             self._ended = True
             error = event.error
-            code = error.provider_code if error.provider_code is not UNSET else "server_error"
+            code = _ERROR_CODES.get(error.kind, "server_error")
+            if error.provider_code is not UNSET and error.provider_code in _RESPONSE_ERROR_CODES:
+                code = error.provider_code
+            elif error.provider_code is not UNSET:
+                self._sink.report(self.at(origin, ".error.provider_code"), "Degraded", f"not a Responses error code; written as {code}, from the error's kind")
+            elif error.kind not in _ERROR_CODES:
+                self._sink.report(self.at(origin, ".error.kind"), "Degraded", "Responses has no error code for this kind; written as server_error")
             self._emit({"type": "response.failed", "response": {**self._response("failed", output=self._output, usage=None if self._usage is None else usage_from_lux(self._usage)), "error": {"code": code, "message": error.message}}}, out)
         elif isinstance(event, LucentStreamEventDone):
             self._done(out)

@@ -19,6 +19,7 @@ import msgspec
 
 from lucent._stream_convert import Hub, Status, _Sink, _Writer
 from lucent.errors import EncodeError
+from lucent.generated._support import violation
 from lucent.generated.lux_ir_v1 import (
     LucentConversationItemMessage,
     LucentMessage,
@@ -112,7 +113,9 @@ def build(value: dict[str, Any], kind: type[T]) -> T:
             return msgspec.convert(value, type=kind)
         except msgspec.ValidationError as exc:
             if not _fill(value, str(exc)):
-                raise EncodeError(f"the writer built a {kind.__name__ if isinstance(kind, type) else 'target'} event its schema refuses: {exc}", code="unencodable") from None
+                fault = violation(exc, "$")  # its message repeats no value
+                name = kind.__name__ if isinstance(kind, type) else "target"
+                raise EncodeError(f"the writer built a {name} event its schema refuses: {fault.message} ({fault.code})", code="unencodable", path=fault.path) from None
     raise EncodeError("the writer built an event with too many members missing", code="unencodable")  # pragma: no cover
 
 

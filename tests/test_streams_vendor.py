@@ -225,6 +225,25 @@ def test_gemini_function_call_without_id_gets_a_degraded_one() -> None:
 
 
 @pytest.mark.parametrize(
+    ("error", "code", "named"),
+    [
+        ({"type": "overloaded_error", "message": "Overloaded"}, "server_error", [("$[3].error", "Degraded")]),
+        ({"type": "rate_limit_error", "message": "Slow down"}, "rate_limit_exceeded", [("$[3].error", "Degraded")]),
+    ],
+    ids=["overloaded", "rate-limited"],
+)
+def test_an_anthropic_error_event_becomes_a_responses_failure_with_a_responses_code(error: Any, code: str, named: Any) -> None:
+    # found by the hostile-input pass: the Anthropic error type was written as the Responses
+    # error code, which the schema refuses (an EncodeError that quoted the type)
+    broken = anthropic(ANTHROPIC_TOOL)[:3] + [{"type": "error", "error": error}]
+    conversion = streams.convert_stream(broken, "anthropic", "openai-responses")
+    last = builtins(list(conversion))[-1]
+    assert last["type"] == "response.failed"
+    assert last["response"]["error"] == {"code": code, "message": error["message"]}
+    assert [(d.field, d.status) for d in conversion.diagnostics if "error" in d.field] == named
+
+
+@pytest.mark.parametrize(
     "mutate,code,path",
     [
         (lambda ev: ev[:1], "missing_finish", "$[0].candidates"),
@@ -305,6 +324,8 @@ def test_anthropic_ping_is_nothing_and_an_error_event_is_model_error() -> None:
     broken = events[:3] + [{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
     error = fails(broken, "anthropic")
     assert (error.code, error.path, error.error.error.type) == ("model_error", "$[3]", "overloaded_error")
+    # the upstream's words stay in .error: a vendor error message can quote the request
+    assert "Overloaded" not in error.message and "overloaded_error" not in error.message
     got = lux(broken, "anthropic")
     assert got[-2] == {"event": "error", "error": {"kind": "server_error", "message": "Overloaded", "provider_code": "overloaded_error"}}
     back = builtins(list(streams.convert_stream(got, "lux", "anthropic")))
