@@ -53,6 +53,12 @@ STREAM_FORMATS = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-response
 _INVALID_OUTPUT = 3  # the output was written, but a diagnostic says it is Invalid
 
 
+def _shown(name: str) -> str:
+    """A file name as printed: the bytes of a name that is not UTF-8 (which Python holds as lone
+    surrogates, PEP 383) as ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 def _read(name: str) -> bytes:
     if name == "-":
         return sys.stdin.buffer.read()
@@ -69,14 +75,14 @@ def _validate(args: argparse.Namespace) -> int:
         try:
             decode(_read(name), schema, args.definition)
         except OSError as exc:
-            print(f"{name}: cannot read: {exc.strerror}", file=sys.stderr)
+            print(f"{_shown(name)}: cannot read: {exc.strerror}", file=sys.stderr)
             return 2
         except UsageError as exc:
             print(f"lucent: {exc.message} [{exc.code}]", file=sys.stderr)
             return 2
         except LucentError as exc:
             invalid += 1
-            print(f"{name}: {exc.path}: {exc.message} [{exc.code}]")
+            print(f"{_shown(name)}: {exc.path}: {exc.message} [{exc.code}]")
     return 1 if invalid else 0
 
 
@@ -106,7 +112,7 @@ def _convert(args: argparse.Namespace) -> int:
     try:
         data = _read(args.file)
     except OSError as exc:
-        print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
+        print(f"{_shown(args.file)}: cannot read: {exc.strerror}", file=sys.stderr)
         return 2
     try:
         result = convert(data, args.source, args.target, kind=args.kind, strict=args.strict, context=context)
@@ -130,7 +136,7 @@ def _write_report(name: str, report: Any) -> bool:
     try:
         Path(name).write_bytes(encode(report) + b"\n")
     except OSError as exc:
-        print(f"{name}: cannot write: {exc.strerror}", file=sys.stderr)
+        print(f"{_shown(name)}: cannot write: {exc.strerror}", file=sys.stderr)
         return False
     return True
 
@@ -143,7 +149,7 @@ def _convert_stream(args: argparse.Namespace, context: Any) -> int:
     try:
         stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
     except OSError as exc:
-        print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
+        print(f"{_shown(args.file)}: cannot read: {exc.strerror}", file=sys.stderr)
         return 2
     read = stream.read1 if isinstance(stream, io.BufferedIOBase) else stream.read
     out = sys.stdout.buffer
@@ -178,7 +184,7 @@ def _assemble(args: argparse.Namespace) -> int:
     try:
         stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
     except OSError as exc:
-        print(f"{args.file}: cannot read: {exc.strerror}", file=sys.stderr)
+        print(f"{_shown(args.file)}: cannot read: {exc.strerror}", file=sys.stderr)
         return 2
     # read1 returns what has arrived, so a live stream is assembled as it comes.
     read = stream.read1 if isinstance(stream, io.BufferedIOBase) else stream.read
@@ -242,6 +248,9 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (see the module docstring)."""
+    for stream in (sys.stdout, sys.stderr):  # a line is never lost to a terminal's encoding
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     args = parser().parse_args(argv)
     try:
         status: int = args.run(args)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,8 +42,6 @@ def test_validate_with_an_unknown_definition_is_a_usage_error(capsys: pytest.Cap
 
 
 def test_a_reader_that_goes_away_stops_the_cli_quietly(tmp_path: Path) -> None:
-    import subprocess
-    import sys
 
     frames = "".join(f'data: {{"protocolVersion":"1.0","type":"text.delta","text":"w{i}"}}\n\n' for i in range(20_000))
     stream = tmp_path / "stream.sse"
@@ -91,8 +92,6 @@ def test_an_unknown_kind_is_refused_by_the_command_line(capsys: pytest.CaptureFi
 
 
 def test_version_and_python_dash_m() -> None:
-    import subprocess
-    import sys
     from importlib.metadata import version
 
     shown = subprocess.run([sys.executable, "-m", "lucent", "--version"], capture_output=True, text=True, check=True)
@@ -106,3 +105,19 @@ def test_validate_refuses_a_schema_root_that_accepts_anything_without_a_definiti
     assert "accepts any JSON value" in capsys.readouterr().err
     assert main(["validate", "--schema", "llm-sdk", "--definition", "LanguageModelInput", str(document)]) == 1
     assert "Expected `object`, got `str` [type]" in capsys.readouterr().out
+
+
+def test_a_file_name_that_is_not_utf8_is_printed_under_an_ascii_stdout(tmp_path: Path) -> None:
+    # found by the hostile-input pass: the name's undecodable byte (a lone surrogate, PEP 383)
+    # raised UnicodeEncodeError from print, under a strict stdout
+    folder = os.fsencode(tmp_path)
+    (Path(os.fsdecode(folder + b"/bad\xff.json"))).write_bytes(b'{"model":"x"')
+    names = [os.fsdecode(folder + b"/bad\xff.json"), os.fsdecode(folder + b"/gone\xfe.json")]
+    env = {**os.environ, "PYTHONIOENCODING": "ascii:strict", "LC_ALL": "C"}
+    shown = subprocess.run(
+        [sys.executable, "-m", "lucent", "validate", "--format", "openai-chat", "--definition", "CreateChatCompletionRequest", *names],
+        capture_output=True, env=env,
+    )
+    assert shown.returncode == 2  # the second file cannot be read
+    assert shown.stdout.decode("ascii") == f"{tmp_path}/bad\\xff.json: $: JSON text ends early at byte 12 [malformed_json]\n"
+    assert shown.stderr.decode("ascii") == f"{tmp_path}/gone\\xfe.json: cannot read: No such file or directory\n"
