@@ -42,7 +42,6 @@ def test_validate_with_an_unknown_definition_is_a_usage_error(capsys: pytest.Cap
 
 
 def test_a_reader_that_goes_away_stops_the_cli_quietly(tmp_path: Path) -> None:
-
     frames = "".join(f'data: {{"protocolVersion":"1.0","type":"text.delta","text":"w{i}"}}\n\n' for i in range(20_000))
     stream = tmp_path / "stream.sse"
     stream.write_text(frames + 'data: {"protocolVersion":"1.0","type":"model.completed","finishReason":"STOP"}\n\n', encoding="utf-8")
