@@ -16,7 +16,19 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from lucent._best_error import _container, _fields, _struct_for
-from lucent._decode import _MSGSPEC_CODES, _skips_values, _validation_error, adds_no_member, decode, encode, encoded, same_colons, schema_module
+from lucent._decode import (
+    _MSGSPEC_CODES,
+    _no_key_lost,
+    _skips_values,
+    _validation_error,
+    adds_no_member,
+    decode,
+    duplicate_paths,
+    encode,
+    encoded,
+    same_colons,
+    schema_module,
+)
 from lucent._limits import Limits
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation, member
@@ -63,7 +75,11 @@ def convert(
         The source document. JSON text (``bytes``/``str``) and plain JSON values (``dict``...)
         are decoded with :func:`lucent.decode` against the source schema. A generated Struct of
         the source definition (``RemoteModelRequest``, ``LucentRequest``) is written as JSON and
-        decoded the same way, so that one built or changed by hand is held to the schema too.
+        decoded the same way, so that one built or changed by hand is held to the schema too: a
+        value of the wrong type raises; a Struct that breaks a constraint (a required member left
+        ``UNSET``, as a conversion leaves what its target needs and its source lacks) is
+        converted as it is, with an Invalid diagnostic naming its first fault (which raises if
+        the converter cannot read the Struct).
     source, target : {"lux", "sparktide", "llm-sdk", "htmlp", "openai-chat", "openai-responses", "anthropic", "gemini"}
         Format names (:data:`FORMATS`). Each format converts to and from Lux by a generated converter
         (``lucent.generated.convert_registry.CONVERTERS``); any other pair is composed through
@@ -134,13 +150,20 @@ def convert(
     hops = _through_lux(source, target, kind) if converter is None and source != target else None
     if converter is None and hops is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
-    document, diagnostics = _decode_source(data, FORMATS[source], source_definition, limits)
-    if converter is not None:
-        value, found = converter(document, context)
-    elif hops is not None:
-        value, found = _compose(hops, document, context)  # no direct converter: through Lux
-    else:
-        value, found = document, []  # source == target: the document as decoded
+    document, diagnostics, incomplete = _decode_source(data, FORMATS[source], source_definition, limits)
+    try:
+        if converter is not None:
+            value, found = converter(document, context)
+        elif hops is not None:
+            value, found = _compose(hops, document, context)  # no direct converter: through Lux
+        else:
+            value, found = document, []  # source == target: the document as decoded
+    except LucentError:
+        raise
+    except Exception:
+        if incomplete is None:
+            raise
+        raise incomplete from None  # a Struct that breaks its schema, which the converter cannot read
     if converter is not None or hops is not None:
         diagnostics = _merge(found, diagnostics)
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
@@ -323,19 +346,34 @@ def _definition(fmt: str, kind: str) -> str:
         raise UsageError(f"converting {kind} documents of {fmt} is not implemented yet", code="unsupported_conversion") from None
 
 
-def _decode_source(data: Any, schema: str, definition: str, limits: Limits | None = None) -> tuple[Any, list[ConversionDiagnostic]]:
-    """The source Struct, and an Invalid diagnostic for a protocol rule it breaks (if any)."""
+def _decode_source(data: Any, schema: str, definition: str, limits: Limits | None = None) -> tuple[Any, list[ConversionDiagnostic], ValidationError | None]:
+    """The source Struct; diagnostics: an Invalid one for a protocol rule it breaks (if any), an
+    Unsupported one for each member the Struct cannot keep; and, for a Struct given that breaks
+    its schema, its first fault (else None).
+
+    A Struct is checked as its JSON text is: its constructor checks no constraint, and its fields
+    can be set to anything after it is made. A value of the wrong type raises. A Struct that
+    breaks a constraint of its schema (a required member left ``UNSET``, as a conversion leaves
+    what its target needs and its source lacks; too few items...) is converted as it is, with an
+    Invalid diagnostic naming its first fault, which raises if a converter cannot read it.
+    """
     expected = getattr(schema_module(schema), definition)
-    if isinstance(data, msgspec.Struct) and not isinstance(data, expected):
-        raise UsageError(f"expected a {definition} Struct, not {type(data).__name__}", code="invalid_input_type")
+    struct = data if isinstance(data, msgspec.Struct) else None
+    if struct is not None and not isinstance(struct, expected):
+        raise UsageError(f"expected a {definition} Struct, not {type(struct).__name__}", code="invalid_input_type")
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
-        # A Struct is checked as its JSON text is: its constructor checks no constraint, and its
-        # fields can be set to anything after it is made.
         try:
             data = encode(data)  # NaN and infinity refused, not written as null
         except EncodeError as exc:
             raise UsageError(f"cannot read a {type(data).__name__} as JSON: {exc.message}", code="invalid_input_type", path=exc.path) from None
     name = _decodable(schema, definition)
+    if struct is not None:
+        try:
+            decode(data, schema, name, rules="schema", limits=limits)
+        except ValidationError as fault:
+            if fault.code == "type":
+                raise  # a value of the wrong type: no converter can read it
+            return struct, [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")], fault
     try:
         document = decode(data, schema, name, limits=limits)
         found = []
@@ -345,20 +383,35 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
         document = decode(data, schema, name, rules="schema", limits=limits)
         found = [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")]
     tp: Any = type(document)
-    if not _skips_values(tp) or (isinstance(data, bytes) and adds_no_member(tp) and same_colons(data, document)):
-        return document, found  # no member of the text can be missing from the document
+    text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    # duplicate properties: a protocol that refuses them has named them (Invalid) already
+    named = bool(schema_module(schema).PROTOCOL.get("reject_duplicate_keys"))
+    if not _skips_values(tp):  # every member of the text is in the document, but a duplicate's
+        if not named and not _no_key_lost(text, document, tp):
+            found.extend(_duplicates(text))
+        return document, found, None
+    if adds_no_member(tp) and same_colons(text, document):
+        return document, found, None  # no member of the text is missing from the document
     try:
-        raw = msgspec.json.decode(data)
+        raw = msgspec.json.decode(text)
     except msgspec.ValidationError:
         # decode() accepted the document, so only a number out of range inside a member the
         # schema does not define can fail here.
         raise ValidationError("a number is out of range", code="number_out_of_range") from None
+    if not named and not same_colons(text, raw):  # raw keeps the last of duplicate members too
+        found.extend(_duplicates(text))
     unknown = _unknown_members(raw, msgspec.to_builtins(document), "$")
     found.extend(ConversionDiagnostic(field=path, status="Unsupported", detail=_UNKNOWN) for path in unknown)
-    return document, found
+    return document, found, None
 
 
 _UNKNOWN = "a property the schema does not define (its object allows more); the bindings do not keep it, so it is dropped"
+_DUPLICATE = "a property the object names more than once: the last value is kept, as JSON Schema reads it; the earlier ones are dropped"
+
+
+def _duplicates(text: bytes) -> list[ConversionDiagnostic]:
+    """An Unsupported diagnostic for each property ``text`` names twice (RFC 8259 section 4)."""
+    return [ConversionDiagnostic(field=path, status="Unsupported", detail=_DUPLICATE) for path in duplicate_paths(text)]
 
 
 def _unknown_members(raw: Any, kept: Any, path: str) -> Iterator[str]:

@@ -371,8 +371,10 @@ class _Duplicate(Exception):
 
 
 class _Checked(dict[str, Any]):
-    """A dict built by the duplicate check; ``duplicate`` names a key that appeared twice."""
+    """A dict built by the duplicate check; ``duplicates`` names the keys that appeared more
+    than once (each once, in the order their second appearances came), ``duplicate`` the first."""
 
+    duplicates: tuple[str, ...] = ()
     duplicate: str | None = None
 
 
@@ -380,9 +382,37 @@ def _pairs(pairs: list[tuple[str, Any]], found: list[bool]) -> dict[str, Any]:
     result = _Checked(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
-        result.duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        again = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+        result.duplicates = tuple(dict.fromkeys(again))
+        result.duplicate = again[0]
         found.append(True)
     return result
+
+
+def duplicate_paths(buf: bytes | str) -> list[str]:
+    """The JSON path of every property an object of ``buf`` names more than once, in document
+    order (each such property once, where it first appears; one inside a value a later
+    duplicate replaced is not listed). RFC 8259 section 4 leaves such an object to the reader; lucent, msgspec and
+    jsonschema keep the last value.
+
+    Raises DecodeError(``max_depth``) when ``buf`` nests too deeply for ``json``."""
+    found: list[bool] = []
+    try:
+        tree = json.loads(buf, object_pairs_hook=lambda pairs: _pairs(pairs, found))
+    except RecursionError:
+        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+    paths: list[str] = []
+    stack: list[tuple[Any, str, bool]] = [(tree, "$", False)] if found else []
+    while stack:
+        node, where, named_twice = stack.pop()
+        if named_twice:
+            paths.append(where)
+        if isinstance(node, _Checked):
+            twice = set(node.duplicates)
+            stack.extend((v, where + _path_part(k), k in twice) for k, v in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((v, f"{where}[{i}]", False) for i, v in reversed(list(enumerate(node))))
+    return paths
 
 
 def _no_key_lost(buf: bytes, value: Any, tp: Any) -> bool:
