@@ -400,7 +400,8 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
         raise ValidationError("a number is out of range", code="number_out_of_range") from None
     if not named and not same_colons(text, raw):  # raw keeps the last of duplicate members too
         found.extend(_duplicates(text))
-    unknown = _unknown_members(raw, msgspec.to_builtins(document), "$")
+    kept = msgspec.to_builtins(document)
+    unknown = () if raw == kept else _unknown_members(raw, kept, "$")  # equal: compared in C
     found.extend(ConversionDiagnostic(field=path, status="Unsupported", detail=_UNKNOWN) for path in unknown)
     return document, found, None
 
@@ -423,13 +424,17 @@ def _unknown_members(raw: Any, kept: Any, path: str) -> Iterator[str]:
     """
     if isinstance(raw, dict) and isinstance(kept, dict):
         for key, item in raw.items():
-            if key in kept:
-                yield from _unknown_members(item, kept[key], member(path, key))
-            else:
+            if key not in kept:
                 yield member(path, key)
+            elif item.__class__ in _CONTAINERS:  # a scalar holds no member
+                yield from _unknown_members(item, kept[key], member(path, key))
     elif isinstance(raw, list) and isinstance(kept, list) and len(raw) == len(kept):
-        for index, (item, decoded) in enumerate(zip(raw, kept)):
-            yield from _unknown_members(item, decoded, f"{path}[{index}]")
+        for index, item in enumerate(raw):
+            if item.__class__ in _CONTAINERS:
+                yield from _unknown_members(item, kept[index], f"{path}[{index}]")
+
+
+_CONTAINERS = (dict, list)
 
 
 def _decodable(schema: str, definition: str) -> str | None:

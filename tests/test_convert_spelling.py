@@ -79,7 +79,7 @@ def test_a_partial_walk_names_what_the_whole_walk_names(source: str, target: str
     compared = 0
     for data in _corpus_requests(source):
         try:
-            src, _ = _decode_source(data, source, _definition(source, "request"))
+            src, _, _ = _decode_source(data, source, _definition(source, "request"))
         except lucent.errors.LucentError:
             continue
         partial, whole = Origins(), Origins()
