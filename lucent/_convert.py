@@ -139,7 +139,7 @@ def convert(
     UsageError
         ``unknown_format`` (a name not listed above), ``unsupported_conversion`` (a pair or kind
         not implemented yet), ``invalid_input_type`` (a Struct of another definition, a value
-        that is not JSON, or a format or kind that is not a str), ``invalid_context`` (context is not a mapping),
+        that is not JSON: bytes, a tuple, a set, a key that is not a str, NaN...; or a format or kind that is not a str), ``invalid_context`` (context is not a mapping),
         ``invalid_limits``.
     """
     source_definition = _definition(source, kind)
@@ -363,9 +363,12 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
         raise UsageError(f"expected a {definition} Struct, not {type(struct).__name__}", code="invalid_input_type")
     if not isinstance(data, (bytes, bytearray, memoryview, str)):
         try:
-            data = encode(data)  # NaN and infinity refused, not written as null
+            text = encode(data)  # NaN and infinity refused, not written as null
         except EncodeError as exc:
             raise UsageError(f"cannot read a {type(data).__name__} as JSON: {exc.message}", code="invalid_input_type", path=exc.path) from None
+        if struct is None:
+            _check_json_value(data, text)
+        data = text
     name = _decodable(schema, definition)
     if struct is not None:
         try:
@@ -404,6 +407,38 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     unknown = () if raw == kept else _unknown_members(raw, kept, "$")  # equal: compared in C
     found.extend(ConversionDiagnostic(field=path, status="Unsupported", detail=_UNKNOWN) for path in unknown)
     return document, found, None
+
+
+def _check_json_value(value: Any, text: bytes) -> None:
+    """Raise UsageError(``invalid_input_type``) unless ``value`` is a JSON value (dict with str
+    keys, list, str, int, float, bool, None) that ``text`` (msgspec's writing of it) says
+    exactly: msgspec also writes bytes (as base64), datetimes, UUIDs, sets, tuples and int keys,
+    which would reach the converter as values the caller never gave. One parse and one
+    comparison, in C; the walk that names the path runs only on a refusal."""
+    try:
+        same = msgspec.json.decode(text) == value
+    except (msgspec.DecodeError, RecursionError):  # pragma: no cover - msgspec reads what it wrote
+        same = False
+    if not same:
+        path = _not_json(value, "$")
+        raise UsageError(f"not a JSON value at {path}: only dict (str keys), list, str, int, float, bool and None", code="invalid_input_type", path=path)
+
+
+def _not_json(value: Any, path: str) -> str:
+    """The path of the first part of ``value`` that is not a JSON value (``path`` if none is found)."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        node, where = stack.pop()
+        if node.__class__ is dict:
+            for key in node:
+                if key.__class__ is not str:
+                    return where
+            stack.extend((item, member(where, key)) for key, item in reversed(node.items()))
+        elif node.__class__ is list:
+            stack.extend((item, f"{where}[{index}]") for index, item in reversed(list(enumerate(node))))
+        elif node is not None and node.__class__ not in (str, int, float, bool):
+            return where
+    return path
 
 
 _UNKNOWN = "a property the schema does not define (its object allows more); the bindings do not keep it, so it is dropped"

@@ -129,3 +129,26 @@ def test_a_property_named_twice_is_named_where_the_earlier_value_is_dropped() ->
         lucent.convert(body, "openai-chat", "anthropic", strict=True)
     plain = body.replace(b'"model":"a",', b"").replace(b'"content":"hi",', b"")
     assert lucent.convert(plain, "openai-chat", "anthropic").diagnostics == []
+
+
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        ({"model": b"gpt-4o", "messages": []}, "$.model"),
+        ({"model": "m", "messages": [], "metadata": {1: "x"}}, "$.metadata"),
+        ({"model": "m", "messages": ({"role": "user", "content": "hi"},)}, "$.messages"),
+        ({"model": "m", "messages": [{"role": "user", "content": {"a", "b"}}]}, "$.messages[0].content"),
+    ],
+    ids=["bytes", "int-key", "tuple", "set"],
+)
+def test_a_python_value_msgspec_would_rewrite_is_not_taken_for_json(value: object, path: str) -> None:
+    # found by the hostile-input pass: bytes reached the converter as base64 text the caller
+    # never wrote (and int keys as strings, tuples and sets as arrays)
+    with pytest.raises(lucent.errors.UsageError) as info:
+        lucent.convert(value, "openai-chat", "anthropic")
+    assert (info.value.code, info.value.path) == ("invalid_input_type", path)
+
+
+def test_a_json_value_converts_as_its_text_does() -> None:
+    value = json.loads(CHAT)
+    assert lucent.encode(lucent.convert(value, "openai-chat", "anthropic").value) == lucent.encode(lucent.convert(CHAT, "openai-chat", "anthropic").value)
