@@ -205,7 +205,9 @@ def test_decode_refuses_huge_numbers_and_deep_nesting_in_sparktide_arguments() -
         assert info.value.message.startswith(f"arguments {reason}")
 
 
-def test_a_python_struct_holding_infinity_in_args_is_invalid_never_a_value_error() -> None:
+def test_a_python_struct_holding_infinity_in_args_is_a_usage_error_never_a_value_error() -> None:
+    # A Struct given to convert is written as JSON first, as a dict is (tests/test_convert_faults.py):
+    # NaN and infinity have no JSON form, so the Struct is refused at the first one's path.
     document = {
         "messages": [
             {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c", "toolName": "f", "args": {"a": 1}}]},
@@ -215,15 +217,14 @@ def test_a_python_struct_holding_infinity_in_args_is_invalid_never_a_value_error
     source = lucent.decode(json.dumps(document), "llm-sdk", "LanguageModelInput")
     source.messages[0].content[0].args = {"a": float("inf")}
     source.messages[1].content[0].result = [float("nan")]
-    result = lucent.convert(source, "llm-sdk", "lux", context={"model": "m", "stream": False})
-    assert result.value.conversation[0].message.content[0].tool_use.arguments == "null"
-    assert result.value.conversation[1].tool_result.content == []
-    assert at(result, "$.messages[0].content[0].args") == [
-        ("Invalid", "the value has no JSON text: it holds NaN or an infinite number, which is not JSON; written as null")
-    ]
-    assert at(result, "$.messages[1].content[0].result") == [
-        ("Invalid", "the value has no JSON text: it holds NaN or an infinite number, which is not JSON; written as no content")
-    ]
+    with pytest.raises(lucent.errors.UsageError) as info:
+        lucent.convert(source, "llm-sdk", "lux", context={"model": "m", "stream": False})
+    assert (info.value.code, info.value.path) == ("invalid_input_type", "$.messages[0].content[0].args.a")
+    assert "NaN or an infinite number" in info.value.message
+    source.messages[0].content[0].args = {"a": 1.5}
+    with pytest.raises(lucent.errors.UsageError) as info:
+        lucent.convert(source, "llm-sdk", "lux", context={"model": "m", "stream": False})
+    assert info.value.path == "$.messages[1].content[0].result[0]"
 
 
 # ------------------------------------------------------------------ fault 2: deep argument text
