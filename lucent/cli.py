@@ -37,10 +37,11 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from lucent._convert import FORMATS
 from lucent._decode import SCHEMAS, decode, encode
@@ -141,6 +142,23 @@ def _write_report(name: str, report: Any) -> bool:
     return True
 
 
+def _event_stream(read: Any, name: str) -> Iterator[bytes] | None:
+    """The chunks ``read`` gives (64 KiB at most each, as they arrive); None, with the reason on
+    stderr, when the input starts as JSON does (``[`` or ``{``): a JSON array of events is what
+    the Python API takes, and as an event stream its lines would be fields that mean nothing."""
+    first = read(65536)
+    while first.isspace():  # only white space so far: wait for the first character
+        more = read(65536)
+        if not more:
+            break
+        first += more
+    if first.lstrip()[:1] in (b"[", b"{"):
+        print(f"{_shown(name)}: this is JSON, not an event stream (text/event-stream: `data:` lines, "
+              "a blank line after each event); pass a list of events to lucent.streams in Python", file=sys.stderr)
+        return None
+    return itertools.chain([first], iter(lambda: read(65536), b""))
+
+
 def _convert_stream(args: argparse.Namespace, context: Any) -> int:
     from lucent.errors import StreamError
     from lucent.generated.lucent_diagnostics_v1 import DiagnosticReport
@@ -155,7 +173,10 @@ def _convert_stream(args: argparse.Namespace, context: Any) -> int:
     out = sys.stdout.buffer
     status = 0
     with stream:
-        conversion = convert_stream(iter(lambda: read(65536), b""), args.source, args.target, context=context, strict=args.strict)
+        chunks = _event_stream(read, args.file)
+        if chunks is None:
+            return 2
+        conversion = convert_stream(chunks, args.source, args.target, context=context, strict=args.strict)
         try:
             for frame in encode_sse(conversion, args.target):
                 out.write(frame)
@@ -189,8 +210,11 @@ def _assemble(args: argparse.Namespace) -> int:
     # read1 returns what has arrived, so a live stream is assembled as it comes.
     read = stream.read1 if isinstance(stream, io.BufferedIOBase) else stream.read
     with stream:
+        chunks = _event_stream(read, args.file)
+        if chunks is None:
+            return 2
         try:
-            response = assemble(iter(lambda: read(65536), b""), args.format, tools=args.tools)
+            response = assemble(chunks, args.format, tools=args.tools)
         except StreamError as exc:
             print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
             if exc.usage is not None:

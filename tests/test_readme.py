@@ -1,0 +1,43 @@
+"""The README's Python examples run as written, and print what their comments say."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.DOTALL)
+SHOWN = re.compile(r"^\s*print\(.*\)\s+# (.+)$")
+
+
+def expected_lines(block: str) -> list[str]:
+    """The comment after each ``print(...)``, up to a ``...`` that stands for the rest."""
+    return [found.group(1).split("...")[0].strip() for found in map(SHOWN.match, block.splitlines()) if found]
+
+
+def test_the_readme_has_examples_that_show_their_output() -> None:
+    assert len(BLOCKS) >= 3
+    assert sum(len(expected_lines(block)) for block in BLOCKS) >= 8
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"block-{i}" for i in range(len(BLOCKS))])
+def test_a_readme_example_runs_and_prints_what_it_says(block: str) -> None:
+    out = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)  # the examples open files by paths relative to a clone
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "README.md", "exec"), {"__name__": "readme"})  # noqa: S102 - our own README
+    finally:
+        os.chdir(cwd)
+    printed = out.getvalue()
+    position = 0
+    for expected in expected_lines(block):
+        found = printed.find(expected, position)
+        assert found >= 0, f"{expected!r} not printed (after position {position}) in:\n{printed}"
+        position = found + len(expected)
