@@ -120,3 +120,23 @@ def test_a_file_name_that_is_not_utf8_is_printed_under_an_ascii_stdout(tmp_path:
     assert shown.returncode == 2  # the second file cannot be read
     assert shown.stdout.decode("ascii") == f"{tmp_path}/bad\\xff.json: $: JSON text ends early at byte 12 [malformed_json]\n"
     assert shown.stderr.decode("ascii") == f"{tmp_path}/gone\\xfe.json: cannot read: No such file or directory\n"
+
+
+def test_the_stream_commands_refuse_json_with_a_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    events = tmp_path / "events.json"
+    events.write_text('\n  [{"type": "ping"}]')
+    assert main(["assemble", "--format", "anthropic", str(events)]) == 2
+    assert main(["convert", "--kind", "stream", "--from", "anthropic", "--to", "lux", str(events)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"{events}: this is JSON, not an event stream (text/event-stream: `data:` lines, a blank line after each event); "
+                   "pass a list of events to lucent.streams in Python"] * 2
+
+
+def test_the_shipped_anthropic_stream_assembles_and_converts(capsys: pytest.CaptureFixture[str]) -> None:
+    example = Path(__file__).parent.parent / "examples" / "anthropic-stream.sse"
+    assert main(["assemble", "--format", "anthropic", str(example)]) == 0
+    message = json.loads(capsys.readouterr().out)
+    assert [block["type"] for block in message["content"]] == ["thinking", "text"]
+    assert main(["convert", "--kind", "stream", "--from", "anthropic", "--to", "openai-chat", "--context", '{"created": 1764560000}', str(example)]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith("data: [DONE]\n\n") and '"content":"2 + "' in out
