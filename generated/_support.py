@@ -273,10 +273,10 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def member(path: str, key: str) -> str:
     """The JSON path of `key` inside the object at `path` ($.a.b, or $.a["odd key"])."""
-    return f"{path}.{key}" if _NAME.match(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+    return f"{path}.{key}" if _NAME.fullmatch(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # fullmatch: `$` would let a final newline in
 
 
 def check_finite(value: float, path: str) -> None:

@@ -211,9 +211,14 @@ def _container_of(tp: Any, is_list: bool) -> tuple[Any, list[msgspec.Meta]] | No
 
 
 def _child_path(path: str, key: str | int) -> str:
+    """The path :func:`segments` reads back: ``.name`` for an ASCII identifier only (``.城市``
+    would not be read), ``["key"]`` for any other key."""
     if isinstance(key, int):
         return f"{path}[{key}]"
-    return f"{path}.{key}" if key.isidentifier() else f"{path}[{json.dumps(key)}]"
+    return f"{path}.{key}" if _ASCII_NAME.fullmatch(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+_ASCII_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Search:

@@ -656,7 +656,7 @@ def _random_schema(rng: random.Random, levels: int) -> Any:
     ]
     if levels == 0 or rng.random() < 0.2:
         return rng.choice(leaves)
-    keys = rng.sample("abcde", rng.randint(1, 3))
+    keys = rng.sample(["a", "b", "e", "城市", "é", "key with space", "x\n"], rng.randint(1, 3))
     node: dict[str, Any] = {"type": "OBJECT", "properties": {key: _random_schema(rng, levels - 1) for key in keys}}
     if rng.random() < 0.2:
         node["required"] = [rng.choice(keys)] if rng.random() < 0.5 else 7
@@ -667,7 +667,8 @@ def _random_schema(rng: random.Random, levels: int) -> Any:
 
 def test_faults_in_dicts_of_schemas_are_named_where_jsonschema_names_them() -> None:
     # The faulty key of a dict is found by its real name, and a shallower fault found before the
-    # dict is kept (it was dropped for the dict's: 102 of these 400 named a deeper fault).
+    # dict is kept (it was dropped for the dict's: 102 of these 400 named a deeper fault). A key
+    # that is not an ASCII name is quoted (`.城市` was written, then read back as no segment).
     oracle = Oracle()
     rng = random.Random(5)
     differ = []
@@ -685,3 +686,12 @@ def test_faults_in_dicts_of_schemas_are_named_where_jsonschema_names_them() -> N
             differ.append((verdict, mine))
     assert refused > 200  # most of them hold a fault
     assert differ == []
+
+
+@pytest.mark.parametrize(("key", "path"), [("a", "$.a"), ("城市", '$["城市"]'), ("a\n", '$["a\\n"]'), ("a b", '$["a b"]')])
+def test_a_path_names_a_key_as_an_ascii_name_or_quoted(key: str, path: str) -> None:
+    from lucent._best_error import _child_path
+    from lucent.generated._support import member
+
+    assert member("$", key) == _child_path("$", key) == path
+    assert segments(path) == [key]
