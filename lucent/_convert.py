@@ -8,7 +8,10 @@ the result against the target schema and applies ``strict``.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import re
+import uuid
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -366,8 +369,8 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
             text = encode(data)  # NaN and infinity refused, not written as null
         except EncodeError as exc:
             raise UsageError(f"cannot read a {type(data).__name__} as JSON: {exc.message}", code="invalid_input_type", path=exc.path) from None
-        if struct is None:
-            _check_json_value(data, text)
+        # msgspec writes bytes as base64, a datetime or UUID as a string...: values the caller never gave
+        _check_json_value(data if struct is None else msgspec.to_builtins(struct, builtin_types=_WRITTEN_AS_TEXT), text)
         data = text
     name = _decodable(schema, definition)
     if struct is not None:
@@ -407,6 +410,11 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     unknown = () if raw == kept else _unknown_members(raw, kept, "$")  # equal: compared in C
     found.extend(ConversionDiagnostic(field=path, status="Unsupported", detail=_UNKNOWN) for path in unknown)
     return document, found, None
+
+
+_WRITTEN_AS_TEXT = (bytes, bytearray, memoryview, datetime.datetime, datetime.date, datetime.time, datetime.timedelta, uuid.UUID, decimal.Decimal)
+"""Values msgspec writes as JSON strings; ``to_builtins`` keeps them, so that the comparison with
+the text finds them."""
 
 
 def _check_json_value(value: Any, text: bytes) -> None:

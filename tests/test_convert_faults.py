@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 
 import pytest
@@ -72,8 +73,11 @@ CHAT = b'{"model":"gpt-4o","messages":[{"role":"user","content":"hi"}],"max_toke
         ("model", None, ValidationError, "type", "$.model"),
         ("max_tokens", float("nan"), lucent.errors.UsageError, "invalid_input_type", "$.max_tokens"),
         ("messages", [object()], lucent.errors.UsageError, "invalid_input_type", "$"),
+        ("model", b"gpt-4o", lucent.errors.UsageError, "invalid_input_type", "$.model"),
+        ("model", datetime.date(2026, 12, 2), lucent.errors.UsageError, "invalid_input_type", "$.model"),
+        ("metadata", {1: "x"}, lucent.errors.UsageError, "invalid_input_type", "$.metadata"),
     ],
-    ids=["list-made-int", "required-made-null", "nan", "not-json"],
+    ids=["list-made-int", "required-made-null", "nan", "not-json", "bytes", "date", "int-key"],
 )
 @pytest.mark.parametrize("target", ["lux", "anthropic", "openai-chat"])
 def test_a_struct_given_a_value_of_the_wrong_type_is_refused(
