@@ -103,9 +103,21 @@ MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = [
 """msgspec's validation messages -> the JSON Schema keyword that failed (lucent.decode uses it too)."""
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with each control character (C0, C1, line and paragraph separators, bidirectional
+    overrides) written as its escape (``\\n``, ``\\x1b``, ``\\u202e``): a property name an error
+    message quotes cannot break a log line or drive a terminal."""
+    return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
-    """A msgspec validation error as a RuleViolation whose path is ``base`` + the error's path."""
+    """A msgspec validation error as a RuleViolation whose path is ``base`` + the error's path;
+    its message is :func:`printable` (it may quote a property name of the input)."""
     message, path = _located(exc, base)
+    message = printable(message)
     cause = exc.__cause__
     if isinstance(cause, RuleViolation):
         return RuleViolation(cause.code, cause.message, cause.path if cause.path.startswith("$") else path + cause.path)
@@ -164,7 +176,9 @@ def _json_type(value: Any) -> str:
 
 def _located(exc: msgspec.ValidationError, base: str) -> tuple[str, str]:
     """A msgspec validation error's message and path (``base`` + the error's own path)."""
-    message, _, where = str(exc).partition(" - at `")
+    message, _, where = str(exc).rpartition(" - at `")  # the last: a property name may hold one
+    if not _:
+        message, where = where, ""
     where = where.removeprefix("key` in `")  # a map key that breaks propertyNames: the map's path
     return message, base + where[1:-1] if where.endswith("`") else base
 

@@ -22,6 +22,7 @@ from typing import Any, Callable, TypeVar
 import msgspec
 
 from lucent.errors import ValidationError
+from lucent.generated._support import printable
 
 Translate = Callable[[msgspec.ValidationError, str], ValidationError]
 _T = TypeVar("_T")
@@ -253,7 +254,7 @@ class _Search:
                 return ValidationError(f"Object missing required field `{missing}`", code="required", path=path)
             if closed and not names.issuperset(node):
                 unknown = next(str(key) for key in node if key not in names)
-                shown = unknown if len(unknown) <= 64 else unknown[:61] + "..."
+                shown = printable(unknown if len(unknown) <= 64 else unknown[:61] + "...")
                 return ValidationError(f"Object contains unknown field `{shown}`", code="additionalProperties", path=path)
         container = _container(tp, node)
         if container is not None and isinstance(node, list):

@@ -54,10 +54,21 @@ STREAM_FORMATS = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-response
 _INVALID_OUTPUT = 3  # the output was written, but a diagnostic says it is Invalid
 
 
+def _text(text: str) -> str:
+    """A message, path or detail as printed: control characters as their escapes (a message may
+    quote a property name of the input)."""
+    from lucent.generated._support import printable
+
+    return printable(text)
+
+
 def _shown(name: str) -> str:
     """A file name as printed: the bytes of a name that is not UTF-8 (which Python holds as lone
-    surrogates, PEP 383) as ``\\xNN``."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
+    surrogates, PEP 383) as ``\\xNN``, and control characters as their escapes (a name cannot
+    start a line of its own or drive the terminal)."""
+    from lucent.generated._support import printable
+
+    return printable(os.fsencode(name).decode("utf-8", "backslashreplace"))
 
 
 def _read(name: str) -> bytes:
@@ -79,11 +90,11 @@ def _validate(args: argparse.Namespace) -> int:
             print(f"{_shown(name)}: cannot read: {exc.strerror}", file=sys.stderr)
             return 2
         except UsageError as exc:
-            print(f"lucent: {exc.message} [{exc.code}]", file=sys.stderr)
+            print(f"lucent: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
             return 2
         except LucentError as exc:
             invalid += 1
-            print(f"{_shown(name)}: {exc.path}: {exc.message} [{exc.code}]")
+            print(f"{_shown(name)}: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
     return 1 if invalid else 0
 
 
@@ -106,7 +117,7 @@ def _convert(args: argparse.Namespace) -> int:
         try:
             context = decode(args.context, "llm-sdk", "JSONSchema")  # any JSON object
         except LucentError as exc:
-            print(f"lucent: --context must be one JSON object: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
+            print(f"lucent: --context must be one JSON object: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
             return 2
     if args.kind == "stream":
         return _convert_stream(args, context)
@@ -123,7 +134,7 @@ def _convert(args: argparse.Namespace) -> int:
         raise
     for diagnostic in result.diagnostics:
         detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
-        print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
+        print(f"{diagnostic.status} {_text(diagnostic.field)}: {_text(detail)}", file=sys.stderr)
     if args.diagnostics is not None:
         report = DiagnosticReport(source=args.source, target=args.target, kind=args.kind, diagnostics=list(result.diagnostics))
         if not _write_report(args.diagnostics, report):
@@ -182,13 +193,13 @@ def _convert_stream(args: argparse.Namespace, context: Any) -> int:
                 out.write(frame)
                 out.flush()  # each event as soon as it is converted
         except StreamError as exc:
-            print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
+            print(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
             if exc.usage is not None:
                 print(f"usage received: {encode(exc.usage).decode()}", file=sys.stderr)
             status = 1
     for diagnostic in conversion.diagnostics:
         detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
-        print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
+        print(f"{diagnostic.status} {_text(diagnostic.field)}: {_text(detail)}", file=sys.stderr)
     if args.diagnostics is not None:
         report = DiagnosticReport(source=args.source, target=args.target, kind="stream", diagnostics=list(conversion.diagnostics))
         if not _write_report(args.diagnostics, report):
@@ -216,7 +227,7 @@ def _assemble(args: argparse.Namespace) -> int:
         try:
             response = assemble(chunks, args.format, tools=args.tools)
         except StreamError as exc:
-            print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
+            print(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
             if exc.usage is not None:
                 print(f"usage received: {encode(exc.usage).decode()}", file=sys.stderr)
             return 1
@@ -281,15 +292,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConversionError as exc:
         for diagnostic in exc.diagnostics:
             detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
-            print(f"{diagnostic.status} {diagnostic.field}: {detail}", file=sys.stderr)
+            print(f"{diagnostic.status} {_text(diagnostic.field)}: {_text(detail)}", file=sys.stderr)
         lossy = sum(d.status in ("Unsupported", "Invalid") for d in exc.diagnostics)
         print(f"lucent: strict conversion refused: {lossy} of {len(exc.diagnostics)} diagnostic(s) are Unsupported or Invalid [{exc.code}]", file=sys.stderr)
         return 1
     except UsageError as exc:  # the call is wrong (an unknown format, kind or definition)
-        print(f"lucent: {exc.message} [{exc.code}]", file=sys.stderr)
+        print(f"lucent: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
         return 2
     except LucentError as exc:
-        print(f"lucent: {exc.path}: {exc.message} [{exc.code}]", file=sys.stderr)
+        print(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130  # 128 + SIGINT, as a shell reports it; no traceback

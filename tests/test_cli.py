@@ -140,3 +140,13 @@ def test_the_shipped_anthropic_stream_assembles_and_converts(capsys: pytest.Capt
     assert main(["convert", "--kind", "stream", "--from", "anthropic", "--to", "openai-chat", "--context", '{"created": 1764560000}', str(example)]) == 0
     out = capsys.readouterr().out
     assert out.endswith("data: [DONE]\n\n") and '"content":"2 + "' in out
+
+
+def test_control_characters_from_the_input_or_a_file_name_are_printed_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # found by the hostile-input pass: a property name holding a newline forged a line of its
+    # own, and an ESC sequence in a name reached the terminal
+    forged = tmp_path / "inv\nalid\x1b[2J.json"
+    forged.write_text('{"protocolVersion":"1.0","a\\nlucent: forged line\\u001b[31m\\u202e":1}')
+    assert main(["validate", "--schema", "sparktide-remote-1.0", "--definition", "RemoteModelRequest", str(forged)]) == 1
+    out = capsys.readouterr().out
+    assert out == f"{tmp_path}/inv\\nalid\\x1b[2J.json: $: Object contains unknown field `a\\nlucent: forged line\\x1b[31m\\u202e` [additionalProperties]\n"

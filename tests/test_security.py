@@ -14,6 +14,7 @@ import pytest
 
 import lucent
 from lucent import streams
+from lucent._convert import FORMATS as CONVERT_FORMATS
 from lucent.errors import ConversionError, LucentError, StreamError, ValidationError
 from tests.test_hostile_json_table import FORMATS, Format
 
@@ -72,7 +73,7 @@ def test_an_api_key_in_a_wrongly_typed_sparktide_field_is_not_in_the_error() -> 
 
 @pytest.mark.parametrize("source", ["sparktide", "lux", "llm-sdk", "htmlp"])
 def test_conversion_diagnostics_never_echo_a_value(source: str) -> None:
-    fmt = next(f for f in FORMATS if f.schema == lucent._convert.FORMATS[source])
+    fmt = next(f for f in FORMATS if f.schema == CONVERT_FORMATS[source])
     targets = [t for t in ("lux", "sparktide", "llm-sdk", "htmlp") if t != source]
     context = {"invocationId": "i", "deadline": 1, "purpose": "SYNTHETIC_PROBE", "appId": "a", "model": "m", "max_completion_tokens": 1, "stream": False}
     converted = 0
@@ -110,3 +111,18 @@ def test_a_vendor_error_body_stays_on_the_error_not_in_its_message() -> None:
     assert raised.value.code == "model_error"
     assert SECRET not in error_text(raised.value)
     assert raised.value.error.message == body  # the caller gets it as data, to handle as it must
+
+
+@pytest.mark.parametrize(
+    ("schema", "definition", "body"),
+    [
+        ("sparktide-remote-1.0", "RemoteModelRequest", '{"protocolVersion":"1.0","KEY":1}'),
+        ("anthropic", "CreateMessageParams", '{"model":"m","max_tokens":1,"messages":[],"KEY":1}'),
+    ],
+)
+def test_a_property_name_an_error_quotes_has_its_control_characters_escaped(schema: str, definition: str, body: str) -> None:
+    hostile = body.replace("KEY", "a\\n\\u001b[31m\\u2028\\u202e").encode()
+    with pytest.raises(lucent.errors.ValidationError) as info:
+        lucent.decode(hostile, schema, definition)
+    assert info.value.code == "additionalProperties"
+    assert info.value.message == "Object contains unknown field `a\\n\\x1b[31m\\u2028\\u202e`"
