@@ -348,7 +348,14 @@ class AnthropicWriter(VendorWriter):
         elif isinstance(event, LucentStreamEventError):
             error = event.error
             self._ended = True
-            out.append(AnthropicErrorEvent(error=AnthropicErrorBody(type=error.provider_code if error.provider_code is not UNSET else ERROR_TYPE[error.kind], message=error.message)))
+            written = ERROR_TYPE[error.kind]
+            if error.provider_code is not UNSET and error.provider_code in ERROR_KIND:
+                written = error.provider_code  # the Anthropic type it came from
+            elif error.provider_code is not UNSET:
+                self._sink.report(self.at(origin, ".error.provider_code"), "Degraded", f"not an Anthropic error type; written as {written}, from the error's kind")
+            if ERROR_KIND.get(written) != error.kind:
+                self._sink.report(self.at(origin, ".error.kind"), "Degraded", f"written as the Anthropic error type {written}, which reads back as {ERROR_KIND.get(written, 'server_error')}")
+            out.append(AnthropicErrorEvent(error=AnthropicErrorBody(type=written, message=error.message)))
         elif isinstance(event, LucentStreamEventDone):
             self._done(origin, out)
 

@@ -326,6 +326,8 @@ class OpenAIResponsesReader(_Reader):
             out.append((item_end(0), at))
             out.append((LucentStreamEventFinish(finish_reason="error"), at))
             code = event.code if isinstance(event.code, str) else None
+            if event.param is not None:
+                self._sink.report(f"{at}.param", "Unsupported", "a Lux error has no parameter it names; dropped")
             out.append((LucentStreamEventError(error=LucentError(kind=ERROR_KIND.get(code or "", "server_error"), message=event.message, provider_code=code if code is not None else UNSET)), at))  # type: ignore[arg-type]
             out.append((LucentStreamEventDone(), at))
             return

@@ -244,6 +244,35 @@ def test_an_anthropic_error_event_becomes_a_responses_failure_with_a_responses_c
 
 
 @pytest.mark.parametrize(
+    ("error", "written", "named"),
+    [
+        ({"kind": "rate_limit", "message": "m", "provider_code": "rate_limit_error"}, "rate_limit_error", []),
+        ({"kind": "server_error", "message": "m", "provider_code": "overloaded_error"}, "overloaded_error", []),
+        ({"kind": "rate_limit", "message": "m", "provider_code": "MODEL_TIMED_OUT"}, "rate_limit_error", ["provider_code"]),
+        ({"kind": "content_filter", "message": "m"}, "invalid_request_error", ["kind"]),
+        ({"kind": "rate_limit", "message": "m", "provider_code": "api_error"}, "api_error", ["kind"]),
+    ],
+    ids=["anthropic-type", "anthropic-type-of-its-kind", "another-vendors-code", "no-type-for-the-kind", "type-of-another-kind"],
+)
+def test_a_lux_error_goes_to_anthropic_as_an_anthropic_error_type(error: Any, written: str, named: list[str]) -> None:
+    # found by the hostile-input pass: the provider code was written as the type verbatim
+    # (MODEL_TIMED_OUT, ""), and the kind dropped, without a word
+    events = [{"event": "conversation_start", "meta": {"id": "r", "model": "m"}}, {"event": "finish", "finish_reason": "error"}, {"event": "error", "error": error}, {"event": "done"}]
+    conversion = streams.convert_stream(events, "lux", "anthropic")
+    last = builtins(list(conversion))[-1]
+    assert last == {"type": "error", "error": {"type": written, "message": "m"}}
+    assert [d.field for d in conversion.diagnostics] == [f"$[2].error.{name}" for name in named]
+
+
+def test_a_responses_error_event_names_the_parameter_lux_cannot_keep() -> None:
+    responses = builtins(list(streams.convert_stream(anthropic(ANTHROPIC_TOOL), "anthropic", "openai-responses")))[:1]
+    failed = responses + [{"type": "error", "code": "invalid_prompt", "message": "bad", "param": "input", "sequence_number": 1}]
+    conversion = streams.convert_stream(failed, "openai-responses", "lux")
+    assert builtins(list(conversion))[-2]["error"] == {"kind": "invalid_request", "message": "bad", "provider_code": "invalid_prompt"}
+    assert [(d.field, d.status) for d in conversion.diagnostics if d.field.startswith("$[1]")] == [("$[1].param", "Unsupported")]
+
+
+@pytest.mark.parametrize(
     "mutate,code,path",
     [
         (lambda ev: ev[:1], "missing_finish", "$[0].candidates"),
