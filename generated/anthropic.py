@@ -286,10 +286,10 @@ if TYPE_CHECKING:
     JsonInt_gt0: TypeAlias = int
 else:
     JsonInt = int | float
-    JsonInt_ge0 = Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0)]
-    JsonInt_ge1 = Annotated[int, Meta(ge=1)] | Annotated[float, Meta(ge=1)]
-    JsonInt_ge1024 = Annotated[int, Meta(ge=1024)] | Annotated[float, Meta(ge=1024)]
-    JsonInt_gt0 = Annotated[int, Meta(gt=0)] | Annotated[float, Meta(gt=0)]
+    JsonInt_ge0 = Annotated[int, Meta(ge=0)] | float
+    JsonInt_ge1 = Annotated[int, Meta(ge=1)] | float
+    JsonInt_ge1024 = Annotated[int, Meta(ge=1024)] | float
+    JsonInt_gt0 = Annotated[int, Meta(gt=0)] | float
 
 
 AllowedCaller: TypeAlias = Literal['direct', 'code_execution_20250825', 'code_execution_20260120', 'code_execution_20260521']

@@ -111,8 +111,8 @@ if TYPE_CHECKING:
     JsonInt_gem2147483648_le2147483647: TypeAlias = int
     JsonInt_gem9223372036854775808_le9223372036854775807: TypeAlias = int
 else:
-    JsonInt_gem2147483648_le2147483647 = Annotated[int, Meta(ge=-2147483648, le=2147483647)] | Annotated[float, Meta(ge=-2147483648, le=2147483647)]
-    JsonInt_gem9223372036854775808_le9223372036854775807 = Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)] | Annotated[float, Meta(ge=-9223372036854775808, le=9223372036854775807)]
+    JsonInt_gem2147483648_le2147483647 = Annotated[int, Meta(ge=-2147483648, le=2147483647)] | float
+    JsonInt_gem9223372036854775808_le9223372036854775807 = Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)] | float
 
 
 class AttributionSourceId(Struct, kw_only=True):

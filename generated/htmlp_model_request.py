@@ -50,7 +50,7 @@ __all__ = [
 if TYPE_CHECKING:
     JsonInt_ge0: TypeAlias = int
 else:
-    JsonInt_ge0 = Annotated[int, Meta(ge=0)] | Annotated[float, Meta(ge=0)]
+    JsonInt_ge0 = Annotated[int, Meta(ge=0)] | float
 
 
 Role: TypeAlias = Literal['user', 'assistant', 'system']

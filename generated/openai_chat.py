@@ -158,9 +158,9 @@ if TYPE_CHECKING:
     JsonInt_gem9223372036854776000_le9223372036854776000: TypeAlias = int
 else:
     JsonInt = int | float
-    JsonInt_ge0_le20 = Annotated[int, Meta(ge=0, le=20)] | Annotated[float, Meta(ge=0, le=20)]
-    JsonInt_ge1_le128 = Annotated[int, Meta(ge=1, le=128)] | Annotated[float, Meta(ge=1, le=128)]
-    JsonInt_gem9223372036854776000_le9223372036854776000 = int | Annotated[float, Meta(ge=-9223372036854776000, le=9223372036854776000)]
+    JsonInt_ge0_le20 = Annotated[int, Meta(ge=0, le=20)] | float
+    JsonInt_ge1_le128 = Annotated[int, Meta(ge=1, le=128)] | float
+    JsonInt_gem9223372036854776000_le9223372036854776000 = int | float
 
 
 ModerationInputType: TypeAlias = Literal['text', 'image']

@@ -492,11 +492,11 @@ if TYPE_CHECKING:
     JsonInt_ge16: TypeAlias = int
 else:
     JsonInt = int | float
-    JsonInt_ge0_le100 = Annotated[int, Meta(ge=0, le=100)] | Annotated[float, Meta(ge=0, le=100)]
-    JsonInt_ge0_le20 = Annotated[int, Meta(ge=0, le=20)] | Annotated[float, Meta(ge=0, le=20)]
-    JsonInt_ge0_le3 = Annotated[int, Meta(ge=0, le=3)] | Annotated[float, Meta(ge=0, le=3)]
-    JsonInt_ge1000 = Annotated[int, Meta(ge=1000)] | Annotated[float, Meta(ge=1000)]
-    JsonInt_ge16 = Annotated[int, Meta(ge=16)] | Annotated[float, Meta(ge=16)]
+    JsonInt_ge0_le100 = Annotated[int, Meta(ge=0, le=100)] | float
+    JsonInt_ge0_le20 = Annotated[int, Meta(ge=0, le=20)] | float
+    JsonInt_ge0_le3 = Annotated[int, Meta(ge=0, le=3)] | float
+    JsonInt_ge1000 = Annotated[int, Meta(ge=1000)] | float
+    JsonInt_ge16 = Annotated[int, Meta(ge=16)] | float
 
 
 MessageRole: TypeAlias = Literal['unknown', 'user', 'assistant', 'system', 'critic', 'discriminator', 'developer', 'tool']

@@ -50,11 +50,11 @@ if TYPE_CHECKING:
     JsonInt_ge1_le10000000: TypeAlias = int
     JsonInt_ge1_le9223372036854775807: TypeAlias = int
 else:
-    JsonInt_ge0_le1000000000 = Annotated[int, Meta(ge=0, le=1000000000)] | Annotated[float, Meta(ge=0, le=1000000000)]
-    JsonInt_ge0_le15 = Annotated[int, Meta(ge=0, le=15)] | Annotated[float, Meta(ge=0, le=15)]
-    JsonInt_ge0_le9223372036854775807 = Annotated[int, Meta(ge=0, le=9223372036854775807)] | Annotated[float, Meta(ge=0, le=9223372036854775807)]
-    JsonInt_ge1_le10000000 = Annotated[int, Meta(ge=1, le=10000000)] | Annotated[float, Meta(ge=1, le=10000000)]
-    JsonInt_ge1_le9223372036854775807 = Annotated[int, Meta(ge=1, le=9223372036854775807)] | Annotated[float, Meta(ge=1, le=9223372036854775807)]
+    JsonInt_ge0_le1000000000 = Annotated[int, Meta(ge=0, le=1000000000)] | float
+    JsonInt_ge0_le15 = Annotated[int, Meta(ge=0, le=15)] | float
+    JsonInt_ge0_le9223372036854775807 = Annotated[int, Meta(ge=0, le=9223372036854775807)] | float
+    JsonInt_ge1_le10000000 = Annotated[int, Meta(ge=1, le=10000000)] | float
+    JsonInt_ge1_le9223372036854775807 = Annotated[int, Meta(ge=1, le=9223372036854775807)] | float
 
 
 class RemoteModelUsage(Struct, kw_only=True, forbid_unknown_fields=True):

@@ -695,3 +695,26 @@ def test_a_path_names_a_key_as_an_ascii_name_or_quoted(key: str, path: str) -> N
 
     assert member("$", key) == _child_path("$", key) == path
     assert segments(path) == [key]
+
+
+SPARKTIDE_REQUEST = {
+    "protocolVersion": "1.0", "invocationId": "inv_1", "deadline": 1893456000000, "purpose": "SYNTHETIC_PROBE",
+    "appId": "monitor", "model": "model-1", "max_completion_tokens": 256, "stream": False,
+    "messages": [{"role": "user", "content": "hi"}],
+}
+
+
+@pytest.mark.parametrize(("tokens", "verdict"), [(0.5, ("type", "$.max_completion_tokens")), (0.0, ("minimum", "$.max_completion_tokens")),
+                                                 (1e8, ("maximum", "$.max_completion_tokens")), (2.0, None)])
+def test_an_integer_written_as_a_number_is_judged_integral_first(tokens: float, verdict: Any) -> None:
+    # found by the hostile-input pass: 0.5 under `minimum: 1` was a `minimum` fault (msgspec's
+    # bound on the float branch came first); jsonschema names `type`
+    body = json.dumps({**SPARKTIDE_REQUEST, "max_completion_tokens": tokens}).encode()
+    oracle = Oracle().judge("sparktide-remote-1.0", "RemoteModelRequest", body)
+    if verdict is None:
+        assert oracle.valid
+        assert lucent.decode(body, "sparktide-remote-1.0", "RemoteModelRequest").max_completion_tokens == 2
+        return
+    with pytest.raises(ValidationError) as raised:
+        lucent.decode(body, "sparktide-remote-1.0", "RemoteModelRequest")
+    assert (raised.value.code, raised.value.path) == verdict == (oracle.code, "$" + "".join(f".{p}" for p in oracle.path))
