@@ -106,6 +106,11 @@ MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = [
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+_CODE_OF = re.compile("|".join(f"(?P<c{i}>{pattern.pattern.removeprefix('^')})" for i, (pattern, _code) in enumerate(MSGSPEC_CODES)))
+"""MSGSPEC_CODES as one pattern, tried in its order in one match: the group that matched names
+the code (17 searches cost ~10 us a fault)."""
+
+
 def printable(text: str) -> str:
     """``text`` with each control character (C0, C1, line and paragraph separators, bidirectional
     overrides) written as its escape (``\\n``, ``\\x1b``, ``\\u202e``): a property name an error
@@ -121,7 +126,8 @@ def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
     cause = exc.__cause__
     if isinstance(cause, RuleViolation):
         return RuleViolation(cause.code, cause.message, cause.path if cause.path.startswith("$") else path + cause.path)
-    code = next((c for pattern, c in MSGSPEC_CODES if pattern.search(message)), "invalid")
+    found = _CODE_OF.match(message)
+    code = MSGSPEC_CODES[int(found.lastgroup[1:])][1] if found is not None and found.lastgroup else "invalid"
     if code in ("enum", "const"):
         message = message.split(" '", 1)[0]  # never repeat the input value
     return RuleViolation(code, message, path)

@@ -234,14 +234,22 @@ class _Search:
             return self.translate(exc, path)
         return None
 
-    def child(self, value: Any, tp: Any, path: str, depth: int, best: ValidationError) -> ValidationError:
-        """``best``, or a better fault inside ``value`` (which sits at ``depth``)."""
-        if depth > self.rank.depth(best):
+    def child(self, value: Any, tp: Any, path: str, depth: int, best: ValidationError, limit: int | None = None) -> ValidationError:
+        """``best``, or a better fault inside ``value`` (which sits at ``depth``); nothing deeper
+        than ``limit`` (the depth of a fault already found outside) can be better."""
+        if depth > self.rank.depth(best) or (limit is not None and depth > limit):
             return best  # nothing in here can be shallower
         first = self.first_error(value, tp, path)
         if first is None:
             return best
-        found = self.walk(value, tp, first, path, min(self.rank.depth(best), self.rank.depth(first)), depth)
+        bound = min(self.rank.depth(best), self.rank.depth(first), limit if limit is not None else self.rank.depth(best))
+        if depth >= bound:  # only the value's own faults are shallow enough: no walk
+            found = self.resolve(value, tp, first, path)
+            own = self.own(value, tp, path)
+            if own is not None and self.rank.better(own, found):
+                found = own
+        else:
+            found = self.walk(value, tp, first, path, bound, depth)
         return found if self.rank.better(found, best) else best
 
     def own(self, node: Any, tp: Any, path: str) -> ValidationError | None:
@@ -341,11 +349,11 @@ class _Search:
             if struct is not None:
                 for field in _fields(struct):
                     if field.encode_name != key and field.encode_name in node:
-                        best = self.child(node[field.encode_name], field.type, _child_path(path, field.encode_name), depth + 1, best)
+                        best = self.child(node[field.encode_name], field.type, _child_path(path, field.encode_name), depth + 1, best, limit)
             elif container is not None and isinstance(node, list):
                 for position in range(len(node) - 1, -1, -1):  # the greatest path first
                     if position != key:
-                        best = self.child(node[position], container[0], _child_path(path, position), depth + 1, best)
+                        best = self.child(node[position], container[0], _child_path(path, position), depth + 1, best, limit)
                     if self.settled(best, path, depth, position):
                         break
             elif container is not None and isinstance(node, dict):
@@ -355,7 +363,7 @@ class _Search:
                     return max(named + ([] if best is first else [best]), key=self.rank.key) if named else best
                 for other in node:
                     if other != key:
-                        best = self.child(node[other], container[0], _child_path(path, other), depth + 1, best)
+                        best = self.child(node[other], container[0], _child_path(path, other), depth + 1, best, limit)
             # descend one level along the fault's path
             if isinstance(node, list) and isinstance(key, int) and key < len(node) and container is not None:
                 node, node_tp = node[key], container[0]

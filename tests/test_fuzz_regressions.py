@@ -718,3 +718,40 @@ def test_an_integer_written_as_a_number_is_judged_integral_first(tokens: float, 
     with pytest.raises(ValidationError) as raised:
         lucent.decode(body, "sparktide-remote-1.0", "RemoteModelRequest")
     assert (raised.value.code, raised.value.path) == verdict == (oracle.code, "$" + "".join(f".{p}" for p in oracle.path))
+
+
+def test_a_fault_beside_a_shallower_one_is_not_walked_into(monkeypatch: pytest.MonkeyPatch) -> None:
+    # fuzz seed 67 (49.1x, bound 50): a 299-byte DiagnosticReport with a fault at $.kind walked
+    # every diagnostic for faults that could not be as shallow; a value at the depth of the best
+    # fault found so far is judged by its own faults alone
+    hostile = json.dumps({
+        "kind": True, "target": "o", "source": "s",
+        "diagnostics": [{"status": True, "field": "a"}, {"field": "x", "status": "Unsupported"}, {"field": "b", "detail": True, "status": "Degraded"}],
+    }).encode()
+    valid = json.dumps({
+        "kind": "request", "target": "lux", "source": "sparktide",
+        "diagnostics": [{"field": "x", "status": "Unsupported", "detail": "d"}, {"field": "$.a", "status": "Degraded", "detail": "dd"}],
+    }).encode()
+    with pytest.raises(ValidationError) as raised:
+        lucent.decode(hostile, "lucent-diagnostics-v1", "DiagnosticReport")
+    assert (raised.value.code, raised.value.path) == ("type", "$.kind")
+    verdict = Oracle().judge("lucent-diagnostics-v1", "DiagnosticReport", hostile)
+    assert (verdict.code, verdict.path) == ("type", ("kind",))
+
+    def run(body: object) -> None:
+        for _ in range(200):
+            try:
+                lucent.decode(body, "lucent-diagnostics-v1", "DiagnosticReport")  # type: ignore[arg-type]
+            except ValidationError:
+                pass
+
+    assert ratio(run, hostile, valid) < MAX_RATIO  # about 18; it was 30-49
+
+    from lucent import _best_error
+
+    walks = []
+    walk = _best_error._Search.walk
+    monkeypatch.setattr(_best_error._Search, "walk", lambda self, *args: walks.append(args[3]) or walk(self, *args))
+    with pytest.raises(ValidationError):
+        lucent.decode(hostile, "lucent-diagnostics-v1", "DiagnosticReport")
+    assert walks == ["$"]  # the diagnostics were walked too
