@@ -5,7 +5,8 @@ target); atheris (``--execs`` libFuzzer inputs); the hostile inputs at ``--size`
 against valid inputs of that size; and the schema patterns' worst inputs at n and 10 n. Prints
 a JSON report (executions per engine and family, every crash with its saved input, the worst
 time ratio per family, the patterns) and exits 1 on any crash, loss, ratio over 50 or pattern
-hazard. Crashing inputs are written to ``--crashes``; each one found becomes a regression test.
+hazard. An input over 50 in the instrumented process is timed again without atheris's hooks
+(``tests.fuzz.retime``), and that ratio is judged. Crashing inputs are written to ``--crashes``; each one found becomes a regression test.
 
 atheris never returns: it runs last among the engines and the hostile and pattern checks run
 before it.
@@ -60,9 +61,13 @@ def main(argv: list[str] | None = None) -> int:
         run_hostile(harness, found, findings, args.size, args.hostile_targets, random.Random(args.seed or 0))
         print(f"hostile: {findings.engines['hostile']} executions", file=sys.stderr)
 
+    retime = None
+    if args.execs:  # atheris instruments lucent: the worst inputs are timed again without it
+        retime = ["--per-definition", str(args.per_definition), *(["--no-shared"] if args.no_shared else [])]
+
     def finish() -> int:
         run_suspects(harness, found, findings)
-        return report(harness, findings, crashes)
+        return report(harness, findings, crashes, retime)
 
     if args.execs:
         run_atheris(harness, found, findings, args.execs, args.work / "corpus", finish, seconds=args.seconds)
