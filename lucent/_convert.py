@@ -319,6 +319,9 @@ class _Index:
 
 def _parent(path: str) -> str | None:
     """The JSON path one step up (``$.a.b[0]`` -> ``$.a.b``, ``$.a["x.y"]`` -> ``$.a``); None at ``$``."""
+    if '"' not in path:  # no quoted key: the last separator, found in C
+        last = max(path.rfind("."), path.rfind("["))
+        return path[:last] if last > 0 else None
     last = -1
     i = 1
     while i < len(path):

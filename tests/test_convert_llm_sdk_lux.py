@@ -406,6 +406,7 @@ def test_a_lux_path_is_named_by_itself_its_recorded_values_or_its_nearest_record
     assert _source_paths("target:$.model", origins) == ["target:$.model"]
     assert _source_paths("$.nowhere", {}) == ["$.nowhere"]
     assert [_parent(p) for p in ("$.a[2]", '$.a["b.c[1]"]', '$.a["q\\"."].b', "$")] == ["$.a", "$.a", '$.a["q\\"."]', None]
+    assert [_parent(p) for p in ("$.a.b_c[12]", "$[0]", "$.a", "$.a[12].b")] == ["$.a.b_c", "$", "$", "$.a[12]"]  # no quote: found in C
 
 
 @pytest.mark.parametrize(("source", "target"), [("htmlp", "llm-sdk"), ("llm-sdk", "htmlp"), ("sparktide", "htmlp")])
