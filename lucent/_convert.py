@@ -376,20 +376,18 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
         _check_json_value(data if struct is None else msgspec.to_builtins(struct, builtin_types=_WRITTEN_AS_TEXT), text)
         data = text
     name = _decodable(schema, definition)
-    if struct is not None:
-        try:
-            decode(data, schema, name, rules="schema", limits=limits)
-        except ValidationError as fault:
-            if fault.code == "type":
-                raise  # a value of the wrong type: no converter can read it
-            return struct, [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")], fault
     try:
         document = decode(data, schema, name, limits=limits)
         found = []
     except ValidationError as fault:
         # Schema faults raise (from the schema-only decode, so .path is the schema's path); a
         # document that breaks only a protocol rule is converted and the fault reported.
-        document = decode(data, schema, name, rules="schema", limits=limits)
+        try:
+            document = decode(data, schema, name, rules="schema", limits=limits)
+        except ValidationError as broken:
+            if struct is None or broken.code == "type":
+                raise  # text breaks its schema; a Struct's value of the wrong type no converter reads
+            return struct, [ConversionDiagnostic(field=broken.path, status="Invalid", detail=f"{broken.message} ({broken.code})")], broken
         found = [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")]
     tp: Any = type(document)
     text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
