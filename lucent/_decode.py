@@ -392,15 +392,11 @@ def _pairs(pairs: list[tuple[str, Any]], found: list[bool]) -> dict[str, Any]:
 def duplicate_paths(buf: bytes | str) -> list[str]:
     """The JSON path of every property an object of ``buf`` names more than once, in document
     order (each such property once, where it first appears; one inside a value a later
-    duplicate replaced is not listed). RFC 8259 section 4 leaves such an object to the reader; lucent, msgspec and
-    jsonschema keep the last value.
+    duplicate replaced is not listed). RFC 8259 section 4 leaves such an object to the reader;
+    lucent, msgspec and jsonschema keep the last value.
 
     Raises DecodeError(``max_depth``) when ``buf`` nests too deeply for ``json``."""
-    found: list[bool] = []
-    try:
-        tree = json.loads(buf, object_pairs_hook=lambda pairs: _pairs(pairs, found))
-    except RecursionError:
-        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+    tree, found = _checked_tree(buf)
     paths: list[str] = []
     stack: list[tuple[Any, str, bool]] = [(tree, "$", False)] if found else []
     while stack:
@@ -503,12 +499,18 @@ def same_colons(buf: bytes, value: Any) -> bool:
     return buf.count(b":") == _ENCODER.encode(value).count(b":")
 
 
-def _reject_duplicate_keys(buf: bytes) -> None:
-    duplicates: list[bool] = []
+def _checked_tree(buf: bytes | str) -> tuple[Any, bool]:
+    """``buf`` parsed with every object a :class:`_Checked`, and whether any names a key twice."""
+    found: list[bool] = []
     try:
-        tree = json.loads(buf, object_pairs_hook=lambda pairs: _pairs(pairs, duplicates))
+        tree = json.loads(buf, object_pairs_hook=lambda pairs: _pairs(pairs, found))
     except RecursionError:
         raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+    return tree, bool(found)
+
+
+def _reject_duplicate_keys(buf: bytes) -> None:
+    tree, duplicates = _checked_tree(buf)
     found = _find_duplicate(tree, "$") if duplicates else None  # walk only to name the path
     if found is not None:
         path, key = found
