@@ -66,9 +66,7 @@ def _shown(name: str) -> str:
     """A file name as printed: the bytes of a name that is not UTF-8 (which Python holds as lone
     surrogates, PEP 383) as ``\\xNN``, and control characters as their escapes (a name cannot
     start a line of its own or drive the terminal)."""
-    from lucent.generated._support import printable
-
-    return printable(os.fsencode(name).decode("utf-8", "backslashreplace"))
+    return _text(os.fsencode(name).decode("utf-8", "backslashreplace"))
 
 
 def _read(name: str) -> bytes:
