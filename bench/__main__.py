@@ -39,7 +39,7 @@ from bench.harness import Case, measure, pyperf_suite
 from lucent import streams
 from lucent._limits import DEFAULT_MAX_DEPTH
 from lucent.errors import UsageError
-from lucent.generated._support import nests_deeper
+from lucent._decode import _prescan, _prescan_python
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -65,10 +65,13 @@ def decode_cases(quick: bool) -> list[Case]:
                 "orjson": lambda b=body: orjson.loads(b),
                 "json": lambda b=body: json.loads(b),
                 # the profile of lucent.decode: msgspec's parse into the generated types alone
-                # (no size, depth or UTF-8 check, no protocol rule), and the depth check alone
+                # (no size, depth or UTF-8 check, no protocol rule), and the depth and UTF-8
+                # check alone (lucent._prescan, and the same check in Python where it is not built)
                 "typed-parse": lambda b=body, parse=baselines.typed_parse(schema, definition): parse(b),
-                "depth-check": lambda b=body: nests_deeper(b, DEFAULT_MAX_DEPTH),
+                "prescan-python": lambda b=body: _prescan_python(b, DEFAULT_MAX_DEPTH, True),
             }
+            if _prescan is not None:
+                functions["prescan"] = lambda b=body, check=_prescan: check(b, DEFAULT_MAX_DEPTH, True)
             if name == "sparktide":  # the protocol rules' share
                 functions["lucent-schema-only"] = lambda b=body, s=schema, d=definition: lucent.decode(b, s, d, rules="schema")
             if not (quick and size == "1MB"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from types import ModuleType
 from typing import Any, Literal, NamedTuple
@@ -120,29 +120,73 @@ def decode(
         route = _routes[schema, definition, rules, limits]
     except (KeyError, TypeError):  # first use, or a name or limits that cannot be a key
         route = _route(schema, definition, rules, limits)
-    limit = route.body_bytes
-    # Before any copy: a str has a UTF-8 byte per character at least.
-    size = len(data) if type(data) is bytes else data.nbytes if isinstance(data, memoryview) else len(data) if isinstance(data, (str, bytearray)) else 0
-    if size > limit:
-        raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
-    buf = data if type(data) is bytes else _as_bytes(data)
-    if len(buf) > limit:
-        raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
-    plan = route.plan
-    if not buf.isascii() and (plan is None or plan.skips_values):
-        # msgspec skips the values of unknown fields without checking their UTF-8.
+    limit, depth, utf8, parse, plan, protocol, one_of = route
+    if type(data) is bytes:
+        buf = data
+        if len(buf) > limit:
+            raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
+    else:
+        # Before any copy: a str has a UTF-8 byte per character at least.
+        size = data.nbytes if isinstance(data, memoryview) else len(data) if isinstance(data, (str, bytearray)) else 0
+        if size > limit:
+            raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
+        buf = _as_bytes(data)
+        if len(buf) > limit:
+            raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
+    if _prescan is not None:
+        found = _prescan(buf, depth, utf8)
+        if found != -1:
+            raise _prescan_fault(buf, found, depth, utf8)
+    else:
+        _prescan_python(buf, depth, utf8)
+    if parse is not None:
+        try:
+            return parse(buf)
+        except Exception:  # a fault: the full path below finds and names it
+            pass
+    try:
+        if plan is None:
+            return _decode_one_of(buf, schema, one_of, protocol)
+        return _decode_as(buf, schema, definition, protocol, plan)
+    except RecursionError:
+        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+
+
+_prescan: Callable[[bytes, int, bool], int] | None
+try:
+    from lucent._prescan import prescan as _prescan
+except ImportError:  # not built (pyproject.toml: an optional extension): the same check in Python
+    _prescan = None
+
+
+def too_deep(buf: bytes, depth: int) -> bool:
+    """``buf`` (JSON text) nests deeper than ``depth`` levels (``nests_deeper``, in C when built)."""
+    return _prescan(buf, depth, False) == -2 if _prescan is not None else nests_deeper(buf, depth)
+
+
+def _prescan_fault(buf: bytes, found: int, depth: int, utf8: bool) -> DecodeError:
+    """The error for a fault :func:`lucent._prescan.prescan` found: ``found`` is the offset of
+    ill-formed UTF-8, or -2 for a text deeper than ``depth`` (reported as invalid UTF-8 when
+    ``utf8`` and the text holds some after that point, as :func:`_prescan_python` would)."""
+    if found == -2:
+        try:
+            _prescan_python(buf, None, utf8)
+        except DecodeError as exc:
+            return exc
+        return DecodeError(f"the document nests deeper than {depth} levels, the limit", code="max_depth")
+    return DecodeError(f"invalid UTF-8 at byte {found}", code="invalid_utf8", offset=found)
+
+
+def _prescan_python(buf: bytes, depth: int | None, utf8: bool) -> None:
+    """The checks before parsing, in Python: ``buf`` is UTF-8 (when ``utf8``: msgspec does not
+    read the values of members a Struct ignores), then it nests at most ``depth`` levels."""
+    if utf8 and not buf.isascii():
         try:
             buf.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise DecodeError(f"invalid UTF-8 at byte {exc.start}", code="invalid_utf8", offset=exc.start) from None
-    if nests_deeper(buf, route.depth):
-        raise DecodeError(f"the document nests deeper than {route.depth} levels, the limit", code="max_depth")
-    try:
-        if plan is None:
-            return _decode_one_of(buf, schema, route.one_of, route.protocol)
-        return _decode_as(buf, schema, definition, route.protocol, plan)
-    except RecursionError:
-        raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+    if depth is not None and nests_deeper(buf, depth):
+        raise DecodeError(f"the document nests deeper than {depth} levels, the limit", code="max_depth")
 
 
 class _Route(NamedTuple):
@@ -150,8 +194,10 @@ class _Route(NamedTuple):
 
     body_bytes: int
     depth: int
-    protocol: dict[str, Any]  # the protocol rules that apply ({} for rules="schema")
+    utf8: bool  # check the UTF-8 before parsing: some Struct skips values (or a root's dispatch)
+    parse: Any  # the decoder's decode when nothing runs after it (no check, no rule), else None
     plan: _Plan | None  # None: the root of a format whose root is a oneOf/anyOf
+    protocol: dict[str, Any]  # the protocol rules that apply ({} for rules="schema")
     one_of: tuple[str, ...]  # those definitions, tried in order
 
 
@@ -170,11 +216,16 @@ def _route(schema: str, definition: str | None, rules: str, limits: Limits | Non
     module = _modules.get(schema) or schema_module(schema)
     protocol: dict[str, Any] = module.PROTOCOL if rules == "all" else {}
     one_of = definition is None and module.ROOT is None
+    plan = None if one_of else _plan(schema, definition, bool(protocol))
+    plain = plan is not None and plan.finish is None and plan.check is None and not plan.reject_duplicates
+    parse = plan.decoder.decode if plan is not None and plain else None
     route = _Route(
         body_bytes=bounds.body_bytes(protocol),
         depth=bounds.depth(),
+        utf8=plan is None or plan.skips_values,
+        parse=parse,
+        plan=plan,
         protocol=protocol,
-        plan=None if one_of else _plan(schema, definition, bool(protocol)),
         one_of=(module.ROOT_ONE_OF or getattr(module, "ROOT_ANY_OF", ())) if one_of else (),
     )
     if len(_routes) >= _ROUTES:

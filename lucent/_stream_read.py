@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from lucent._decode import SCHEMAS, _decode_as, _no_key_lost
+from lucent._decode import SCHEMAS, _decode_as, _no_key_lost, too_deep
 from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
 from lucent._limits import DEFAULT_MAX_STREAM_BYTES, Limits, limits_of
 from lucent._stream_sse import SSEParser
@@ -28,7 +28,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
-from lucent.generated._support import member, nests_deeper
+from lucent.generated._support import member
 
 _SSE_FRAMING = len(b"data: \n\n")
 _MISSING = object()
@@ -337,7 +337,7 @@ class FrameReader:
     def _validate(self, buf: bytes, index: int) -> Any:
         # The common case in a few microseconds: the typed parse, the duplicate-key and protocol
         # checks. Any failure is decoded again by lucent.decode's path for its exact error.
-        if nests_deeper(buf, self.max_depth):
+        if too_deep(buf, self.max_depth):
             raise StreamError(f"frame {index} nests deeper than {self.max_depth} levels, the limit", code="max_depth", path=f"$[{index}]")
         value = _MISSING
         try:
