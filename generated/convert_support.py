@@ -61,7 +61,9 @@ from .sparktide_remote_1_0 import RemoteModelMessage, RemoteModelToolCall, Remot
 __all__ = ["Cx", "MessageParts"]
 
 T = TypeVar("T")
-B = TypeVar("B")
+B = TypeVar("B", bound="Struct | dict[str, Any] | list[Any]")
+"""What Cx.built and Cx.sourced record: a container (a scalar has no identity to record by; Cx._walk
+passes scalars by)."""
 Origin = str | tuple[str, ...]
 """Where a built member came from: a source member (dotted), or the members one of which gave it."""
 Status = Literal["Exact", "Degraded", "Unsupported", "Invalid"]
@@ -418,21 +420,33 @@ class Cx:
         return table
 
     def _walk(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str]) -> None:
-        self._record(value, path, table, deepest)
-        # A scalar (str, number, ...) that no record names adds nothing: it is not visited.
-        if isinstance(value, Struct):
-            for name, encoded in zip(value.__struct_fields__, value.__struct_encode_fields__):
-                item = getattr(value, name)
-                if item is not UNSET and (isinstance(item, _CONTAINERS) or self._recorded(item)):
-                    self._walk(item, f"{path}.{encoded}", table, deepest)
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                if isinstance(item, _CONTAINERS) or self._recorded(item):
-                    self._walk(item, member(path, key), table, deepest)
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                if isinstance(item, _CONTAINERS) or self._recorded(item):
-                    self._walk(item, f"{path}[{index}]", table, deepest)
+        """Record every value under `value` (at `path`), in document order (depth first, a value
+        before what it holds). Only Structs, dicts and lists are recorded (:data:`B`): a scalar
+        is not visited. One loop and a stack, not a call per value: a walk passes every value
+        of the document."""
+        built, sourced = self._built, self._sourced
+        stack = [(value, path)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            value, path = pop()
+            if id(value) in built or id(value) in sourced:
+                self._record(value, path, table, deepest)
+            cls = value.__class__
+            fields = _FIELDS.get(cls)
+            if fields is not None or (isinstance(value, Struct) and (fields := _fields_of(cls))):
+                for name, dot in fields:
+                    item = getattr(value, name)
+                    if item.__class__ in _CONTAINER_CLASSES or (item is not UNSET and isinstance(item, _CONTAINERS)):
+                        push((item, path + dot))
+            elif isinstance(value, list):
+                for index in range(len(value) - 1, -1, -1):  # pushed last to first: popped in order
+                    item = value[index]
+                    if item.__class__ in _CONTAINER_CLASSES or isinstance(item, _CONTAINERS):
+                        push((item, f"{path}[{index}]"))
+            elif isinstance(value, dict):
+                for key, item in reversed(value.items()):
+                    if item.__class__ in _CONTAINER_CLASSES or isinstance(item, _CONTAINERS):
+                        push((item, member(path, key)))
 
     def _record(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str], near: str | None = None) -> None:
         """The entries `value`'s own records add for `path`; with `near`, only those of `near`,
@@ -465,6 +479,17 @@ class Cx:
 
 
 _CONTAINERS = (Struct, dict, list)
+_CONTAINER_CLASSES = frozenset({dict, list})
+
+
+def _fields_of(cls: type) -> tuple[tuple[str, str], ...]:
+    """A Struct class's fields as (attribute name, ``.`` + JSON name), last to first (the order
+    Cx._walk pushes them), found once per class."""
+    found = _FIELDS[cls] = tuple(reversed([(name, "." + encoded) for name, encoded in zip(cls.__struct_fields__, cls.__struct_encode_fields__)]))  # type: ignore[attr-defined]
+    return found
+
+
+_FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
 
 
 def _related(path: str, other: str) -> bool:
@@ -501,6 +526,8 @@ def _step_towards(value: Any, path: str, field: str) -> tuple[Any, str] | None:
 
 def _member_set(value: Any, dotted: str) -> bool:
     """Whether the built value has the (dotted) member: a Struct field not UNSET, a dict key."""
+    if "." not in dotted:
+        return (value.get(dotted, UNSET) if isinstance(value, dict) else getattr(value, dotted, UNSET)) is not UNSET
     for name in dotted.split("."):
         value = value.get(name, UNSET) if isinstance(value, dict) else getattr(value, name, UNSET)
         if value is UNSET:

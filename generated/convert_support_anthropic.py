@@ -147,7 +147,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._support import JsonTextError, RuleViolation, dump_json_text, load_json_text
+from ._support import JsonTextError, RuleViolation, convert_as, dump_json_text, load_json_text
 from .anthropic import (
     CacheControlEphemeral,
     Container,
@@ -572,7 +572,7 @@ def _fitted(value: str, kind: str, path: str, cx: Cx) -> str:
 def _convert(data: Any, tp: Any, path: str, cx: Cx) -> Any:
     """`data` as the Anthropic type `tp`; None (reported Invalid at `path`) when it is not one."""
     try:
-        return msgspec.convert(data, tp)
+        return convert_as(data, tp)
     except (msgspec.ValidationError, ValueError, TypeError) as exc:
         cx.report(path, "Invalid", f"not a valid Anthropic value ({exc}); dropped")
         return None

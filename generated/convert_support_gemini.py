@@ -147,7 +147,7 @@ from typing import Any, Literal, cast
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from ._support import JsonTextError, dump_json_text, load_json_text
+from ._support import JsonTextError, convert_as, dump_json_text, load_json_text
 from .convert_support import Cx, Status, member, shown
 from .gemini import (
     Blob,
@@ -833,7 +833,7 @@ def _kept_has(cx: Cx, path: str, key: str) -> bool:
 
 def _convert(value: Any, cls: type[Any], path: str, cx: Cx) -> Any:
     try:
-        return msgspec.convert(value, cls)
+        return convert_as(value, cls)
     except (msgspec.ValidationError, RecursionError) as exc:
         cx.report(path, "Invalid", f"not a Gemini {cls.__name__}: {str(exc)[:120]}; dropped")
         return None

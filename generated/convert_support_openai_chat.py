@@ -136,8 +136,9 @@ import json
 import re
 from typing import Any, Literal
 
-from msgspec import UNSET, UnsetType, ValidationError, convert, to_builtins
+from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
+from ._support import convert_as
 from .lux_ir_v1 import (
     LucentAnnotation,
     LucentChoice,
@@ -238,7 +239,7 @@ def typed(value: Any, tp: Any, path: str, cx: Cx) -> Any:
     """A kept JSON value as the Chat type it stands for (so the Struct written reads back like a
     decoded one), or UNSET when it is not one (reported Invalid at its side-car path)."""
     try:
-        return convert(value, tp)
+        return convert_as(value, tp)
     except (ValidationError, TypeError, ValueError) as exc:
         cx.report(path, "Invalid", f"not a Chat value of this place ({exc}); ignored")
         return UNSET

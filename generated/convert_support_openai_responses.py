@@ -141,7 +141,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._support import RuleViolation
+from ._support import RuleViolation, convert_as
 from .openai_responses import OutputItem, dispatch_InputItem
 from .convert_support import Cx, Status, member
 from .lux_ir_v1 import (
@@ -1140,7 +1140,7 @@ def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> 
         if not isinstance(record, dict):
             continue
         if "verbatim" in record:
-            if _accepted(lambda: msgspec.convert(record["verbatim"], OutputItem)):
+            if _accepted(lambda: convert_as(record["verbatim"], OutputItem)):
                 items.append(record["verbatim"])
             else:
                 cx.report(f"{cx.carried_path}.output", "Unsupported", "a kept output item that is not a Responses output item; dropped")

@@ -34,7 +34,7 @@ from lucent._decode import (
 )
 from lucent._limits import Limits
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
-from lucent.generated._support import RuleViolation, member
+from lucent.generated._support import RuleViolation, convert_as, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
@@ -559,7 +559,7 @@ def _schema_faults(node: Any, tp: Any, path: str, protocol: Mapping[str, Any]) -
     """
     first: LucentError | None = None
     try:
-        value = msgspec.convert(node, tp)
+        value = convert_as(node, tp)  # a union's type worked out once, not per node
     except msgspec.ValidationError as exc:
         first = _validation_error(exc, path)
     except (ValueError, TypeError) as exc:  # a rule of __post_init__ outside msgspec's wrapping

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 
 from lucent._stream_convert import Hub, Status, _Sink, _Writer
 from lucent.errors import EncodeError
-from lucent.generated._support import violation
+from lucent.generated._support import convert_as, violation
 from lucent.generated.lux_ir_v1 import (
     LucentConversationItemMessage,
     LucentMessage,
@@ -110,7 +110,7 @@ def build(value: dict[str, Any], kind: type[T]) -> T:
     """
     for _ in range(64):
         try:
-            return msgspec.convert(value, type=kind)
+            return cast(T, convert_as(value, kind))  # often a union of events: its type is worked out once
         except msgspec.ValidationError as exc:
             if not _fill(value, str(exc)):
                 fault = violation(exc, "$")  # its message repeats no value
