@@ -117,7 +117,7 @@ def decode(
         ``invalid_limits``.
     """
     try:
-        route = _routes[schema, definition, rules, limits]
+        route = _defaults[schema][definition] if limits is None and rules == "all" else _routes[schema, definition, rules, limits]
     except (KeyError, TypeError):  # first use, or a name or limits that cannot be a key
         route = _route(schema, definition, rules, limits)
     limit, depth, utf8, parse, plan, protocol, one_of = route
@@ -203,6 +203,9 @@ class _Route(NamedTuple):
 
 _routes: dict[tuple[Any, ...], _Route] = {}
 """(schema, definition, rules, limits) -> its route; at most :data:`_ROUTES` of them."""
+_defaults: dict[str, dict[str | None, _Route]] = {}
+"""schema -> definition -> the route with the default rules and limits (two look-ups by name,
+cheaper than one by a tuple); a name is cached only once it is known to be one."""
 _ROUTES = 256
 
 
@@ -231,6 +234,8 @@ def _route(schema: str, definition: str | None, rules: str, limits: Limits | Non
     if len(_routes) >= _ROUTES:
         _routes.clear()
     _routes[schema, definition, rules, limits] = route
+    if limits is None and rules == "all":
+        _defaults.setdefault(schema, {})[definition] = route
     return route
 
 
