@@ -331,47 +331,42 @@ scan_blocks(const unsigned char *text, Py_ssize_t n, long long limit, int utf8)
 
 /* --- the module ------------------------------------------------------------------------- */
 
-static int
-arguments(PyObject *const *args, Py_ssize_t nargs, long long *limit, int *utf8)
+typedef Py_ssize_t (*scanner)(const unsigned char *, Py_ssize_t, long long, int);
+
+#ifdef HAVE_SSE2
+#define BEST scan_blocks
+#else
+#define BEST scan_bytes
+#endif
+
+static PyObject *
+call(PyObject *const *args, Py_ssize_t nargs, scanner scan)
 {
     if (nargs != 3 || !PyBytes_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "prescan(text: bytes, limit: int, utf8: bool)");
-        return -1;
+        return NULL;
     }
-    *limit = PyLong_AsLongLong(args[1]);
-    if (*limit == -1 && PyErr_Occurred()) {
-        return -1;
+    long long limit = PyLong_AsLongLong(args[1]);
+    if (limit == -1 && PyErr_Occurred()) {
+        return NULL;
     }
-    *utf8 = PyObject_IsTrue(args[2]);
-    return *utf8 < 0 ? -1 : 0;
+    int utf8 = PyObject_IsTrue(args[2]);
+    if (utf8 < 0) {
+        return NULL;
+    }
+    return PyLong_FromSsize_t(scan((const unsigned char *)PyBytes_AS_STRING(args[0]), PyBytes_GET_SIZE(args[0]), limit, utf8));
 }
 
 static PyObject *
 prescan(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    long long limit;
-    int utf8;
-    if (arguments(args, nargs, &limit, &utf8) < 0) {
-        return NULL;
-    }
-    const unsigned char *text = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-#ifdef HAVE_SSE2
-    return PyLong_FromSsize_t(scan_blocks(text, PyBytes_GET_SIZE(args[0]), limit, utf8));
-#else
-    return PyLong_FromSsize_t(scan_bytes(text, PyBytes_GET_SIZE(args[0]), limit, utf8));
-#endif
+    return call(args, nargs, BEST);
 }
 
 static PyObject *
 prescan_scalar(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    long long limit;
-    int utf8;
-    if (arguments(args, nargs, &limit, &utf8) < 0) {
-        return NULL;
-    }
-    const unsigned char *text = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    return PyLong_FromSsize_t(scan_bytes(text, PyBytes_GET_SIZE(args[0]), limit, utf8));
+    return call(args, nargs, scan_bytes);
 }
 
 static PyMethodDef methods[] = {
