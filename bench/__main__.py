@@ -310,6 +310,10 @@ def targets(cases: dict[str, Case], imports: dict[str, dict[str, float]] | None)
 
 def versions() -> dict[str, str]:
     found = {"python": platform.python_version(), "machine": f"{platform.machine()}, {os.cpu_count()} cores"}
+    try:  # the commit measured, when the bench runs in a checkout
+        found["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        found["commit"] = "unknown"
     for package in ("lucent", "msgspec", "orjson", "pydantic", "jsonschema", "datamodel-code-generator", "litellm", "pyperf"):
         try:
             found[package] = metadata.version(package)
@@ -322,8 +326,9 @@ def case_record(case: Case) -> dict[str, Any]:
     record: dict[str, Any] = {"name": case.name, "bytes": case.size, "rounds": len(next(iter(case.samples.values())))}
     record["per_call_us"] = {k: round(case.per_call(k) * 1e6, 2) for k in case.samples}
     if "lucent" in case.samples:
-        record["ratios"] = {f"lucent/{k}": round(case.ratio("lucent", k), 3) for k in case.samples if k != "lucent"}
-        record["best_sample_ratios"] = {f"lucent/{k}": round(case.best_ratio("lucent", k), 3) for k in case.samples if k != "lucent"}
+        # four significant figures: lucent / jsonschema is a small number (0.002) read as its inverse
+        record["ratios"] = {f"lucent/{k}": float(f"{case.ratio('lucent', k):.4g}") for k in case.samples if k != "lucent"}
+        record["best_sample_ratios"] = {f"lucent/{k}": float(f"{case.best_ratio('lucent', k):.4g}") for k in case.samples if k != "lucent"}
     return record
 
 
