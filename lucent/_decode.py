@@ -127,10 +127,13 @@ def decode(
             raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
     else:
         # Before any copy: a str has a UTF-8 byte per character at least.
-        size = data.nbytes if isinstance(data, memoryview) else len(data) if isinstance(data, (str, bytearray)) else 0
-        if size > limit:
-            raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
-        buf = _as_bytes(data)
+        try:
+            size = data.nbytes if isinstance(data, memoryview) else len(data) if isinstance(data, (str, bytearray)) else 0
+            if size > limit:
+                raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
+            buf = _as_bytes(data)
+        except ValueError as exc:  # a released memoryview
+            raise UsageError(f"decode cannot read the data: {exc}", code="invalid_input_type") from None
         if len(buf) > limit:
             raise ValidationError(f"the JSON body is {len(buf)} bytes; at most {limit} are allowed", code="max_body_bytes")
     if _prescan is not None:

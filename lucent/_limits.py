@@ -82,8 +82,9 @@ class Limits:
         return int(protocol.get("max_stream_bytes", DEFAULT_MAX_STREAM_BYTES))
 
     def depth(self) -> int:
-        """The nesting cap."""
-        return DEFAULT_MAX_DEPTH if self.max_depth is None else self.max_depth
+        """The nesting cap: at most 2**62, which no text can reach (the C prescan reads it as a
+        C long long; a larger cap raised OverflowError)."""
+        return DEFAULT_MAX_DEPTH if self.max_depth is None else min(self.max_depth, 2**62)
 
 
 DEFAULT_LIMITS = Limits()

@@ -179,3 +179,22 @@ def test_invalid_utf8_wins_over_depth_as_before() -> None:
     with pytest.raises(DecodeError) as raised:
         lucent.decode(text, "lux-ir-v1", "LucentRequest")
     assert (raised.value.code, raised.value.offset) == ("invalid_utf8", text.index(b"\xff"))
+
+
+def test_a_depth_cap_beyond_a_c_long_long_is_no_limit() -> None:
+    """The hostile-input helper's F2: Limits(max_depth=2**63) raised OverflowError from the C call."""
+    from bench import workloads
+
+    body = workloads.document("lux", "1KB")
+    for cap in (2**63, 10**30):
+        assert lucent.decode(body, "lux-ir-v1", "LucentRequest", limits=lucent.Limits(max_depth=cap)) == lucent.decode(body, "lux-ir-v1", "LucentRequest")
+    assert lucent.Limits(max_depth=10**30).depth() == 2**62
+
+
+def test_a_released_memoryview_is_a_usage_error() -> None:
+    """The hostile-input helper's F3: it raised ValueError from memoryview.nbytes."""
+    view = memoryview(b"{}")
+    view.release()
+    with pytest.raises(lucent.errors.UsageError) as raised:
+        lucent.decode(view, "lux-ir-v1", "LucentRequest")
+    assert raised.value.code == "invalid_input_type"
