@@ -16,6 +16,8 @@ from typing import Any, Literal, TypeVar, cast
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
+from lucent._first_use import LOCK
+
 from .htmlp_model_request import (
     ContentBlock,
     ContentBlockImage,
@@ -551,12 +553,14 @@ def unchecked(cls: type[T]) -> type[T]:
     """
     sub = _UNCHECKED.get(cls)
     if sub is None:
+        with LOCK:  # one subclass per class, made once
+            sub = _UNCHECKED.get(cls)
+            if sub is None:
 
-        def restore(self: Any) -> None:
-            self.__class__ = cls
+                def restore(self: Any) -> None:
+                    self.__class__ = cls
 
-        sub = type(cls.__name__, (cls,), {"__post_init__": restore, "__module__": cls.__module__})
-        _UNCHECKED[cls] = sub
+                sub = _UNCHECKED[cls] = type(cls.__name__, (cls,), {"__post_init__": restore, "__module__": cls.__module__})
     return cast("type[T]", sub)
 
 

@@ -62,7 +62,7 @@ from msgspec import UNSET
 from lucent._limits import Limits, limits_of
 from lucent._stream_base import parse_arguments, tool_names
 from lucent._stream_lux import _DELTAS as _LUX_DELTAS
-from lucent._stream_read import SPECS, _check_source, aframes, frames, spec
+from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent._stream_sparktide import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError, UsageError
 from lucent.generated import convert_support as support
@@ -108,6 +108,7 @@ from lucent.generated.lux_ir_v1 import (
     LucentStreamEventUsage,
     LucentUsage,
 )
+from lucent.generated.sparktide_remote_1_0 import PROTOCOL as SPARKTIDE_PROTOCOL
 from lucent.generated.sparktide_remote_1_0 import (
     RemoteModelCompleted,
     RemoteModelError,
@@ -925,8 +926,9 @@ class SparkTideWriter(_OneMessageWriter):
     role_status = _ALWAYS_ASSISTANT
     no_meta = "the platform pairs the reply with its request by invocationId and knows the model"
 
-    LIMIT = SPECS["sparktide"].max_bytes
-    """A SparkTide stream is at most 4 MiB of SSE (RemoteModelStreamFrame's description)."""
+    LIMIT = int(SPARKTIDE_PROTOCOL["max_stream_bytes"])
+    """A SparkTide stream is at most 4 MiB of SSE (RemoteModelStreamFrame's description; read
+    from the binding, not from SPECS: a module body builds nothing lazily, lucent._first_use)."""
 
     def __init__(self, sink: _Sink, exact: bool) -> None:
         super().__init__(sink, exact)

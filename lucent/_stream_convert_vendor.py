@@ -17,6 +17,7 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
+from lucent._first_use import LOCK, imported
 from lucent._stream_convert import Hub, Status, _Sink, _Writer
 from lucent.errors import EncodeError
 from lucent.generated._support import convert_as, violation
@@ -165,15 +166,17 @@ _MODULES = {
 
 def register(formats: list[str]) -> None:
     """Add the readers and writers of these vendor formats to the stream pipeline (idempotent;
-    each format's modules are imported when first needed)."""
-    import importlib
-
+    each format's modules are imported when first needed, under lucent._first_use.LOCK: a
+    format's writer is registered before its reader, which other threads test for)."""
     from lucent import _stream_convert as convert
 
     for name in formats:
         if name in convert._READERS or name not in _MODULES:
             continue
-        module, prefix = _MODULES[name]
-        loaded = importlib.import_module(module)
-        convert._READERS[name] = getattr(loaded, f"{prefix}Reader")
-        convert._WRITERS[name] = getattr(loaded, f"{prefix}Writer")
+        with LOCK:
+            if name in convert._READERS:
+                continue
+            module, prefix = _MODULES[name]
+            loaded = imported(module)
+            convert._WRITERS[name] = getattr(loaded, f"{prefix}Writer")
+            convert._READERS[name] = getattr(loaded, f"{prefix}Reader")

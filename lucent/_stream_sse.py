@@ -15,6 +15,7 @@ from typing import Literal
 import msgspec
 
 from lucent.errors import EncodeError, StreamError, UsageError
+from lucent.generated._support import build_structs
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _LINE_ENDS = re.compile(r"(?:\r\n|\r|\n)([\r\n]*)")
@@ -257,3 +258,6 @@ def _utf8(text: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         raise EncodeError("the text holds a lone surrogate, which UTF-8 cannot encode", code="unencodable") from None
+
+
+build_structs(globals())  # msgspec's state of SSEEvent, built while the import lock holds other threads off

@@ -100,12 +100,12 @@ and validates one frame at a time, an :class:`Assembler` checks the rules across
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import msgspec
 
+from lucent._first_use import imported
 from lucent._limits import Limits
 from lucent._stream_base import Assembler
 from lucent._stream_read import aframes, frames, non_finite_path, spec
@@ -151,9 +151,7 @@ imported when the first stream of that format is read."""
 def __getattr__(name: str) -> Any:
     # The stream converter imports converters of every format: only when first used.
     if name in ("StreamConversion", "AsyncStreamConversion"):
-        from lucent import _stream_convert
-
-        return getattr(_stream_convert, name)
+        return getattr(imported("lucent._stream_convert"), name)
     raise AttributeError(f"module 'lucent.streams' has no attribute {name!r}")
 
 
@@ -165,9 +163,7 @@ def _vendor(*formats: str) -> None:
     """Register the stream readers and writers of the vendor formats among ``formats``."""
     wanted = [f for f in formats if f in _VENDOR_FORMATS]
     if wanted:
-        from lucent._stream_convert_vendor import register
-
-        register(wanted)
+        imported("lucent._stream_convert_vendor").register(wanted)
 
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
@@ -193,7 +189,7 @@ def assembler(format: str, *, tools: Iterable[str] | None = None, limits: Limits
     """
     spec(format)
     module, name = _ASSEMBLERS[format]
-    cls: type[Assembler] = getattr(importlib.import_module(module), name)
+    cls: type[Assembler] = getattr(imported(module), name)
     return cls(tools=tools)
 
 
@@ -446,9 +442,8 @@ def convert_stream(
         of ``str``), ``invalid_context``.
     """
     _vendor(source, target)
-    from lucent._stream_convert import StreamConversion
-
-    return StreamConversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
+    conversion: type[StreamConversion] = imported("lucent._stream_convert").StreamConversion
+    return conversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
 
 
 def aconvert_stream(
@@ -467,6 +462,5 @@ def aconvert_stream(
     cancellation propagates unchanged.
     """
     _vendor(source, target)
-    from lucent._stream_convert import AsyncStreamConversion
-
-    return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
+    conversion: type[AsyncStreamConversion] = imported("lucent._stream_convert").AsyncStreamConversion
+    return conversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
