@@ -33,6 +33,7 @@ from lucent._decode import (
     schema_module,
 )
 from lucent._limits import Limits
+from lucent._stream_base import context_of, flag
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation, convert_as, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
@@ -142,13 +143,13 @@ def convert(
     UsageError
         ``unknown_format`` (a name not listed above), ``unsupported_conversion`` (a pair or kind
         not implemented yet), ``invalid_input_type`` (a Struct of another definition, a value
-        that is not JSON: bytes, a tuple, a set, a key that is not a str, NaN...; or a format or kind that is not a str), ``invalid_context`` (context is not a mapping),
+        that is not JSON: bytes, a tuple, a set, a key that is not a str, NaN...; or a format or kind that is not a str), ``invalid_context`` (context is not a mapping, or one that raises while read; it is read once, into a dict), a ``strict`` with no truth value (``invalid_input_type``),
         ``invalid_limits``.
     """
     source_definition = _definition(source, kind)
     target_definition = _definition(target, kind)
-    if context is not None and not isinstance(context, Mapping):
-        raise UsageError(f"context must be a mapping, not {type(context).__name__}", code="invalid_context")
+    context = context_of(context) if context is not None else None  # read once: UsageError if it cannot be
+    strict = flag(strict, "strict")
     converter = CONVERTERS.get((source, target, kind))
     hops = _through_lux(source, target, kind) if converter is None and source != target else None
     if converter is None and hops is None and source != target:
@@ -343,7 +344,7 @@ def _definition(fmt: str, kind: str) -> str:
         if not isinstance(value, str):
             raise UsageError(f"the {name} must be a str, not {type(value).__name__}", code="invalid_input_type")
     if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}", code="unknown_format")
+        raise UsageError(f"unknown format; known: {', '.join(FORMATS)}", code="unknown_format")
     try:
         return DOCUMENTS[(fmt, kind)][1]
     except KeyError:

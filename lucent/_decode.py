@@ -43,7 +43,7 @@ def schema_module(schema: str) -> ModuleType:
     try:
         module = SCHEMAS[schema]
     except KeyError:
-        raise UsageError(f"unknown schema {schema!r}; known: {', '.join(SCHEMAS)}", code="unknown_schema") from None
+        raise UsageError(f"unknown schema; known: {', '.join(SCHEMAS)}", code="unknown_schema") from None
     loaded = _modules[schema] = imported(f"lucent.generated.{module}")
     return loaded
 
@@ -61,7 +61,7 @@ def _decoder(schema: str, definition: str | None) -> msgspec.json.Decoder[Any]:
     try:
         return msgspec.json.Decoder(module.DECODE_TYPES[definition])
     except KeyError:
-        raise UsageError(f"schema {schema!r} has no definition {definition!r}", code="unknown_definition") from None
+        raise UsageError(f"schema {schema} has no such definition", code="unknown_definition") from None
 
 
 def decode(
@@ -117,7 +117,7 @@ def decode(
     """
     try:
         route = _defaults[schema][definition] if limits is None and rules == "all" else _routes[schema, definition, rules, limits]
-    except (KeyError, TypeError):  # first use, or a name or limits that cannot be a key
+    except (KeyError, TypeError, ValueError):  # first use, or a name or limits that cannot be a key (a released memoryview: ValueError)
         route = _route(schema, definition, rules, limits)
     limit, depth, utf8, parse, plan, protocol, one_of = route
     if type(data) is bytes:
@@ -215,8 +215,9 @@ def _route(schema: str, definition: str | None, rules: str, limits: Limits | Non
     """The route for these arguments (checked: raises UsageError), cached when they are keys."""
     if not isinstance(schema, str) or not (definition is None or isinstance(definition, str)):
         raise UsageError("schema and definition are names (str)", code="invalid_input_type")
-    if rules not in ("all", "schema"):
-        raise UsageError(f"rules is 'all' or 'schema', not {rules!r}", code="invalid_rules")
+    if not isinstance(rules, str) or rules not in ("all", "schema"):  # the value is not repeated
+        wrong = "another str" if isinstance(rules, str) else f"a {type(rules).__name__}"
+        raise UsageError(f"rules is 'all' or 'schema', not {wrong}", code="invalid_rules")
     bounds = limits_of(limits)
     with LOCK:
         return _built_route(schema, definition, rules, limits, bounds)

@@ -20,7 +20,7 @@ from lucent._decode import SCHEMAS, _decode_as, _decoder, _no_key_lost, too_deep
 from lucent._first_use import LOCK, imported
 from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
 from lucent._limits import DEFAULT_MAX_STREAM_BYTES, Limits, limits_of
-from lucent._stream_sse import SSEParser
+from lucent._stream_sse import SSEParser, chunk_bytes
 from lucent.errors import (
     DecodeError,
     LucentError,
@@ -168,8 +168,8 @@ def spec(format: str) -> FormatSpec:
     """The FormatSpec of a format name; raises UsageError(code=unknown_format)."""
     try:
         return SPECS[format]
-    except (KeyError, TypeError):
-        raise UsageError(f"unknown stream format {format!r}; known: {', '.join(SPECS)}", code="unknown_format") from None
+    except (KeyError, TypeError, ValueError):  # ValueError: a released memoryview cannot be hashed
+        raise UsageError(f"unknown stream format; known: {', '.join(SPECS)}", code="unknown_format") from None
 
 
 class FrameReader:
@@ -224,7 +224,7 @@ class FrameReader:
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> Iterator[Any]:
         """Parse SSE bytes; yields each completed frame's event, one at a time."""
-        data = bytes(chunk)
+        data = chunk_bytes(chunk)  # UsageError for a released memoryview
         limit = self.max_bytes
         over = self.size + len(data) > limit
         if over:
@@ -504,7 +504,12 @@ def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None 
             f"a stream source is bytes or an iterable of chunks or events, not {type(source).__name__}",
             code="invalid_input_type",
         )
-    iterator = iter(source)
+    try:
+        iterator = iter(source)
+    except LucentError:
+        raise
+    except Exception as exc:  # its __iter__ raised: the source failed before its first item
+        raise reader.interrupted(exc) from exc
     while True:
         try:
             item = next(iterator)
@@ -526,7 +531,12 @@ async def aframes(source: Any, spec: FormatSpec, unknown: Callable[[str], None] 
             yield event
         return
     reader = FrameReader(spec, unknown, limits)
-    iterator = aiter(source)
+    try:
+        iterator = aiter(source)
+    except LucentError:
+        raise
+    except Exception as exc:  # its __aiter__ raised
+        raise reader.interrupted(exc) from exc
     while True:
         try:
             item = await anext(iterator)

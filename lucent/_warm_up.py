@@ -10,7 +10,7 @@ from lucent._convert import FORMATS, _decodable
 from lucent._decode import _decoder, _route, _skips_values, _writes_what_it_reads, adds_no_member, schema_module
 from lucent._first_use import LOCK, imported
 from lucent._stream_read import spec
-from lucent.errors import UsageError
+from lucent.errors import LucentError, UsageError
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 
 __all__ = ["warm_up"]
@@ -54,7 +54,7 @@ def warm_up(formats: Iterable[str] | None = None) -> tuple[str, ...]:
     ------
     UsageError
         ``unknown_format``: a name that is not a format; ``invalid_input_type``: ``formats`` is
-        a single ``str`` or not an iterable of ``str``.
+        a single ``str``, not an iterable of ``str``, or raised while being read.
     """
     wanted = _formats(formats)
     with LOCK:
@@ -73,7 +73,13 @@ def _formats(formats: Iterable[str] | None) -> tuple[str, ...]:
     if isinstance(formats, (str, bytes, bytearray, memoryview)) or not isinstance(formats, Iterable):
         raise UsageError(f"formats is a collection of format names (str) or None, not {type(formats).__name__}", code="invalid_input_type")
     names: set[str] = {_HUB}
-    for name in formats:
+    try:
+        given = list(formats)
+    except LucentError:
+        raise
+    except Exception as exc:  # its __iter__ raised
+        raise UsageError(f"formats could not be read: {type(exc).__name__}", code="invalid_input_type") from None
+    for name in given:
         if not isinstance(name, str):
             raise UsageError(f"a format name is a str, not {type(name).__name__}", code="invalid_input_type")
         if name not in FORMATS:
