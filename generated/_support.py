@@ -8,15 +8,15 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from itertools import accumulate
 from types import FunctionType
 from typing import Any
 
 import msgspec
 
-from lucent._first_use import LOCK
-
 __all__ = [
+    "BUILD_LOCK",
     "MAX_JSON_TEXT_DEPTH",
     "MSGSPEC_CODES",
     "JsonTextError",
@@ -223,7 +223,7 @@ def convert_as(value: Any, tp: Any) -> Any:
         return msgspec.convert(value, tp)
     box = _BOXES.get(tp)
     if box is None:
-        with LOCK:  # made and built whole before another thread can convert through it
+        with BUILD_LOCK:  # made and built whole before another thread can convert through it
             box = _BOXES.get(tp)
             if box is None:
                 box = msgspec.defstruct("_Box", [("value", tp)])
@@ -237,6 +237,11 @@ def convert_as(value: Any, tp: Any) -> Any:
 
 
 _BOXES: dict[Any, Any] = {}
+
+BUILD_LOCK = threading.RLock()
+"""Held while a type is made at run time (a ``convert_as`` box, ``convert_support.unchecked``).
+lucent._first_use takes it at a fork, after its own lock (never the other way round: nothing
+that holds it takes lucent's)."""
 
 
 def build_structs(namespace: dict[str, Any]) -> None:

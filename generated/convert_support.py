@@ -16,8 +16,6 @@ from typing import Any, Literal, TypeVar, cast
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from lucent._first_use import LOCK
-
 from .htmlp_model_request import (
     ContentBlock,
     ContentBlockImage,
@@ -34,7 +32,7 @@ from .htmlp_model_request import (
     Role,
     ThinkingLevel,
 )
-from ._support import JsonTextError, dump_json_text, load_json_text
+from ._support import BUILD_LOCK, JsonTextError, dump_json_text, load_json_text
 from ._support import member as member  # defined with the bindings' helpers; re-exported for the converters
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
@@ -553,7 +551,7 @@ def unchecked(cls: type[T]) -> type[T]:
     """
     sub = _UNCHECKED.get(cls)
     if sub is None:
-        with LOCK:  # one subclass per class, made once
+        with BUILD_LOCK:  # one subclass per class, made once
             sub = _UNCHECKED.get(cls)
             if sub is None:
 

@@ -32,6 +32,7 @@ from lucent._decode import (
     same_colons,
     schema_module,
 )
+from lucent._first_use import LOCK
 from lucent._limits import Limits
 from lucent._stream_base import context_of, flag
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
@@ -150,7 +151,7 @@ def convert(
     target_definition = _definition(target, kind)
     context = context_of(context) if context is not None else None  # read once: UsageError if it cannot be
     strict = flag(strict, "strict")
-    converter = CONVERTERS.get((source, target, kind))
+    converter = converter_of((source, target, kind))
     hops = _through_lux(source, target, kind) if converter is None and source != target else None
     if converter is None and hops is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
@@ -185,9 +186,24 @@ def convert(
     return ConversionResult(value=value, diagnostics=diagnostics)
 
 
+def converter_of(key: tuple[str, str, str]) -> Converter | None:
+    """The converter of (source, target, kind), None if there is none; its module is imported
+    on the first look-up, under lucent._first_use.LOCK (a fork waits for it)."""
+    if key not in CONVERTERS:
+        return None
+    found = _converters.get(key)
+    if found is None:
+        with LOCK:
+            found = _converters[key] = CONVERTERS[key]
+    return found
+
+
+_converters: dict[tuple[str, str, str], Converter] = {}
+
+
 def _through_lux(source: str, target: str, kind: str) -> tuple[Converter, Converter] | None:
     """The two converters source -> lux -> target, when both exist."""
-    first, second = CONVERTERS.get((source, "lux", kind)), CONVERTERS.get(("lux", target, kind))
+    first, second = converter_of((source, "lux", kind)), converter_of(("lux", target, kind))
     return (first, second) if first is not None and second is not None else None
 
 

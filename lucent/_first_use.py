@@ -8,7 +8,8 @@ half-built state (msgspec itself shows other threads a Struct type that it is st
 and a conversion through it crashes the process: NOTES.md, "msgspec's first use").
 
 A fork (``os.fork``, multiprocessing's ``fork`` start method, gunicorn's workers) waits for
-:data:`LOCK`, so that it never happens while lucent is importing a module on first use: a child
+:data:`LOCK` (and ``lucent.generated._support.BUILD_LOCK``, the generated code's own: generated
+modules import nothing of lucent), so that it never happens while lucent is importing a module on first use: a child
 forked then would inherit the import's module lock, held by a thread it does not have, and hang
 at its first use of that module. ``lucent.warm_up`` builds everything up front.
 
@@ -37,12 +38,23 @@ LOCK = _thread.RLock()
 """Held while lazily built state is built (re-entrant: a build may need another one)."""
 
 
+_HELD: list[Any] = []  # the locks the fork in progress took, in order
+
+
 def _before_fork() -> None:
+    import sys
+
     LOCK.acquire()
+    _HELD.append(LOCK)
+    support = sys.modules.get("lucent.generated._support")  # loaded: its types made at run time
+    if support is not None:
+        support.BUILD_LOCK.acquire()
+        _HELD.append(support.BUILD_LOCK)
 
 
 def _after_fork() -> None:
-    LOCK.release()  # in the child too: the forking thread, which holds it, is the child's own
+    while _HELD:  # in the child too: the forking thread, which holds them, is the child's own
+        _HELD.pop().release()
 
 
 if hasattr(os, "register_at_fork"):  # POSIX

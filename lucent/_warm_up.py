@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from lucent.streams import FORMATS as STREAM_FORMATS
 from lucent.streams import _vendor, assembler
-from lucent._convert import FORMATS, _decodable
+from lucent._convert import FORMATS, _decodable, converter_of
 from lucent._decode import _decoder, _route, _skips_values, _writes_what_it_reads, adds_no_member, schema_module
 from lucent._first_use import LOCK, imported
 from lucent._stream_read import spec
@@ -106,7 +106,7 @@ def _documents(fmt: str) -> None:
 def _converters(fmt: str) -> None:
     for key in CONVERTERS:
         if fmt in key[:2] and _HUB in key[:2]:
-            CONVERTERS[key]
+            converter_of(key)
 
 
 def _stream(fmt: str) -> None:
