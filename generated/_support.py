@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from itertools import accumulate
 from types import FunctionType
 from typing import Any
@@ -15,11 +16,13 @@ from typing import Any
 import msgspec
 
 __all__ = [
+    "BUILD_LOCK",
     "MAX_JSON_TEXT_DEPTH",
     "MSGSPEC_CODES",
     "JsonTextError",
     "RuleViolation",
     "as_integer",
+    "build_structs",
     "check_finite",
     "check_json_object_text",
     "convert_union",
@@ -220,7 +223,12 @@ def convert_as(value: Any, tp: Any) -> Any:
         return msgspec.convert(value, tp)
     box = _BOXES.get(tp)
     if box is None:
-        box = _BOXES[tp] = msgspec.defstruct("_Box", [("value", tp)])
+        with BUILD_LOCK:  # made and built whole before another thread can convert through it
+            box = _BOXES.get(tp)
+            if box is None:
+                box = msgspec.defstruct("_Box", [("value", tp)])
+                msgspec.json.Decoder(box)
+                _BOXES[tp] = box
     try:
         boxed: Any = msgspec.convert({"value": value}, box)
         return boxed.value
@@ -229,6 +237,26 @@ def convert_as(value: Any, tp: Any) -> Any:
 
 
 _BOXES: dict[Any, Any] = {}
+
+BUILD_LOCK = threading.RLock()
+"""Held while a type is made at run time (a ``convert_as`` box, ``convert_support.unchecked``).
+lucent._first_use takes it at a fork, after its own lock (never the other way round: nothing
+that holds it takes lucent's)."""
+
+
+def build_structs(namespace: dict[str, Any]) -> None:
+    """Build msgspec's state for every Struct class a module defines; a module calls it last.
+
+    msgspec works out what it knows of a Struct class (its fields' types, recursively) on the
+    class's first use, and publishes it before it is complete: a thread that converts through
+    the class meanwhile crashes the process (msgspec 0.22; NOTES.md, "msgspec's first use").
+    Built while the module is imported, the state is whole before any other thread can reach
+    the class: the import lock holds them off. Takes no lock of lucent's own
+    (lucent._first_use: a module body never does)."""
+    name = namespace["__name__"]
+    for value in list(namespace.values()):
+        if isinstance(value, type) and issubclass(value, msgspec.Struct) and value.__module__ == name:
+            msgspec.json.Decoder(value)
 
 
 def convert_union(

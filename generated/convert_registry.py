@@ -6,6 +6,7 @@ composes two of them through Lux when no direct one exists.
 
 The registry holds module and function names: a converter's module (and the bindings it uses)
 is imported the first time the converter is looked up, so importing this module is cheap.
+lucent.convert looks converters up under lucent._first_use.LOCK (lucent._convert.converter_of).
 """
 
 from __future__ import annotations

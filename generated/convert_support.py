@@ -32,7 +32,7 @@ from .htmlp_model_request import (
     Role,
     ThinkingLevel,
 )
-from ._support import JsonTextError, dump_json_text, load_json_text
+from ._support import BUILD_LOCK, JsonTextError, dump_json_text, load_json_text
 from ._support import member as member  # defined with the bindings' helpers; re-exported for the converters
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
@@ -551,12 +551,14 @@ def unchecked(cls: type[T]) -> type[T]:
     """
     sub = _UNCHECKED.get(cls)
     if sub is None:
+        with BUILD_LOCK:  # one subclass per class, made once
+            sub = _UNCHECKED.get(cls)
+            if sub is None:
 
-        def restore(self: Any) -> None:
-            self.__class__ = cls
+                def restore(self: Any) -> None:
+                    self.__class__ = cls
 
-        sub = type(cls.__name__, (cls,), {"__post_init__": restore, "__module__": cls.__module__})
-        _UNCHECKED[cls] = sub
+                sub = _UNCHECKED[cls] = type(cls.__name__, (cls,), {"__post_init__": restore, "__module__": cls.__module__})
     return cast("type[T]", sub)
 
 

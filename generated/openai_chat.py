@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer, check_finite, key_path
+from ._support import RuleViolation, as_integer, build_structs, check_finite, key_path
 
 __all__ = [
     'ChatCompletionAllowedTools',
@@ -2107,3 +2107,5 @@ plain JSON values of dispatched unions and integers written as 1.0 inside lists 
 PROTOCOL_CHECKS: dict[str, Any] = {
 }
 """check_protocol_<Definition> functions, by definition name."""
+
+build_structs(globals())  # msgspec's state of every Struct above, built while the import lock holds other threads off

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer, check_finite, check_json_object_text
+from ._support import RuleViolation, as_integer, build_structs, check_finite, check_json_object_text
 
 __all__ = [
     'DECODE_CHECKS',
@@ -346,3 +346,5 @@ PROTOCOL_CHECKS: dict[str, Any] = {
     'RemoteModelToolCall': check_protocol_RemoteModelToolCall,
 }
 """check_protocol_<Definition> functions, by definition name."""
+
+build_structs(globals())  # msgspec's state of every Struct above, built while the import lock holds other threads off

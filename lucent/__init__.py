@@ -8,7 +8,9 @@
 * :mod:`lucent.streams`: a streamed response (SSE bytes, chunks or events) assembled into its
   final response, every stream rule enforced; :mod:`lucent.sse` is the event-stream parser;
 * :mod:`lucent.errors`: the typed errors, each with ``.code`` and ``.path``;
-* :class:`Limits`: the size and depth limits on untrusted input (SECURITY.md).
+* :class:`Limits`: the size and depth limits on untrusted input (SECURITY.md);
+* :func:`warm_up`: build on start what lucent otherwise builds on first use (for servers, and
+  before a fork).
 
 The generated bindings live in ``lucent.generated.<schema module>``.
 """
@@ -25,9 +27,8 @@ if not _os.path.isdir(_os.path.join(_os.path.dirname(__file__), "generated")):
     if _os.path.isfile(_os.path.join(_checkout, "generated", "__init__.py")):
         __path__.append(_checkout)
 
-import importlib as _importlib  # noqa: E402
-
 from lucent import errors  # noqa: E402
+from lucent._first_use import imported as _imported  # noqa: E402
 
 _TYPE_CHECKING = False  # typing itself is not imported: `import lucent` stays cheap
 if _TYPE_CHECKING:
@@ -37,13 +38,14 @@ if _TYPE_CHECKING:
     from lucent._convert import convert
     from lucent._decode import SCHEMAS, decode, encode
     from lucent._limits import Limits
+    from lucent._warm_up import warm_up
 
-__all__ = ["SCHEMAS", "Limits", "convert", "decode", "encode", "errors", "sse", "streams"]
+__all__ = ["SCHEMAS", "Limits", "convert", "decode", "encode", "errors", "sse", "streams", "warm_up"]
 
 # Imported on first use, so that `import lucent` loads no generated binding or converter (nor
 # msgspec): a schema's module is imported by the first decode of it
 # (lucent._decode.schema_module), a converter's by its first lookup
-# (lucent.generated.convert_registry.CONVERTERS).
+# (lucent.generated.convert_registry.CONVERTERS). Each is imported under lucent._first_use.LOCK.
 _ON_FIRST_USE = {
     "SCHEMAS": ("lucent._decode", "SCHEMAS"),
     "Limits": ("lucent._limits", "Limits"),
@@ -52,6 +54,7 @@ _ON_FIRST_USE = {
     "encode": ("lucent._decode", "encode"),
     "sse": ("lucent.sse", ""),
     "streams": ("lucent.streams", ""),
+    "warm_up": ("lucent._warm_up", "warm_up"),
 }
 
 
@@ -60,7 +63,7 @@ def __getattr__(name: str) -> "_Any":
         module, attribute = _ON_FIRST_USE[name]
     except KeyError:
         raise AttributeError(f"module 'lucent' has no attribute {name!r}") from None
-    loaded = _importlib.import_module(module)
+    loaded = _imported(module)
     value = getattr(loaded, attribute) if attribute else loaded
     globals()[name] = value
     return value

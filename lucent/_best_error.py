@@ -21,6 +21,7 @@ from typing import Any, Callable, TypeVar
 
 import msgspec
 
+from lucent._first_use import LOCK, once
 from lucent.errors import ValidationError
 from lucent.generated._support import printable
 
@@ -75,20 +76,24 @@ class _Ranker:
 def _per_type(function: Callable[..., _T]) -> Callable[..., _T]:
     """Cache ``function(tp, *rest)`` by the identity of ``tp`` (a generated type, which lives as
     long as its module). ``functools.lru_cache`` hashes the type on every call, and a union of
-    Annotated members hashes every member and its ``Meta``: ~1 us a call for 50 members."""
+    Annotated members hashes every member and its ``Meta``: ~1 us a call for 50 members. Built
+    under lucent._first_use.LOCK (a decoder of a type is msgspec state built on first use)."""
     cache: dict[tuple[Any, ...], tuple[Any, _T]] = {}
 
     def cached(tp: Any, *rest: Any) -> _T:
         key = (id(tp), *rest)
         hit = cache.get(key)
         if hit is None or hit[0] is not tp:
-            hit = cache[key] = (tp, function(tp, *rest))
+            with LOCK:
+                hit = cache.get(key)
+                if hit is None or hit[0] is not tp:
+                    hit = cache[key] = (tp, function(tp, *rest))
         return hit[1]
 
     return functools.wraps(function)(cached)
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def _fields(struct: type[msgspec.Struct]) -> tuple[msgspec.structs.FieldInfo, ...]:
     return msgspec.structs.fields(struct)
 
@@ -151,12 +156,12 @@ def _tags(tp: Any) -> tuple[tuple[tuple[str, dict[Any, _Indexed]], ...], _Indexe
     return tuple(by_field.items()), untagged
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def _field_named(struct: type[msgspec.Struct], name: str) -> msgspec.structs.FieldInfo | None:
     return next((f for f in _fields(struct) if f.encode_name == name), None)
 
 
-@functools.lru_cache(maxsize=None)
+@once
 def _members_of(struct: type[msgspec.Struct]) -> tuple[frozenset[str], tuple[str, ...], bool]:
     """The member names a Struct's object may have (its tag's too), the required ones in order,
     and whether others are refused."""

@@ -32,7 +32,9 @@ from lucent._decode import (
     same_colons,
     schema_module,
 )
+from lucent._first_use import LOCK
 from lucent._limits import Limits
+from lucent._stream_base import context_of, flag
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation, convert_as, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
@@ -142,14 +144,14 @@ def convert(
     UsageError
         ``unknown_format`` (a name not listed above), ``unsupported_conversion`` (a pair or kind
         not implemented yet), ``invalid_input_type`` (a Struct of another definition, a value
-        that is not JSON: bytes, a tuple, a set, a key that is not a str, NaN...; or a format or kind that is not a str), ``invalid_context`` (context is not a mapping),
+        that is not JSON: bytes, a tuple, a set, a key that is not a str, NaN...; or a format or kind that is not a str), ``invalid_context`` (context is not a mapping, or one that raises while read; it is read once, into a dict), a ``strict`` with no truth value (``invalid_input_type``),
         ``invalid_limits``.
     """
     source_definition = _definition(source, kind)
     target_definition = _definition(target, kind)
-    if context is not None and not isinstance(context, Mapping):
-        raise UsageError(f"context must be a mapping, not {type(context).__name__}", code="invalid_context")
-    converter = CONVERTERS.get((source, target, kind))
+    context = context_of(context) if context is not None else None  # read once: UsageError if it cannot be
+    strict = flag(strict, "strict")
+    converter = converter_of((source, target, kind))
     hops = _through_lux(source, target, kind) if converter is None and source != target else None
     if converter is None and hops is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
@@ -184,9 +186,24 @@ def convert(
     return ConversionResult(value=value, diagnostics=diagnostics)
 
 
+def converter_of(key: tuple[str, str, str]) -> Converter | None:
+    """The converter of (source, target, kind), None if there is none; its module is imported
+    on the first look-up, under lucent._first_use.LOCK (a fork waits for it)."""
+    if key not in CONVERTERS:
+        return None
+    found = _converters.get(key)
+    if found is None:
+        with LOCK:
+            found = _converters[key] = CONVERTERS[key]
+    return found
+
+
+_converters: dict[tuple[str, str, str], Converter] = {}
+
+
 def _through_lux(source: str, target: str, kind: str) -> tuple[Converter, Converter] | None:
     """The two converters source -> lux -> target, when both exist."""
-    first, second = CONVERTERS.get((source, "lux", kind)), CONVERTERS.get(("lux", target, kind))
+    first, second = converter_of((source, "lux", kind)), converter_of(("lux", target, kind))
     return (first, second) if first is not None and second is not None else None
 
 
@@ -343,7 +360,7 @@ def _definition(fmt: str, kind: str) -> str:
         if not isinstance(value, str):
             raise UsageError(f"the {name} must be a str, not {type(value).__name__}", code="invalid_input_type")
     if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}", code="unknown_format")
+        raise UsageError(f"unknown format; known: {', '.join(FORMATS)}", code="unknown_format")
     try:
         return DOCUMENTS[(fmt, kind)][1]
     except KeyError:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Callable, Iterator
-from functools import lru_cache
 from types import ModuleType
 from typing import Any, Literal, NamedTuple
 
 import msgspec
 
 from lucent._best_error import shallowest
+from lucent._first_use import LOCK, imported, once
 from lucent._limits import Limits, limits_of
 from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import MSGSPEC_CODES, RuleViolation, nests_deeper, violation
@@ -44,8 +43,8 @@ def schema_module(schema: str) -> ModuleType:
     try:
         module = SCHEMAS[schema]
     except KeyError:
-        raise UsageError(f"unknown schema {schema!r}; known: {', '.join(SCHEMAS)}", code="unknown_schema") from None
-    loaded = _modules[schema] = importlib.import_module(f"lucent.generated.{module}")
+        raise UsageError(f"unknown schema; known: {', '.join(SCHEMAS)}", code="unknown_schema") from None
+    loaded = _modules[schema] = imported(f"lucent.generated.{module}")
     return loaded
 
 
@@ -54,7 +53,7 @@ _modules: dict[str, ModuleType] = {}
 of its own on every call)."""
 
 
-@lru_cache(maxsize=None)
+@once
 def _decoder(schema: str, definition: str | None) -> msgspec.json.Decoder[Any]:
     module = schema_module(schema)
     if definition is None:
@@ -62,7 +61,7 @@ def _decoder(schema: str, definition: str | None) -> msgspec.json.Decoder[Any]:
     try:
         return msgspec.json.Decoder(module.DECODE_TYPES[definition])
     except KeyError:
-        raise UsageError(f"schema {schema!r} has no definition {definition!r}", code="unknown_definition") from None
+        raise UsageError(f"schema {schema} has no such definition", code="unknown_definition") from None
 
 
 def decode(
@@ -118,7 +117,7 @@ def decode(
     """
     try:
         route = _defaults[schema][definition] if limits is None and rules == "all" else _routes[schema, definition, rules, limits]
-    except (KeyError, TypeError):  # first use, or a name or limits that cannot be a key
+    except (KeyError, TypeError, ValueError):  # first use, or a name or limits that cannot be a key (a released memoryview: ValueError)
         route = _route(schema, definition, rules, limits)
     limit, depth, utf8, parse, plan, protocol, one_of = route
     if type(data) is bytes:
@@ -216,9 +215,16 @@ def _route(schema: str, definition: str | None, rules: str, limits: Limits | Non
     """The route for these arguments (checked: raises UsageError), cached when they are keys."""
     if not isinstance(schema, str) or not (definition is None or isinstance(definition, str)):
         raise UsageError("schema and definition are names (str)", code="invalid_input_type")
-    if rules not in ("all", "schema"):
-        raise UsageError(f"rules is 'all' or 'schema', not {rules!r}", code="invalid_rules")
+    if not isinstance(rules, str) or rules not in ("all", "schema"):  # the value is not repeated
+        wrong = "another str" if isinstance(rules, str) else f"a {type(rules).__name__}"
+        raise UsageError(f"rules is 'all' or 'schema', not {wrong}", code="invalid_rules")
     bounds = limits_of(limits)
+    with LOCK:
+        return _built_route(schema, definition, rules, limits, bounds)
+
+
+def _built_route(schema: str, definition: str | None, rules: str, limits: Limits | None, bounds: Limits) -> _Route:
+    """:func:`_route`'s build, under LOCK: a route is published only when whole."""
     module = _modules.get(schema) or schema_module(schema)
     protocol: dict[str, Any] = module.PROTOCOL if rules == "all" else {}
     one_of = definition is None and module.ROOT is None
@@ -252,7 +258,7 @@ class _Plan(NamedTuple):
     skips_values: bool  # some Struct ignores unknown members, whose values msgspec does not read
 
 
-@lru_cache(maxsize=None)
+@once
 def _plan(schema: str, definition: str | None, protocol_rules: bool) -> _Plan:
     decoder = _decoder(schema, definition)
     tp: Any = decoder.type
@@ -505,14 +511,14 @@ def _structs(tp: Any) -> Iterator[Any]:
             queue.append(info.value_type)
 
 
-@lru_cache(maxsize=None)
+@once
 def _skips_values(tp: Any) -> bool:
     """Some Struct under ``tp`` ignores unknown members: msgspec then skips their values without
     reading them (nor checking their UTF-8). A value typed ``Any`` is read whole."""
     return any(isinstance(info, msgspec.inspect.StructType) and not info.forbid_unknown_fields for info in _structs(tp))
 
 
-@lru_cache(maxsize=None)
+@once
 def _writes_what_it_reads(tp: Any) -> bool:
     """Every value of ``tp``, encoded, has the members its JSON text had, and no other: it adds
     none (:func:`adds_no_member`) and drops none (no Struct ignores unknown members)."""
@@ -526,7 +532,7 @@ _PLAIN = (
 )
 
 
-@lru_cache(maxsize=None)
+@once
 def adds_no_member(tp: Any) -> bool:
     """A value of ``tp``, encoded, holds no member its JSON text lacked, and the same ``:``
     characters in its strings: Structs add no member (every field is required or defaults to
@@ -535,7 +541,7 @@ def adds_no_member(tp: Any) -> bool:
     ``_support.convert_union``, could build Structs with defaults)."""
     for info in _structs(tp):
         if isinstance(info, msgspec.inspect.StructType):
-            if hasattr(importlib.import_module(info.cls.__module__), "convert_union"):
+            if hasattr(imported(info.cls.__module__), "convert_union"):
                 return False
             # msgspec.inspect shows a field that defaults to UNSET as one with NODEFAULT
             if any(not f.required and (f.default is not msgspec.NODEFAULT or f.default_factory is not msgspec.NODEFAULT)
@@ -607,9 +613,7 @@ def encode(obj: Any) -> bytes:
     """
     text = encoded(obj)
     if b"null" in text and _may_hold_non_finite(obj):
-        from lucent._stream_read import non_finite_path  # the exact walk, for a likely hit only
-
-        found = non_finite_path(obj)
+        found = imported("lucent._stream_read").non_finite_path(obj)  # the exact walk, for a likely hit only
         if found is not None:
             raise EncodeError("NaN or an infinite number has no JSON form (msgspec writes it as null)", code="unencodable", path="$" + found)
     return text

@@ -67,7 +67,8 @@ class Limits:
         for name in ("max_body_bytes", "max_stream_bytes", "max_depth"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-                raise UsageError(f"{name} is a positive int or None, not {value!r}", code="invalid_limits")
+                wrong = "an int below 1" if isinstance(value, int) and not isinstance(value, bool) else f"a {type(value).__name__}"
+                raise UsageError(f"{name} is a positive int or None, not {wrong}", code="invalid_limits")  # the value is not repeated
 
     def body_bytes(self, protocol: dict[str, Any]) -> int:
         """The body cap for a format whose generated module has ``PROTOCOL`` ``protocol``."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from lucent.errors import LucentError, StreamError, UsageError
@@ -119,6 +119,33 @@ def tool_names(tools: Any) -> frozenset[str] | None:
     if wrong is not None:
         raise UsageError(f"a tool name is a str, not {wrong}", code="invalid_input_type")
     return frozenset(names)
+
+
+def flag(value: Any, name: str) -> bool:
+    """A yes/no argument (``strict``) as a bool; one whose truth cannot be read (a released
+    memoryview, an object whose ``__bool__`` raises) raises UsageError(``invalid_input_type``)."""
+    try:
+        return bool(value)
+    except LucentError:
+        raise
+    except Exception:
+        raise UsageError(f"{name} is a bool, not a {type(value).__name__} whose truth cannot be read", code="invalid_input_type") from None
+
+
+def context_of(context: Any) -> dict[str, Any]:
+    """The ``context`` argument of the conversion functions, checked and copied: None, or a
+    mapping; anything else, or a mapping that raises while being read, raises UsageError
+    (``invalid_context``)."""
+    if context is None:
+        return {}
+    if not isinstance(context, Mapping):
+        raise UsageError(f"context must be a mapping, not {type(context).__name__}", code="invalid_context")
+    try:
+        return dict(context)
+    except LucentError:
+        raise
+    except Exception as exc:
+        raise UsageError(f"context could not be read: {type(exc).__name__}", code="invalid_context") from None
 
 
 def parse_arguments(text: str) -> dict[str, Any] | None:

@@ -60,9 +60,9 @@ import msgspec
 from msgspec import UNSET
 
 from lucent._limits import Limits, limits_of
-from lucent._stream_base import parse_arguments, tool_names
+from lucent._stream_base import context_of, flag, parse_arguments, tool_names
 from lucent._stream_lux import _DELTAS as _LUX_DELTAS
-from lucent._stream_read import SPECS, _check_source, aframes, frames, spec
+from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent._stream_sparktide import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError, UsageError
 from lucent.generated import convert_support as support
@@ -108,6 +108,7 @@ from lucent.generated.lux_ir_v1 import (
     LucentStreamEventUsage,
     LucentUsage,
 )
+from lucent.generated.sparktide_remote_1_0 import PROTOCOL as SPARKTIDE_PROTOCOL
 from lucent.generated.sparktide_remote_1_0 import (
     RemoteModelCompleted,
     RemoteModelError,
@@ -691,6 +692,7 @@ class _Writer:
     def __init__(self, sink: _Sink, exact: bool) -> None:
         self._sink = sink
         self._exact = exact  # the source is Lux: a diagnostic may name a field of the Lux event
+        self.origin = "$"  # the source path of the Lux event being written (set by the pipeline)
 
     def at(self, origin: str, suffix: str) -> str:
         """The source path of a Lux field: the field itself for a Lux source, else its origin."""
@@ -925,8 +927,9 @@ class SparkTideWriter(_OneMessageWriter):
     role_status = _ALWAYS_ASSISTANT
     no_meta = "the platform pairs the reply with its request by invocationId and knows the model"
 
-    LIMIT = SPECS["sparktide"].max_bytes
-    """A SparkTide stream is at most 4 MiB of SSE (RemoteModelStreamFrame's description)."""
+    LIMIT = int(SPARKTIDE_PROTOCOL["max_stream_bytes"])
+    """A SparkTide stream is at most 4 MiB of SSE (RemoteModelStreamFrame's description; read
+    from the binding, not from SPECS: a module body builds nothing lazily, lucent._first_use)."""
 
     def __init__(self, sink: _Sink, exact: bool) -> None:
         super().__init__(sink, exact)
@@ -1181,18 +1184,18 @@ class _Pipeline:
     def __init__(self, source: str, target: str, context: Mapping[str, Any] | None, strict: bool, tools: Iterable[str] | None) -> None:
         spec(source)
         spec(target)
-        if context is not None and not isinstance(context, Mapping):
-            raise UsageError(f"context must be a mapping, not {type(context).__name__}", code="invalid_context")
+        context = context_of(context)
         names = tool_names(tools)
+        strict = flag(strict, "strict")
         self.sink = _Sink(strict)
         checks_only = _Unreported(strict) if source == target else self.sink
-        self.reader = _READERS[source](checks_only, dict(context or {}), names, target == "lux" and source != "lux")
+        self.reader = _READERS[source](checks_only, dict(context), names, target == "lux" and source != "lux")
         # source == target: the events pass unchanged, checked by the reader.
         writer = _WRITERS[target]
         if source == target:
             self.writer: _Writer | None = None
         elif getattr(writer, "takes_context", False):  # the vendor writers: envelope values from the context
-            self.writer = writer(self.sink, exact=source == "lux", context=dict(context or {}))  # type: ignore[call-arg]
+            self.writer = writer(self.sink, exact=source == "lux", context=dict(context))  # type: ignore[call-arg]
         else:
             self.writer = writer(self.sink, exact=source == "lux")
         self.count = 0
@@ -1204,8 +1207,10 @@ class _Pipeline:
         if self.writer is None:
             return [event]
         out: list[Any] = []
+        writer = self.writer
         for lux, origin in hub:
-            self.writer.push(lux, origin, out)
+            writer.origin = origin
+            writer.push(lux, origin, out)
         return out
 
     def close(self) -> list[Any]:
@@ -1213,6 +1218,7 @@ class _Pipeline:
         out: list[Any] = []
         if self.writer is not None:
             for lux, origin in hub:
+                self.writer.origin = origin
                 self.writer.push(lux, origin, out)
         return out
 

@@ -38,7 +38,7 @@ from msgspec import UNSET
 
 from lucent._stream_base import parse_arguments
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
-from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, context_value, item_end, item_start, lux_usage
+from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent._stream_events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
 from lucent.generated.anthropic import (
     CitationsDelta,
@@ -309,6 +309,8 @@ class AnthropicReader(_Reader):
 class AnthropicWriter(VendorWriter):
     """Lux events -> MessageStreamEvent (see the module docstring)."""
 
+    target = "Anthropic"
+
     def __init__(self, sink: _Sink, exact: bool, context: Mapping[str, Any] | None = None) -> None:
         super().__init__(sink, exact, context)
         self._meta = LucentConversationMeta()
@@ -323,7 +325,9 @@ class AnthropicWriter(VendorWriter):
         self._ended = False
 
     def _emit(self, value: dict[str, Any], kind: Any, out: list[Any]) -> None:
-        out.append(build(value, kind))
+        event = self.written(value, kind)
+        if event is not None:
+            out.append(event)
 
     def push(self, event: Any, origin: str, out: list[Any]) -> None:
         if isinstance(event, LucentStreamEventConversationStart):

@@ -333,6 +333,8 @@ class _WBlock:
 class GeminiWriter(VendorWriter):
     """Lux events -> GenerateContentResponse chunks (see the module docstring)."""
 
+    target = "Gemini"
+
     def __init__(self, sink: _Sink, exact: bool, context: Mapping[str, Any] | None = None) -> None:
         super().__init__(sink, exact, context)
         self._top: dict[str, Any] = {}
@@ -359,7 +361,9 @@ class GeminiWriter(VendorWriter):
 
     def _flush(self, out: list[Any]) -> None:
         if self._held is not None:
-            out.append(build(self._held, GenerateContentResponse))
+            event = self.written(self._held, GenerateContentResponse)
+            if event is not None:
+                out.append(event)
             self._held = None
 
     def push(self, event: Any, origin: str, out: list[Any]) -> None:
@@ -505,7 +509,9 @@ class GeminiWriter(VendorWriter):
             if n == self._ended[-1] and held is None:
                 held = self._held = chunk
             else:
-                out.append(build(chunk, GenerateContentResponse))
+                event = self.written(chunk, GenerateContentResponse)
+                if event is not None:
+                    out.append(event)
         if held is None:
             held = self._held = dict(self._top)
         for held_candidate in held.get("candidates", []):

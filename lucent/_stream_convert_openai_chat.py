@@ -314,6 +314,8 @@ class _Out:
 class OpenAIChatWriter(VendorWriter):
     """Lux events -> CreateChatCompletionStreamResponse chunks (see the module docstring)."""
 
+    target = "Chat Completions"
+
     def __init__(self, sink: _Sink, exact: bool, context: Mapping[str, Any] | None = None) -> None:
         super().__init__(sink, exact, context)
         self._id = ""

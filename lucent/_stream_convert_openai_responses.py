@@ -382,6 +382,8 @@ class _Out:
 class OpenAIResponsesWriter(VendorWriter):
     """Lux events -> ResponseStreamEvent (see the module docstring)."""
 
+    target = "Responses"
+
     def __init__(self, sink: _Sink, exact: bool, context: Mapping[str, Any] | None = None) -> None:
         super().__init__(sink, exact, context)
         self._sequence = 0
@@ -411,7 +413,9 @@ class OpenAIResponsesWriter(VendorWriter):
     def _emit(self, value: dict[str, Any], out: list[Any]) -> None:
         value["sequence_number"] = self._sequence
         self._sequence += 1
-        out.append(build(value, self._event_type))
+        event = self.written(value, self._event_type)
+        if event is not None:
+            out.append(event)
 
     def _response(self, status: str, *, output: list[Any] | None = None, usage: Any = None) -> dict[str, Any]:
         response = dict(self._envelope)

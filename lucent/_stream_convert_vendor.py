@@ -17,9 +17,11 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
+from lucent._best_error import _container, _fields, _struct_for
+from lucent._first_use import LOCK, imported
 from lucent._stream_convert import Hub, Status, _Sink, _Writer
 from lucent.errors import EncodeError
-from lucent.generated._support import convert_as, violation
+from lucent.generated._support import RuleViolation, convert_as, violation
 from lucent.generated.lux_ir_v1 import (
     LucentConversationItemMessage,
     LucentMessage,
@@ -108,15 +110,22 @@ def build(value: dict[str, Any], kind: type[T]) -> T:
     ``usage: null`` while a response is in progress), the member is left out. Anything else the
     schema refuses raises EncodeError(code="unencodable"): the writer built a wrong event.
     """
+    built = _built(value, kind)
+    if isinstance(built, RuleViolation):
+        name = kind.__name__ if isinstance(kind, type) else "target"
+        raise EncodeError(f"the writer built a {name} event its schema refuses: {built.message} ({built.code})", code="unencodable", path=built.path)
+    return built
+
+
+def _built(value: dict[str, Any], kind: type[T]) -> T | RuleViolation:
+    """:func:`build`'s event, or the schema's first fault that filling in cannot mend."""
     for _ in range(64):
         try:
             return cast(T, convert_as(value, kind))  # often a union of events: its type is worked out once
         except msgspec.ValidationError as exc:
             if not _fill(value, str(exc)):
-                fault = violation(exc, "$")  # its message repeats no value
-                name = kind.__name__ if isinstance(kind, type) else "target"
-                raise EncodeError(f"the writer built a {name} event its schema refuses: {fault.message} ({fault.code})", code="unencodable", path=fault.path) from None
-    raise EncodeError("the writer built an event with too many members missing", code="unencodable")  # pragma: no cover
+                return violation(exc, "$")  # its message repeats no value
+    return RuleViolation("required", "too many members are missing", "$")  # pragma: no cover
 
 
 def _fill(value: dict[str, Any], message: str) -> bool:
@@ -145,14 +154,62 @@ def _fill(value: dict[str, Any], message: str) -> bool:
     return True
 
 
+def unchecked_event(value: Any, kind: Any) -> Any:
+    """``value`` (JSON) as ``kind`` where the schema refuses one of its values (a tool name ``""``,
+    an id outside its pattern, a count below 0): every Struct on the way to the refused value is
+    built by its constructor, which checks no ``Meta`` constraint, and the value is kept as it is.
+    None when even that fails (a rule its ``__post_init__`` checks, a type that does not fit)."""
+    try:
+        return convert_as(value, kind)
+    except msgspec.ValidationError:
+        pass
+    if isinstance(value, dict):
+        struct = _struct_for(kind, value)
+        if struct is not None:
+            members: dict[str, Any] = {}
+            for info in _fields(struct):
+                if info.encode_name in value:
+                    member = unchecked_event(value[info.encode_name], info.type)
+                    if member is None and value[info.encode_name] is not None:
+                        return None
+                    members[info.name] = member
+            try:
+                return struct(**members)
+            except (TypeError, ValueError):  # a RuleViolation is a ValueError
+                return None
+    inner = _container(kind, value)
+    if inner is not None:
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        built = {key: unchecked_event(item, inner[0]) for key, item in items}
+        if any(built[key] is None and item is not None for key, item in items):
+            return None
+        return built if isinstance(value, dict) else list(built.values())
+    return value if isinstance(value, (str, int, float, bool)) else None
+
+
 class VendorWriter(_Writer):
     """A writer of a vendor format: Lux events -> that format's events; takes the context."""
 
     takes_context = True
+    target = "the target"
 
     def __init__(self, sink: _Sink, exact: bool, context: Mapping[str, Any] | None = None) -> None:
         super().__init__(sink, exact)
         self.context: Mapping[str, Any] = context or {}
+
+    def written(self, value: dict[str, Any], kind: Any) -> Any:
+        """The target event of ``value`` (see :func:`build`); one that the target schema refuses
+        is an Invalid diagnostic at the source event (the rule and the member, never the value)
+        and is written as it is (:func:`unchecked_event`), as :func:`lucent.convert` returns a
+        document its target schema refuses; None (nothing written) when it cannot be built."""
+        built = _built(value, kind)
+        if not isinstance(built, RuleViolation):
+            return built
+        event = unchecked_event(value, kind)
+        name = kind.__name__ if isinstance(kind, type) else "event"
+        fate = "written as it is" if event is not None else "not written"
+        self._sink.report(self.at(self.origin, ""), "Invalid", f"the {self.target} schema refuses the {name} written here, at {built.path}: {built.message} ({built.code}); {fate}")
+        return event
 
 
 _MODULES = {
@@ -165,15 +222,17 @@ _MODULES = {
 
 def register(formats: list[str]) -> None:
     """Add the readers and writers of these vendor formats to the stream pipeline (idempotent;
-    each format's modules are imported when first needed)."""
-    import importlib
-
+    each format's modules are imported when first needed, under lucent._first_use.LOCK: a
+    format's writer is registered before its reader, which other threads test for)."""
     from lucent import _stream_convert as convert
 
     for name in formats:
         if name in convert._READERS or name not in _MODULES:
             continue
-        module, prefix = _MODULES[name]
-        loaded = importlib.import_module(module)
-        convert._READERS[name] = getattr(loaded, f"{prefix}Reader")
-        convert._WRITERS[name] = getattr(loaded, f"{prefix}Writer")
+        with LOCK:
+            if name in convert._READERS:
+                continue
+            module, prefix = _MODULES[name]
+            loaded = imported(module)
+            convert._WRITERS[name] = getattr(loaded, f"{prefix}Writer")
+            convert._READERS[name] = getattr(loaded, f"{prefix}Reader")

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import msgspec
 
+from lucent.generated._support import build_structs
+
 
 class AnthropicPingEvent(msgspec.Struct, tag="ping", tag_field="type", forbid_unknown_fields=True):
     """``{"type": "ping"}``: a keep-alive; no content."""
@@ -36,3 +38,6 @@ class AnthropicErrorEvent(msgspec.Struct, tag="error", tag_field="type", forbid_
     """``{"type": "error", "error": {...}}``: the model failed mid-stream."""
 
     error: AnthropicErrorBody
+
+
+build_structs(globals())  # msgspec's state of these Structs, built while the import lock holds other threads off

@@ -8,7 +8,6 @@ takes) are read from the generated bindings.
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
@@ -17,10 +16,11 @@ from typing import Any
 
 import msgspec
 
-from lucent._decode import SCHEMAS, _decode_as, _no_key_lost, too_deep
+from lucent._decode import SCHEMAS, _decode_as, _decoder, _no_key_lost, too_deep
+from lucent._first_use import LOCK, imported
 from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
 from lucent._limits import DEFAULT_MAX_STREAM_BYTES, Limits, limits_of
-from lucent._stream_sse import SSEParser
+from lucent._stream_sse import SSEParser, chunk_bytes
 from lucent.errors import (
     DecodeError,
     LucentError,
@@ -52,7 +52,7 @@ class FormatSpec:
 
 
 def _generated(schema: str) -> Any:
-    return importlib.import_module(f"lucent.generated.{SCHEMAS[schema]}")
+    return imported(f"lucent.generated.{SCHEMAS[schema]}")
 
 
 def _tag_site(tp: Any) -> tuple[tuple[str, ...], frozenset[str]]:
@@ -121,7 +121,10 @@ class _Specs(Mapping[str, FormatSpec]):
     def __getitem__(self, format: str) -> FormatSpec:
         made = self._made.get(format)
         if made is None:
-            made = self._made[format] = self._makers[format]()
+            with LOCK:
+                made = self._made.get(format)
+                if made is None:
+                    made = self._made[format] = self._makers[format]()
         return made
 
     def __iter__(self) -> Iterator[str]:
@@ -165,8 +168,8 @@ def spec(format: str) -> FormatSpec:
     """The FormatSpec of a format name; raises UsageError(code=unknown_format)."""
     try:
         return SPECS[format]
-    except (KeyError, TypeError):
-        raise UsageError(f"unknown stream format {format!r}; known: {', '.join(SPECS)}", code="unknown_format") from None
+    except (KeyError, TypeError, ValueError):  # ValueError: a released memoryview cannot be hashed
+        raise UsageError(f"unknown stream format; known: {', '.join(SPECS)}", code="unknown_format") from None
 
 
 class FrameReader:
@@ -194,7 +197,7 @@ class FrameReader:
         protocol: dict[str, Any] = module.PROTOCOL
         # max_body_bytes is the 1 MiB cap on a request or response body, not on one frame.
         self._protocol = {k: v for k, v in protocol.items() if k != "max_body_bytes"}
-        self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(module.DECODE_TYPES[spec.definition])
+        self._decoder: msgspec.json.Decoder[Any] = _decoder(spec.schema, spec.definition)  # built once, shared
         self._unique_keys = bool(self._protocol.get("reject_duplicate_keys"))
         self._check = module.PROTOCOL_CHECKS.get(spec.definition)
 
@@ -221,7 +224,7 @@ class FrameReader:
 
     def feed(self, chunk: bytes | bytearray | memoryview) -> Iterator[Any]:
         """Parse SSE bytes; yields each completed frame's event, one at a time."""
-        data = bytes(chunk)
+        data = chunk_bytes(chunk)  # UsageError for a released memoryview
         limit = self.max_bytes
         over = self.size + len(data) > limit
         if over:
@@ -501,7 +504,12 @@ def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None 
             f"a stream source is bytes or an iterable of chunks or events, not {type(source).__name__}",
             code="invalid_input_type",
         )
-    iterator = iter(source)
+    try:
+        iterator = iter(source)
+    except LucentError:
+        raise
+    except Exception as exc:  # its __iter__ raised: the source failed before its first item
+        raise reader.interrupted(exc) from exc
     while True:
         try:
             item = next(iterator)
@@ -523,7 +531,12 @@ async def aframes(source: Any, spec: FormatSpec, unknown: Callable[[str], None] 
             yield event
         return
     reader = FrameReader(spec, unknown, limits)
-    iterator = aiter(source)
+    try:
+        iterator = aiter(source)
+    except LucentError:
+        raise
+    except Exception as exc:  # its __aiter__ raised
+        raise reader.interrupted(exc) from exc
     while True:
         try:
             item = await anext(iterator)

@@ -15,6 +15,7 @@ from typing import Literal
 import msgspec
 
 from lucent.errors import EncodeError, StreamError, UsageError
+from lucent.generated._support import build_structs
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _LINE_ENDS = re.compile(r"(?:\r\n|\r|\n)([\r\n]*)")
@@ -23,6 +24,27 @@ ends): the first blank line dispatches the event, the others would dispatch noth
 of them costs one step, not one per line. A character class, not a repeated alternation: ``re``
 keeps state for each repeat of a group, which grows faster than the run."""
 _BOM = "\ufeff"
+
+MAX_RETRY_DIGITS = 4300
+"""The longest ``retry`` field read (and written): Python's limit on converting digits to an int
+(``sys.get_int_max_str_digits()``, 4,300 unless changed). The standard sets no bound; a longer
+field is ignored like a malformed one (no reconnection timer holds such a time anyway)."""
+
+
+def chunk_bytes(chunk: object) -> bytes:
+    """A stream chunk (bytes, bytearray or memoryview) as bytes; raises UsageError
+    (``invalid_input_type``) for anything else, a released memoryview included."""
+    if not isinstance(chunk, (bytes, bytearray, memoryview)):
+        raise UsageError(f"an SSE chunk is bytes, not {type(chunk).__name__}: encode text as UTF-8", code="invalid_input_type")
+    try:
+        return bytes(chunk)
+    except ValueError:  # a released memoryview
+        raise UsageError("a stream chunk is a released memoryview, which cannot be read", code="invalid_input_type") from None
+
+
+def _another(value: object) -> str:
+    """How a message names a wrong argument without repeating it: its type, or "another str"."""
+    return "another str" if isinstance(value, str) else f"a {type(value).__name__}"
 
 
 class SSEEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -67,8 +89,8 @@ class SSEParser:
     """
 
     def __init__(self, *, errors: Literal["replace", "strict"] = "replace") -> None:
-        if errors not in ("replace", "strict"):
-            raise UsageError(f"errors is 'replace' or 'strict', not {errors!r}", code="invalid_errors")
+        if not isinstance(errors, str) or errors not in ("replace", "strict"):  # the value is not repeated
+            raise UsageError(f"errors is 'replace' or 'strict', not {_another(errors)}", code="invalid_errors")
         self._errors = errors
         self._held = b""  # the start of a UTF-8 character split across chunks
         self._at_start = True  # no character decoded yet: a BOM may still come
@@ -99,15 +121,12 @@ class SSEParser:
             ``errors="strict"``. The events completed before the bad byte are returned first;
             the error is raised by the next :meth:`feed` or :meth:`close`.
         UsageError
-            ``invalid_input_type``: ``chunk`` is not bytes (``str`` is refused: encode it).
+            ``invalid_input_type``: ``chunk`` is not bytes (``str`` is refused: encode it), or is
+            a released memoryview.
         """
         if self._fault is not None:
             raise self._fault
-        if not isinstance(chunk, (bytes, bytearray, memoryview)):
-            raise UsageError(
-                f"an SSE chunk is bytes, not {type(chunk).__name__}: encode text as UTF-8", code="invalid_input_type"
-            )
-        buf = bytes(chunk)
+        buf = chunk_bytes(chunk)
         start = self.bytes_read - len(self._held)
         self.bytes_read += len(buf)
         if self._held:
@@ -191,8 +210,11 @@ class SSEParser:
         elif name == "id" and "\0" not in value:  # an id holding U+0000 is ignored
             self._id_buffer = value
         elif name == "retry" and value.isascii() and value.isdigit():
-            self.retry = int(value)
-        # any other field (and a bad id or retry) is ignored
+            try:
+                self.retry = int(value)
+            except ValueError:  # more digits than Python converts (MAX_RETRY_DIGITS)
+                pass
+        # any other field (and a bad id or retry, or one too long to read) is ignored
 
     def _dispatch(self, events: list[SSEEvent]) -> None:
         self._in_event = False
@@ -215,7 +237,8 @@ def encode_event(data: str, *, event: str | None = None, id: str | None = None, 
     ------
     UsageError
         ``invalid_sse_field``: ``event`` or ``id`` holds CR or LF (``id`` also U+0000), is not a
-        str, or ``retry`` is negative; ``invalid_input_type``: ``data`` is not a str.
+        str, or ``retry`` is negative or has more than :data:`MAX_RETRY_DIGITS` digits (a
+        reader could not read it back); ``invalid_input_type``: ``data`` is not a str.
     EncodeError
         ``unencodable``: the text holds a lone surrogate.
     """
@@ -231,9 +254,13 @@ def encode_event(data: str, *, event: str | None = None, id: str | None = None, 
             raise UsageError("an SSE id cannot hold U+0000 (readers ignore it)", code="invalid_sse_field")
         lines.append(f"id: {id}")
     if retry is not None:
+        refused = UsageError(f"retry is a non-negative integer (milliseconds) of at most {MAX_RETRY_DIGITS} digits", code="invalid_sse_field")
         if isinstance(retry, bool) or not isinstance(retry, int) or retry < 0:
-            raise UsageError("retry is a non-negative integer (milliseconds)", code="invalid_sse_field")
-        lines.append(f"retry: {retry}")
+            raise refused
+        try:
+            lines.append(f"retry: {retry}")
+        except ValueError:  # more digits than Python converts: no reader could read it back
+            raise refused from None
     lines.extend(f"data: {line}" for line in _LINE_END.split(data))
     return _utf8("\n".join(lines) + "\n\n")
 
@@ -257,3 +284,6 @@ def _utf8(text: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         raise EncodeError("the text holds a lone surrogate, which UTF-8 cannot encode", code="unencodable") from None
+
+
+build_structs(globals())  # msgspec's state of SSEEvent, built while the import lock holds other threads off

@@ -60,7 +60,8 @@ def parse(
         ``invalid_utf8`` with ``errors="strict"``; ``interrupted``: ``chunks`` raised while
         being read (a reset connection, a timeout).
     UsageError
-        ``invalid_input_type``: ``chunks`` is not an iterable of bytes (``str`` is refused).
+        ``invalid_input_type``: ``chunks`` is not an iterable of bytes (``str`` is refused), or
+        a chunk is a released memoryview; ``invalid_errors``: ``errors`` is neither value.
     """
     parser = SSEParser(errors=errors)
     iterator: Iterator[Any]
@@ -69,7 +70,12 @@ def parse(
     elif isinstance(chunks, str) or not isinstance(chunks, Iterable):
         raise UsageError(f"SSE input is an iterable of bytes chunks, not {type(chunks).__name__}", code="invalid_input_type")
     else:
-        iterator = iter(chunks)
+        try:
+            iterator = iter(chunks)
+        except LucentError:
+            raise
+        except Exception as exc:  # its __iter__ raised
+            raise _interrupted(parser, exc) from exc
     while True:
         try:
             chunk = next(iterator)
@@ -93,7 +99,12 @@ async def aparse(
     parser = SSEParser(errors=errors)
     if not isinstance(chunks, AsyncIterable):
         raise UsageError(f"SSE input is an async iterable of bytes chunks, not {type(chunks).__name__}", code="invalid_input_type")
-    iterator = aiter(chunks)
+    try:
+        iterator = aiter(chunks)
+    except LucentError:
+        raise
+    except Exception as exc:  # its __aiter__ raised
+        raise _interrupted(parser, exc) from exc
     while True:
         try:
             chunk = await anext(iterator)

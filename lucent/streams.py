@@ -100,12 +100,12 @@ and validates one frame at a time, an :class:`Assembler` checks the rules across
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import msgspec
 
+from lucent._first_use import imported
 from lucent._limits import Limits
 from lucent._stream_base import Assembler
 from lucent._stream_read import aframes, frames, non_finite_path, spec
@@ -151,9 +151,7 @@ imported when the first stream of that format is read."""
 def __getattr__(name: str) -> Any:
     # The stream converter imports converters of every format: only when first used.
     if name in ("StreamConversion", "AsyncStreamConversion"):
-        from lucent import _stream_convert
-
-        return getattr(_stream_convert, name)
+        return getattr(imported("lucent._stream_convert"), name)
     raise AttributeError(f"module 'lucent.streams' has no attribute {name!r}")
 
 
@@ -165,9 +163,7 @@ def _vendor(*formats: str) -> None:
     """Register the stream readers and writers of the vendor formats among ``formats``."""
     wanted = [f for f in formats if f in _VENDOR_FORMATS]
     if wanted:
-        from lucent._stream_convert_vendor import register
-
-        register(wanted)
+        imported("lucent._stream_convert_vendor").register(wanted)
 
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
@@ -193,7 +189,7 @@ def assembler(format: str, *, tools: Iterable[str] | None = None, limits: Limits
     """
     spec(format)
     module, name = _ASSEMBLERS[format]
-    cls: type[Assembler] = getattr(importlib.import_module(module), name)
+    cls: type[Assembler] = getattr(imported(module), name)
     return cls(tools=tools)
 
 
@@ -239,8 +235,9 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None,
         The stream broke a rule; the codes are listed in the module docstring. ``.usage`` holds
         the usage received before the failure. ``stream_too_large`` and ``max_depth``: a limit.
     UsageError
-        ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable of ``str``),
-        ``invalid_limits``.
+        ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable of ``str``;
+        a chunk, or ``source`` itself, is a released memoryview), ``invalid_limits``. A source
+        that raises while read, its ``__iter__`` included, is ``StreamError`` ``interrupted``.
     """
     parts = assembler(format, tools=tools)
     try:
@@ -334,7 +331,13 @@ def encode_sse(events: Iterable[Any], format: str | None = None) -> Iterator[byt
         raise UsageError(f"encode_sse takes an iterable of events, not {type(events).__name__}", code="invalid_input_type")
     if format is not None:
         spec(format)
-    return _encode_sse(iter(events), format)
+    try:
+        iterator = iter(events)
+    except LucentError:
+        raise
+    except Exception as exc:  # its __iter__ raised
+        raise StreamError(f"the events could not be read: {type(exc).__name__}", code="interrupted", path="$[0]") from exc
+    return _encode_sse(iterator, format)
 
 
 def _encode_sse(events: Iterator[Any], format: str | None = None) -> Iterator[bytes]:
@@ -425,6 +428,10 @@ def convert_stream(
         Unsupported at its path, for every target, Lux included: the event Structs drop it, as
         :func:`lucent.convert` reports for documents. (:func:`assemble` drops such members
         without a report: it has no diagnostics; convert the stream to see them.)
+        A target event that the target schema refuses although the source was valid (an
+        Anthropic tool name ``""`` or an id outside its pattern, a negative count) is an
+        Invalid diagnostic at the source event, naming the member and the rule, and is written
+        as it is, as :func:`lucent.convert` returns a document its target schema refuses.
 
         Each target gets what its format expects: tool-call indexes counted for the target
         (SparkTide counts tool calls only, llm-sdk all parts, 0, 1, ... in the order they
@@ -443,12 +450,13 @@ def convert_stream(
         While iterating, with ``strict=True``: a loss (``.diagnostics`` holds all so far).
     UsageError
         At once: ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable
-        of ``str``), ``invalid_context``.
+        of ``str``, ``strict`` has no truth value), ``invalid_context`` (not a mapping, or one
+        that raises while read). While iterating: ``invalid_input_type`` for a chunk that is
+        not bytes or is a released memoryview.
     """
     _vendor(source, target)
-    from lucent._stream_convert import StreamConversion
-
-    return StreamConversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
+    conversion: type[StreamConversion] = imported("lucent._stream_convert").StreamConversion
+    return conversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
 
 
 def aconvert_stream(
@@ -467,6 +475,5 @@ def aconvert_stream(
     cancellation propagates unchanged.
     """
     _vendor(source, target)
-    from lucent._stream_convert import AsyncStreamConversion
-
-    return AsyncStreamConversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
+    conversion: type[AsyncStreamConversion] = imported("lucent._stream_convert").AsyncStreamConversion
+    return conversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)

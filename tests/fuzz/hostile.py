@@ -104,6 +104,7 @@ STREAM_ATTACKS: dict[str, Callable[[bytes, int], bytes]] = {
     "many comments": _frames(b": keep-alive\n"),
     "bare carriage returns": _frames(b"\r"),
     "many retry fields": _frames(b"retry: 1\n"),
+    "one long retry field": lambda seed, size: b"retry: " + b"9" * size + b"\n\n" + seed,  # past int()'s 4,300 digits
     "deep frame": lambda seed, size: b"data: " + b"[" * size + b"\n\n",
     "many repeated frames": lambda seed, size: _repeat(seed.split(b"\n\n")[0] + b"\n\n", size) if seed else b"",
     "many tiny frames": _frames(b"data: {}\n\n"),
