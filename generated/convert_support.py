@@ -179,6 +179,14 @@ class Diagnostics(list[ConversionDiagnostic]):
         for diagnostic in diagnostics:
             self.append(diagnostic)
 
+    def add(self, field: str, status: Any, detail: str) -> None:
+        """``append(ConversionDiagnostic(field=field, status=status, detail=detail))`` for a
+        detail that is not folded; past the cap only the count is kept (nothing is built)."""
+        if len(self) < MAX_DIAGNOSTICS:
+            super().append(ConversionDiagnostic(field=field, status=status, detail=detail))
+        else:
+            self._fold(field, status, detail, 1)
+
     def __reduce__(self) -> tuple[type[Diagnostics], tuple[list[ConversionDiagnostic]]]:
         # pickle and copy rebuild the list through __init__ (its folds with it)
         return Diagnostics, (list(self),)

@@ -473,7 +473,10 @@ def _duplicates(text: bytes) -> list[ConversionDiagnostic]:
     folded past the first 1,000 as they are found (``convert_support.Diagnostics``)."""
     from lucent.generated.convert_support import Diagnostics
 
-    return Diagnostics(ConversionDiagnostic(field=path, status="Unsupported", detail=_DUPLICATE) for path in duplicate_paths(text))
+    found = Diagnostics()
+    for path in duplicate_paths(text):
+        found.add(path, "Unsupported", _DUPLICATE)
+    return found
 
 
 def _unknown_members(raw: Any, kept: Any, path: str) -> Iterator[str]:

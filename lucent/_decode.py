@@ -479,7 +479,9 @@ def _items_of(node: Any, where: str) -> Iterator[tuple[Any, str, bool]]:
     """The members (with their paths, and whether the object names them twice) or items of a
     value of :func:`_checked_tree`."""
     if isinstance(node, _Checked):
-        twice = set(getattr(node, "duplicates", ()))
+        twice = getattr(node, "duplicates", ())
+        if len(twice) > 8:
+            twice = set(twice)
         return ((v, where + _path_part(k), k in twice) for k, v in node.items())
     if isinstance(node, list):
         return ((v, f"{where}[{i}]", False) for i, v in enumerate(node))
