@@ -552,8 +552,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.run(args, console)
     except ConversionError as exc:
         _print_diagnostics(exc.diagnostics, console)
-        lossy = sum(d.status in ("Unsupported", "Invalid") for d in exc.diagnostics)
-        console.err(f"lucent: strict conversion refused: {lossy} of {len(exc.diagnostics)} diagnostic(s) are Unsupported or Invalid [{exc.code}]")
+        from lucent.generated.convert_support import represented  # a folded diagnostic counts what it stands for
+
+        lossy = sum(represented(d) for d in exc.diagnostics if d.status in ("Unsupported", "Invalid"))
+        console.err(f"lucent: strict conversion refused: {lossy} of {sum(map(represented, exc.diagnostics))} diagnostic(s) are Unsupported or Invalid [{exc.code}]")
         return 1
     except UsageError as exc:  # the call is wrong (an unknown format, kind or definition)
         console.err(f"lucent: {_text(exc.message)} [{exc.code}]")

@@ -144,3 +144,15 @@ def test_folded_lists_merged_keep_their_counts_and_their_bound() -> None:
 def test_a_folded_diagnostic_names_the_deepest_path_holding_its_fields(paths: list[str], holder: str) -> None:
     folded = Diagnostics([_diagnostic(f"$.pad[{i}]", "other") for i in range(MAX_DIAGNOSTICS)] + [_diagnostic(p) for p in paths])
     assert (folded[-1].field, represented(folded[-1])) == (holder, len(paths))
+
+
+def test_the_command_line_prints_the_folded_diagnostics_and_counts_what_they_stand_for(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from lucent.cli import main
+
+    source = tmp_path / "request.json"
+    source.write_bytes(_duplicates(3_000))
+    assert main(["convert", "--from", "openai-chat", "--to", "lux", "--strict", str(source)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == MAX_DIAGNOSTICS + 2
+    assert lines[-2].endswith("[folded: 2000 diagnostics at paths inside this field]")
+    assert lines[-1] == "lucent: strict conversion refused: 3000 of 3000 diagnostic(s) are Unsupported or Invalid [conversion_lossy]"
