@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import re
 import reprlib
-from collections.abc import Callable, Mapping
+import types
+import typing
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal, TypeVar, cast
 
 import msgspec
@@ -58,7 +60,7 @@ from .lux_ir_v1 import (
 )
 from .sparktide_remote_1_0 import RemoteModelMessage, RemoteModelToolCall, RemoteModelUsage
 
-__all__ = ["Cx", "MessageParts"]
+__all__ = ["Cx", "Diagnostics", "MessageParts", "holder_of", "represented"]
 
 T = TypeVar("T")
 B = TypeVar("B", bound="Struct | dict[str, Any] | list[Any]")
@@ -127,6 +129,121 @@ PARTIAL_WALKS = 4
 """How many fields Origins.around finds by a partial walk before it walks the whole document."""
 
 
+MAX_DIAGNOSTICS = 1000
+"""How many diagnostics a conversion lists one by one; past them, one per class (see Diagnostics)."""
+
+MAX_CLASSES = 64
+"""How many classes (status, detail) past MAX_DIAGNOSTICS get a folded diagnostic of their own;
+the diagnostics of further classes are folded into one per status."""
+
+FOLDED = re.compile(r" \[folded: ([1-9][0-9]*) diagnostics at paths inside this field\]$")
+"""The end of a folded diagnostic's detail; group 1 is how many diagnostics it stands for."""
+
+_OTHER_CLASSES = "diagnostics of further kinds (details differ)"
+
+
+class Diagnostics(list[ConversionDiagnostic]):
+    """The diagnostics of one conversion, in the order they were found, bounded.
+
+    The first :data:`MAX_DIAGNOSTICS` are listed as they come. Each one after them is folded into
+    the one diagnostic of its class: its status, its detail, and whether its field is a
+    ``target:`` path. The folded diagnostic stands at the place where its class was first folded;
+    its ``field`` is the deepest JSON path that holds every field it stands for (``$``, or
+    ``target:$``, at worst), and its ``detail`` is the class's detail followed by
+    `` [folded: N diagnostics at paths inside this field]`` (:data:`FOLDED`), N how many it
+    stands for (:func:`represented` reads it). Past :data:`MAX_CLASSES` classes, a further class
+    is folded into one diagnostic per status whose detail is ``diagnostics of further kinds
+    (details differ)``. The list therefore holds at most MAX_DIAGNOSTICS + MAX_CLASSES + 8
+    diagnostics (schemas/lucent-diagnostics-v1.json is unchanged: the count is in the detail).
+
+    ``append`` and ``extend`` fold; a folded diagnostic given to them is folded with its count,
+    so that lists merged into one stay bounded and keep their counts.
+    """
+
+    def __init__(self, items: Iterable[ConversionDiagnostic] = ()) -> None:
+        super().__init__()
+        self._folds: dict[tuple[str, str | None, bool], tuple[list[int], ConversionDiagnostic]] = {}
+        self._classes = 0  # folds of a class of their own (not of further kinds)
+        self.extend(items)
+
+    def append(self, diagnostic: ConversionDiagnostic) -> None:
+        detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
+        found = FOLDED.search(detail) if "[folded: " in detail else None
+        if found is None and len(self) < MAX_DIAGNOSTICS:
+            super().append(diagnostic)
+            return
+        count = 1 if found is None else int(found.group(1))
+        self._fold(diagnostic.field, diagnostic.status, detail if found is None else detail[: found.start()], count)
+
+    def extend(self, diagnostics: Iterable[ConversionDiagnostic]) -> None:
+        for diagnostic in diagnostics:
+            self.append(diagnostic)
+
+    def add(self, field: str, status: Any, detail: str) -> None:
+        """``append(ConversionDiagnostic(field=field, status=status, detail=detail))`` for a
+        detail that is not folded; past the cap only the count is kept (nothing is built)."""
+        if len(self) < MAX_DIAGNOSTICS:
+            super().append(ConversionDiagnostic(field=field, status=status, detail=detail))
+        else:
+            self._fold(field, status, detail, 1)
+
+    def __reduce__(self) -> tuple[type[Diagnostics], tuple[list[ConversionDiagnostic]]]:
+        # pickle and copy rebuild the list through __init__ (its folds with it)
+        return Diagnostics, (list(self),)
+
+    def _fold(self, field: str, status: Any, detail: str, count: int) -> None:
+        target = field.startswith("target:")
+        key: tuple[str, str | None, bool] = (status, detail, target)
+        fold = self._folds.get(key)
+        if fold is None and self._classes >= MAX_CLASSES:
+            key, detail = (status, None, target), _OTHER_CLASSES
+            fold = self._folds.get(key)
+        if fold is None:
+            self._classes += key[1] is not None
+            fold = self._folds[key] = ([0], ConversionDiagnostic(field=field, status=status, detail=detail))
+            super().append(fold[1])
+        counted, folded = fold
+        counted[0] += count
+        if folded.field != field:
+            folded.field = _holding(folded.field, field)
+        folded.detail = f"{detail} [folded: {counted[0]} diagnostics at paths inside this field]"
+
+
+def represented(diagnostic: ConversionDiagnostic) -> int:
+    """How many diagnostics `diagnostic` stands for: N for one folded by :class:`Diagnostics`, else 1."""
+    detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
+    found = FOLDED.search(detail) if "[folded: " in detail else None
+    return 1 if found is None else int(found.group(1))
+
+
+def holder_of(paths: Iterable[str]) -> str:
+    """The deepest JSON path that is or holds each of `paths` (``$`` for none)."""
+    found: str | None = None
+    for path in paths:
+        found = path if found is None else _holding(found, path)
+    return "$" if found is None else found
+
+
+_SEGMENT = re.compile(r'\.[^.\[]*|\["(?:[^"\\]|\\.)*"\]|\[[^\]]*\]')
+
+
+def _holding(path: str, other: str) -> str:
+    """The deepest JSON path that is `path` or `other` or holds both, step by step (a quoted key
+    is one step): ``$.a.b[1]`` and ``$.a.c`` give ``$.a``; paths from different roots ``$``."""
+    if other.startswith(path) and (len(other) == len(path) or other[len(path)] in ".["):
+        return path
+    root, _, rest = path.partition("$")
+    other_root, _, other_rest = other.partition("$")
+    if root != other_root:
+        return "$"
+    held = root + "$"
+    for mine, theirs in zip(_SEGMENT.findall(rest), _SEGMENT.findall(other_rest)):
+        if mine != theirs:
+            break
+        held += mine
+    return held
+
+
 class Cx:
     """The state of one conversion: diagnostics, the caller's context, the carried side-car.
 
@@ -136,7 +253,7 @@ class Cx:
     """
 
     def __init__(self, context: Mapping[str, Any] | None) -> None:
-        self.diagnostics: list[ConversionDiagnostic] = []
+        self.diagnostics: list[ConversionDiagnostic] = Diagnostics()  # bounded: see Diagnostics
         self.context: dict[str, Any] = dict(context or {})
         self.carried: dict[str, Any] = {}
         self.carried_path = "$"
@@ -370,7 +487,7 @@ class Cx:
             elif origins is not None:
                 origins.update(self._walked(value)[0])
             return
-        table, deepest = self._walked(value)
+        table, deepest = self._walked(value) if origins is not None else ({}, self._deepest(value, {k[1] for k in self._kept}))
         for space, path, key, kept, source in self._kept:
             at = deepest.get(path)
             if at is None or not sidecar:
@@ -422,31 +539,23 @@ class Cx:
     def _walk(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str]) -> None:
         """Record every value under `value` (at `path`), in document order (depth first, a value
         before what it holds). Only Structs, dicts and lists are recorded (:data:`B`): a scalar
-        is not visited. One loop and a stack, not a call per value: a walk passes every value
-        of the document."""
+        is not visited (:func:`_visit`: the memory is that of the depth, not of the widest
+        container)."""
         built, sourced = self._built, self._sourced
-        stack = [(value, path)]
-        pop, push = stack.pop, stack.append
-        while stack:
-            value, path = pop()
-            if id(value) in built or id(value) in sourced:
-                self._record(value, path, table, deepest)
-            cls = value.__class__
-            fields = _FIELDS.get(cls)
-            if fields is not None or (isinstance(value, Struct) and (fields := _fields_of(cls))):
-                for name, dot in fields:
-                    item = getattr(value, name)
-                    if item.__class__ in _CONTAINER_CLASSES or (item is not UNSET and isinstance(item, _CONTAINERS)):
-                        push((item, path + dot))
-            elif isinstance(value, list):
-                for index in range(len(value) - 1, -1, -1):  # pushed last to first: popped in order
-                    item = value[index]
-                    if item.__class__ in _CONTAINER_CLASSES or isinstance(item, _CONTAINERS):
-                        push((item, f"{path}[{index}]"))
-            elif isinstance(value, dict):
-                for key, item in reversed(value.items()):
-                    if item.__class__ in _CONTAINER_CLASSES or isinstance(item, _CONTAINERS):
-                        push((item, member(path, key)))
+        for item, where in _visit(value, path):
+            if id(item) in built or id(item) in sourced:
+                self._record(item, where, table, deepest)
+
+    def _deepest(self, value: Any, wanted: set[str]) -> dict[str, str]:
+        """The second table of :meth:`_walked` for the source paths `wanted` only: a conversion
+        that maps no origins needs no target path but where kept members go."""
+        built = self._built
+        deepest: dict[str, str] = {}
+        for item, where in _visit(value, "$"):
+            record = built.get(id(item))
+            if record is not None and record[0] is item and record[1] in wanted and len(where) >= len(deepest.get(record[1], "")):
+                deepest[record[1]] = where
+        return deepest
 
     def _record(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str], near: str | None = None) -> None:
         """The entries `value`'s own records add for `path`; with `near`, only those of `near`,
@@ -483,10 +592,44 @@ _CONTAINER_CLASSES = frozenset({dict, list})
 
 
 def _fields_of(cls: type) -> tuple[tuple[str, str], ...]:
-    """A Struct class's fields as (attribute name, ``.`` + JSON name), last to first (the order
-    Cx._walk pushes them), found once per class."""
-    found = _FIELDS[cls] = tuple(reversed([(name, "." + encoded) for name, encoded in zip(cls.__struct_fields__, cls.__struct_encode_fields__)]))  # type: ignore[attr-defined]
+    """A Struct class's fields as (attribute name, ``.`` + JSON name), found once per class."""
+    found = _FIELDS[cls] = tuple((name, "." + encoded) for name, encoded in zip(cls.__struct_fields__, cls.__struct_encode_fields__))  # type: ignore[attr-defined]
     return found
+
+
+def _visit(value: Any, path: str) -> Iterator[tuple[Any, str]]:
+    """`value` (at `path`) and every Struct, dict and list under it, with its JSON path, in
+    document order (depth first, a value before what it holds). One loop and a stack of the
+    containers on the way down, each with an iterator over its members: the memory is that of
+    the depth, not of the widest container (a list of 10M items once put 10M paths on a stack)."""
+    stack: list[Iterator[tuple[Any, str]]] = [iter(((value, path),))]
+    while stack:
+        for item, where in stack[-1]:
+            yield item, where
+            if item:  # an empty list or dict holds nothing; a Struct is true
+                stack.append(_containers_in(item, where))
+                break
+        else:
+            stack.pop()
+
+
+def _containers_in(value: Any, path: str) -> Iterator[tuple[Any, str]]:
+    """The Structs, dicts and lists `value` holds, with their JSON paths, in document order."""
+    cls = value.__class__
+    fields = _FIELDS.get(cls)
+    if fields is not None or (isinstance(value, Struct) and (fields := _fields_of(cls))):
+        for name, dot in fields:
+            item = getattr(value, name)
+            if item.__class__ in _CONTAINER_CLASSES or (item is not UNSET and isinstance(item, _CONTAINERS)):
+                yield item, path + dot
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if item.__class__ in _CONTAINER_CLASSES or isinstance(item, _CONTAINERS):
+                yield item, f"{path}[{index}]"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if item.__class__ in _CONTAINER_CLASSES or isinstance(item, _CONTAINERS):
+                yield item, member(path, key)
 
 
 _FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
@@ -539,6 +682,66 @@ def _member_set(value: Any, dotted: str) -> bool:
 
 
 _UNCHECKED: dict[type, type] = {}
+
+
+def plain_members(value: Any) -> Any:
+    """``msgspec.to_builtins(value)``, sharing rather than copying what is plain JSON already.
+
+    A Struct's member that JSON decoding gave as it is, and that no ``__post_init__`` dispatch
+    can have turned into Structs, is shared: a scalar; a dict of a member typed with JSON types
+    only, ``Any`` included (``dict[str, Any]``: a tool's JSON Schema of 10M empty objects, which
+    ``to_builtins`` copied at 24 bytes a byte of the body; a dispatch replaces a whole member or
+    a list's items, never a dict's values); a list of a member typed without ``Any``
+    (``list[str]``). Any other member (a Struct, an enum, a list typed ``list[Any]`` whose items
+    a dispatch may have made Structs) is converted. The dict returned is new (UNSET members left
+    out, the tag first, as ``to_builtins`` writes them); a value that is not a Struct is
+    ``to_builtins(value)``.
+    """
+    if not isinstance(value, Struct):
+        return msgspec.to_builtins(value)
+    cls = type(value)
+    plan = _PLAIN_MEMBERS.get(cls)
+    if plan is None:
+        plan = _PLAIN_MEMBERS[cls] = tuple(
+            (f.name, f.encode_name, _plain_type(f.type, True), _plain_type(f.type, False)) for f in msgspec.structs.fields(cls)
+        )
+    out: dict[str, Any] = {}
+    config = value.__struct_config__
+    if config.tag_field is not None:
+        out[config.tag_field] = config.tag
+    for name, key, dicts, lists in plan:
+        item = getattr(value, name)
+        if item is UNSET:
+            continue
+        kind = item.__class__
+        shared = kind in _JSON_SCALARS or (kind is dict and dicts) or (kind is list and lists)
+        out[key] = item if shared else msgspec.to_builtins(item)
+    return out
+
+
+_PLAIN_MEMBERS: dict[type, tuple[tuple[str, str, bool, bool], ...]] = {}
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _plain_type(tp: Any, any_ok: bool) -> bool:
+    """Whether every value of the type `tp` is a plain JSON value (``Any`` counted as one when
+    `any_ok`), which to_builtins leaves equal."""
+    if tp is Any:
+        return any_ok
+    if tp in _JSON_SCALARS or tp is UnsetType:
+        return True
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Literal:
+        return all(arg is None or type(arg) in (str, int, bool) for arg in args)
+    if origin is typing.Annotated:
+        return _plain_type(args[0], any_ok)
+    if origin in (typing.Union, types.UnionType):
+        return all(_plain_type(arg, any_ok) for arg in args)
+    if origin is dict:
+        return args[0] is str and _plain_type(args[1], any_ok)
+    if origin is list:
+        return _plain_type(args[0], any_ok)
+    return False
 
 
 def unchecked(cls: type[T]) -> type[T]:

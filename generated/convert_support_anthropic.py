@@ -26,7 +26,14 @@ from .convert_support import (
     Expect as Expect,
     Origins as Origins,
     PARTIAL_WALKS as PARTIAL_WALKS,
+    MAX_DIAGNOSTICS as MAX_DIAGNOSTICS,
+    MAX_CLASSES as MAX_CLASSES,
+    FOLDED as FOLDED,
+    Diagnostics as Diagnostics,
+    represented as represented,
+    holder_of as holder_of,
     Cx as Cx,
+    plain_members as plain_members,
     unchecked as unchecked,
     obj as obj,
     compact as compact,
@@ -403,7 +410,7 @@ def lux_tools(tools: list[CreateMessageParamsToolsItem] | UnsetType, path: str, 
         if not isinstance(tool, Tool):
             continue
         at = f"{path}[{i}]"
-        lux = LucentTool(name=tool.name, description=tool.description, parameters=_plain(tool.input_schema), strict=tool.strict)
+        lux = LucentTool(name=tool.name, description=tool.description, parameters=plain_members(tool.input_schema), strict=tool.strict)
         found.append(cx.built(at, lux, {"name": "name", "description": "description", "parameters": "input_schema", "strict": "strict"}))
         for key in ("type", "cache_control", "eager_input_streaming", "allowed_callers", "defer_loading", "input_examples"):
             value = getattr(tool, key)

@@ -18,7 +18,14 @@ from .convert_support import (
     Expect as Expect,
     Origins as Origins,
     PARTIAL_WALKS as PARTIAL_WALKS,
+    MAX_DIAGNOSTICS as MAX_DIAGNOSTICS,
+    MAX_CLASSES as MAX_CLASSES,
+    FOLDED as FOLDED,
+    Diagnostics as Diagnostics,
+    represented as represented,
+    holder_of as holder_of,
     Cx as Cx,
+    plain_members as plain_members,
     unchecked as unchecked,
     obj as obj,
     compact as compact,
@@ -407,7 +414,7 @@ def chat_tools_to_lux(tools: list[ChatCompletionTool | CustomToolChatCompletions
         where = f"{path}[{i}]"
         if isinstance(tool, ChatCompletionTool):
             f = tool.function
-            parameters = to_builtins(f.parameters) if f.parameters is not UNSET else None
+            parameters = f.parameters if f.parameters is not UNSET else None  # dict[str, Any]: plain JSON, shared (plain_members)
             built = LucentTool(name=f.name, description=f.description, parameters=parameters, strict=UNSET if f.strict is None else f.strict)
             if f.strict is None:
                 cx.keep(MEMBERS, where, "strict", None, f"{where}.function.strict")

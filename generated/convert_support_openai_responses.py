@@ -21,7 +21,14 @@ from .convert_support import (
     Expect as Expect,
     Origins as Origins,
     PARTIAL_WALKS as PARTIAL_WALKS,
+    MAX_DIAGNOSTICS as MAX_DIAGNOSTICS,
+    MAX_CLASSES as MAX_CLASSES,
+    FOLDED as FOLDED,
+    Diagnostics as Diagnostics,
+    represented as represented,
+    holder_of as holder_of,
     Cx as Cx,
+    plain_members as plain_members,
     unchecked as unchecked,
     obj as obj,
     compact as compact,
@@ -457,7 +464,7 @@ def responses_function_tools(tools: list[Any] | UnsetType, path: str, cx: Cx) ->
         return UNSET
     found = []
     for index, tool in enumerate(tools):
-        lux = _function_tool(_plain(tool))
+        lux = _function_tool(plain_members(tool))  # its parameters shared, not copied
         if lux is not None:
             found.append(cx.built(f"{path}[{index}]", lux, {"name": "name", "description": "description", "parameters": "parameters", "strict": "strict"}))
     return found
@@ -469,7 +476,7 @@ def responses_verbatim_tools(tools: list[Any] | UnsetType, path: str, cx: Cx, st
         return UNSET
     kept = []
     for index, tool in enumerate(tools):
-        plain = _plain(tool)
+        plain = plain_members(tool)
         if _function_tool(plain) is None:
             cx.report(f"{path}[{index}]", status, reason)
             kept.append(cx.built(f"{path}[{index}]", {"index": index, "value": plain}, {"value": ""}))

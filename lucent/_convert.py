@@ -127,7 +127,11 @@ def convert(
         ``.diagnostics``: ``list[ConversionDiagnostic]`` in source order, each with ``.field``
         (a JSON path in the source document, or ``target:$.x`` for a value the target lacks),
         ``.status`` (``Degraded``, ``Unsupported`` or ``Invalid``) and ``.detail``. Success is
-        not exactness: read the diagnostics. Fields carried unchanged are not reported.
+        not exactness: read the diagnostics. Fields carried unchanged are not reported. The list
+        is bounded: past the first 1,000 (``convert_support.MAX_DIAGNOSTICS``), the diagnostics
+        of one class (status and detail) are folded into one, at the JSON path that holds them
+        all, whose detail ends ``[folded: N diagnostics at paths inside this field]``
+        (``lucent.generated.convert_support.represented`` reads N); docs/semantics.md.
 
     Raises
     ------
@@ -169,16 +173,20 @@ def convert(
         if incomplete is None:
             raise
         raise incomplete from None  # a Struct that breaks its schema, which the converter cannot read
+    from lucent.generated.convert_support import Diagnostics, represented  # loaded with the converter
+
     if converter is not None or hops is not None:
+        del document  # the target may share the source's JSON values; the rest is not needed to check it
         diagnostics = _merge(found, diagnostics)
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
         diagnostics.extend(_check_target(value, FORMATS[target], target_definition, named))
+    diagnostics = Diagnostics(diagnostics)  # bounded: past MAX_DIAGNOSTICS, one per class, with its count
     if strict:
         lossy = [d for d in diagnostics if d.status in _LOSSY]
         if lossy:
             first = lossy[0]
             raise ConversionError(
-                f"{len(lossy)} diagnostic(s) are Unsupported or Invalid; first: {first.status} at {first.field}: {first.detail}",
+                f"{sum(map(represented, lossy))} diagnostic(s) are Unsupported or Invalid; first: {first.status} at {first.field}: {first.detail}",
                 code="conversion_lossy",
                 path=first.field,
                 diagnostics=diagnostics,
@@ -216,7 +224,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     values the intermediate Lux document lacks; they are left out, since the second hop, and the
     check of the result against the target schema, report what the target itself lacks.
     """
-    from lucent.generated.convert_support import PARTIAL_WALKS, Origins  # loaded with the first converter
+    from lucent.generated.convert_support import PARTIAL_WALKS, Origins, holder_of, represented  # loaded with the first converter
 
     provenance = Origins()
     lux, first = hops[0](document, context, provenance)
@@ -239,6 +247,8 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
             inside = [source for path in [field, *_inside(field, kept, index)] for source in kept.get(path, ())]
             if inside:  # the members the side-car kept, each at its source path (not the object that held them)
                 fields = inside
+        if len(fields) > 1 and represented(diagnostic) > 1:  # a folded one stays one, with its count
+            fields = [holder_of(fields)]
         for source in dict.fromkeys(fields):
             key = (source, diagnostic.status, diagnostic.detail)
             if key not in seen:
@@ -380,6 +390,8 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     what its target needs and its source lacks; too few items...) is converted as it is, with an
     Invalid diagnostic naming its first fault, which raises if a converter cannot read it.
     """
+    from lucent.generated.convert_support import Diagnostics  # bounded, as convert's result
+
     expected = getattr(schema_module(schema), definition)
     struct = data if isinstance(data, msgspec.Struct) else None
     if struct is not None and not isinstance(struct, expected):
@@ -395,7 +407,7 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     name = _decodable(schema, definition)
     try:
         document = decode(data, schema, name, limits=limits)
-        found = []
+        found = Diagnostics()
     except ValidationError as fault:
         # Schema faults raise (from the schema-only decode, so .path is the schema's path); a
         # document that breaks only a protocol rule is converted and the fault reported.
@@ -405,7 +417,7 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
             if struct is None or broken.code == "type":
                 raise  # text breaks its schema; a Struct's value of the wrong type no converter reads
             return struct, [ConversionDiagnostic(field=broken.path, status="Invalid", detail=f"{broken.message} ({broken.code})")], broken
-        found = [ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")]
+        found = Diagnostics([ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")])
     tp: Any = type(document)
     text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     # duplicate properties: a protocol that refuses them has named them (Invalid) already
@@ -424,8 +436,10 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
         raise ValidationError("a number is out of range", code="number_out_of_range") from None
     if not named and not same_colons(text, raw):  # raw keeps the last of duplicate members too
         found.extend(_duplicates(text))
-    kept = msgspec.to_builtins(document)
-    unknown = () if raw == kept else _unknown_members(raw, kept, "$")  # equal: compared in C
+    # The texts, keys sorted, compared in C: to_builtins(document) == raw would copy the document
+    # whole (24 bytes a byte of the body for many empty objects). A difference the walk finds
+    # nothing in (1 read into a float field as 1.0) costs only the walk.
+    unknown = () if _SORTED.encode(raw) == _SORTED.encode(document) else _unknown_members(raw, document, "$")
     found.extend(ConversionDiagnostic(field=path, status="Unsupported", detail=_UNKNOWN) for path in unknown)
     return document, found, None
 
@@ -472,17 +486,26 @@ _DUPLICATE = "a property the object names more than once: the last value is kept
 
 
 def _duplicates(text: bytes) -> list[ConversionDiagnostic]:
-    """An Unsupported diagnostic for each property ``text`` names twice (RFC 8259 section 4)."""
-    return [ConversionDiagnostic(field=path, status="Unsupported", detail=_DUPLICATE) for path in duplicate_paths(text)]
+    """An Unsupported diagnostic for each property ``text`` names twice (RFC 8259 section 4),
+    folded past the first 1,000 as they are found (``convert_support.Diagnostics``)."""
+    from lucent.generated.convert_support import Diagnostics
+
+    found = Diagnostics()
+    for path in duplicate_paths(text):
+        found.add(path, "Unsupported", _DUPLICATE)
+    return found
 
 
 def _unknown_members(raw: Any, kept: Any, path: str) -> Iterator[str]:
-    """The paths of the members of the JSON value `raw` that its decoded form `kept` lacks.
+    """The paths of the members of the JSON value `raw` that its decoded form `kept` (a Struct,
+    or a JSON value holding Structs) lacks.
 
     An object the schema leaves open (no ``additionalProperties: false``: Lux, htmlp) accepts
     members it does not define, and the generated Struct does not keep them; naming each one
     keeps a conversion from losing it silently.
     """
+    if isinstance(kept, msgspec.Struct):
+        kept = _members_of(kept)
     if isinstance(raw, dict) and isinstance(kept, dict):
         for key, item in raw.items():
             if key not in kept:
@@ -496,6 +519,19 @@ def _unknown_members(raw: Any, kept: Any, path: str) -> Iterator[str]:
 
 
 _CONTAINERS = (dict, list)
+_SORTED = msgspec.json.Encoder(order="sorted")
+
+
+def _members_of(struct: msgspec.Struct) -> dict[str, Any]:
+    """The members a Struct writes (its tag, then each field not UNSET), by JSON name, as
+    ``msgspec.to_builtins`` gives them one level down (the values are not converted)."""
+    config = struct.__struct_config__
+    found: dict[str, Any] = {config.tag_field: config.tag} if config.tag_field is not None else {}
+    for name, key in zip(struct.__struct_fields__, struct.__struct_encode_fields__):
+        value = getattr(struct, name)
+        if value is not msgspec.UNSET:
+            found[key] = value
+    return found
 
 
 def _decodable(schema: str, definition: str) -> str | None:

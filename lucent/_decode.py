@@ -437,10 +437,13 @@ class _Duplicate(Exception):
 
 class _Checked(dict[str, Any]):
     """A dict built by the duplicate check; ``duplicates`` names the keys that appeared more
-    than once (each once, in the order their second appearances came), ``duplicate`` the first."""
+    than once (each once, in the order their second appearances came), ``duplicate`` the first
+    (both unset on an object without them). Slots, not a ``__dict__``: one is built for every object of the text (552 bytes an object
+    with a ``__dict__``, 208 with slots)."""
 
-    duplicates: tuple[str, ...] = ()
-    duplicate: str | None = None
+    __slots__ = ("duplicates", "duplicate")  # set only on an object that names a key twice: read with getattr
+    duplicates: tuple[str, ...]
+    duplicate: str | None
 
 
 def _pairs(pairs: list[tuple[str, Any]], found: list[bool]) -> dict[str, Any]:
@@ -454,26 +457,41 @@ def _pairs(pairs: list[tuple[str, Any]], found: list[bool]) -> dict[str, Any]:
     return result
 
 
-def duplicate_paths(buf: bytes | str) -> list[str]:
+def duplicate_paths(buf: bytes | str) -> Iterator[str]:
     """The JSON path of every property an object of ``buf`` names more than once, in document
     order (each such property once, where it first appears; one inside a value a later
-    duplicate replaced is not listed). RFC 8259 section 4 leaves such an object to the reader;
+    duplicate replaced is not listed), one at a time: the walk holds the containers on the way
+    down, not a path for every value. RFC 8259 section 4 leaves such an object to the reader;
     lucent, msgspec and jsonschema keep the last value.
 
-    Raises DecodeError(``max_depth``) when ``buf`` nests too deeply for ``json``."""
+    Raises DecodeError(``max_depth``) when ``buf`` nests too deeply for ``json`` (on the first
+    ``next``)."""
     tree, found = _checked_tree(buf)
-    paths: list[str] = []
-    stack: list[tuple[Any, str, bool]] = [(tree, "$", False)] if found else []
+    if not found:
+        return
+    stack = [_items_of(tree, "$")]
     while stack:
-        node, where, named_twice = stack.pop()
-        if named_twice:
-            paths.append(where)
-        if isinstance(node, _Checked):
-            twice = set(node.duplicates)
-            stack.extend((v, where + _path_part(k), k in twice) for k, v in reversed(node.items()))
-        elif isinstance(node, list):
-            stack.extend((v, f"{where}[{i}]", False) for i, v in reversed(list(enumerate(node))))
-    return paths
+        for node, where, named_twice in stack[-1]:
+            if named_twice:
+                yield where
+            if node and isinstance(node, (_Checked, list)):
+                stack.append(_items_of(node, where))
+                break
+        else:
+            stack.pop()
+
+
+def _items_of(node: Any, where: str) -> Iterator[tuple[Any, str, bool]]:
+    """The members (with their paths, and whether the object names them twice) or items of a
+    value of :func:`_checked_tree`."""
+    if isinstance(node, _Checked):
+        twice = getattr(node, "duplicates", ())
+        if len(twice) > 8:
+            twice = set(twice)
+        return ((v, where + _path_part(k), k in twice) for k, v in node.items())
+    if isinstance(node, list):
+        return ((v, f"{where}[{i}]", False) for i, v in enumerate(node))
+    return iter(())
 
 
 def _no_key_lost(buf: bytes, value: Any, tp: Any) -> bool:
@@ -587,8 +605,9 @@ def _find_duplicate(value: Any, path: str) -> tuple[str, str] | None:
     while stack:
         node, where = stack.pop()
         if isinstance(node, _Checked):
-            if node.duplicate is not None:
-                return where, node.duplicate
+            duplicate = getattr(node, "duplicate", None)
+            if duplicate is not None:
+                return where, duplicate
             stack.extend((v, where + _path_part(k)) for k, v in reversed(node.items()))
         elif isinstance(node, list):
             stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(node))))

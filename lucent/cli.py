@@ -1,6 +1,6 @@
 """The ``lucent`` command line.
 
-``lucent validate --schema NAME | --format F [--definition D] FILE...``
+``lucent validate --schema NAME | --format F [--definition D] [LIMITS] FILE...``
     One line per invalid document (``FILE: PATH: MESSAGE [code]``) on stdout; exit status 1
     when any document is invalid, 2 when a file cannot be read or the call is wrong. ``--format``
     names the schema by its format (``sparktide``, ``openai-chat``, ``openai-responses``,
@@ -8,7 +8,7 @@
     documents (request, response or stream event). A schema whose root accepts any JSON value
     (llm-sdk's is only ``$defs``) needs ``--definition`` (exit status 2 without it).
 
-``lucent convert --from F --to T [--kind K] [--strict] [--context JSON] [--diagnostics OUT] FILE|-``
+``lucent convert --from F --to T [--kind K] [--strict] [--context JSON] [--diagnostics OUT] [LIMITS] FILE|-``
     The converted document as JSON on stdout and one line per diagnostic on stderr
     (``STATUS FIELD: DETAIL``); ``--diagnostics OUT`` also writes them as a ``DiagnosticReport``
     (schemas/lucent-diagnostics-v1.json). Exit status 1 on a lucent error (and, with
@@ -23,28 +23,43 @@
     above once the stream ends. A broken stream prints
     ``lucent: PATH: MESSAGE [code]`` (and ``usage received: JSON``) on stderr; exit status 1.
 
-``lucent assemble --format F [--tool NAME]... FILE|-``
+``lucent assemble --format F [--tool NAME]... [LIMITS] FILE|-``
     Reads a ``text/event-stream`` (SparkTide, llm-sdk, Lux, openai-chat chunks ending with
     ``[DONE]``, openai-responses, anthropic or gemini events) as it arrives and writes the
     final response as JSON on stdout. A broken stream prints ``lucent: PATH: MESSAGE [code]``
     and, when usage had arrived, ``usage received: JSON`` on stderr; exit status 1.
 
-When the reader of stdout goes away (``lucent ... | head``), the command stops quietly with exit
-status 1 (the recipe of the Python docs, "Note on SIGPIPE").
+``LIMITS`` (:class:`lucent.Limits`, SECURITY.md): ``--max-body-bytes N`` (``validate``,
+``convert``: the largest document; default the format's protocol cap, SparkTide 1 MiB, else
+32 MiB; ``convert`` refuses over 32 MiB and reports SparkTide's 1 MiB as Invalid),
+``--max-stream-bytes N`` (``assemble``, ``convert --kind stream``: the largest stream; default
+SparkTide 4 MiB, else 64 MiB) and ``--max-depth N`` (every command: the deepest nesting of
+arrays and objects; default 512). A document is read up to its cap and one byte more, so a larger
+file (``/dev/zero``, a sparse file of gigabytes) is refused (``max_body_bytes``, exit status 1)
+having read no more than that; a stream is read 64 KiB at a time and refused at its cap
+(``stream_too_large``, exit status 1).
+
+The standard streams: stdout carries only the output (the document, the stream, the lines of
+``validate``), stderr only messages and diagnostics. FILE ``-`` with stdin closed or unreadable
+is a file error (``-: cannot read: REASON``, exit status 2). A stdout that is closed or cannot be
+written is one too (``lucent: cannot write to stdout: REASON`` on stderr, exit status 2), but
+when the reader of stdout goes away (``lucent ... | head``) the command stops quietly with exit
+status 1 (the recipe of the Python docs, "Note on SIGPIPE"). With stderr closed or unwritable its
+lines are dropped (as ``2>/dev/null`` would) and the exit status is unchanged: 3 still says a
+diagnostic is Invalid; ``--diagnostics OUT`` keeps the diagnostics in a file.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
-import itertools
 import os
 import sys
-from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, BinaryIO, Iterator, NoReturn, Sequence
 
 from lucent._convert import FORMATS
 from lucent._decode import SCHEMAS, decode, encode
+from lucent._limits import DEFAULT_MAX_BODY_BYTES, Limits
 from lucent.errors import ConversionError, LucentError, UsageError
 
 STREAM_FORMATS = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini")
@@ -52,6 +67,7 @@ STREAM_FORMATS = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-response
 
 
 _INVALID_OUTPUT = 3  # the output was written, but a diagnostic says it is Invalid
+_CHUNK = 65536  # bytes read at a time: a stream is converted as it arrives
 
 
 def _text(text: str) -> str:
@@ -69,30 +85,165 @@ def _shown(name: str) -> str:
     return _text(os.fsencode(name).decode("utf-8", "backslashreplace"))
 
 
-def _read(name: str) -> bytes:
+class _Unusable(Exception):
+    """A standard stream the command needs is closed or fails; ``reason`` says how."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _reason(exc: BaseException) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+
+
+class _Console:
+    """The standard streams as the commands use them (None in ``sys`` when the process started
+    with one closed). Output goes to stdout through :meth:`out`; messages and diagnostics go to
+    stderr through :meth:`err`, never to stdout, and are dropped when stderr is closed or fails."""
+
+    def __init__(self) -> None:
+        self._stdin, self._stdout, self._stderr = sys.stdin, sys.stdout, sys.stderr
+
+    def stdin(self) -> BinaryIO:
+        """The binary stdin; raises _Unusable when it is closed."""
+        if self._stdin is None:
+            raise _Unusable("stdin is closed")
+        return self._stdin.buffer
+
+    def out(self, data: bytes) -> None:
+        """Write ``data`` to stdout now. Raises BrokenPipeError (the reader went away) as it is,
+        _Unusable for a stdout that is closed or cannot be written (ENOSPC, EBADF...)."""
+        if self._stdout is None:
+            raise _Unusable("stdout is closed")
+        try:
+            buffer = self._stdout.buffer
+            buffer.write(data)
+            buffer.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:  # ValueError: a stream closed in this process
+            _discard(self._stdout)
+            self._stdout = None
+            raise _Unusable(_reason(exc)) from None
+
+    def line(self, text: str) -> None:
+        """Write one line of text to stdout now (in stdout's encoding, escaping what it cannot
+        encode); raises as :meth:`out` does."""
+        if self._stdout is None:
+            raise _Unusable("stdout is closed")
+        try:
+            self._stdout.write(text + "\n")
+            self._stdout.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            _discard(self._stdout)
+            self._stdout = None
+            raise _Unusable(_reason(exc)) from None
+
+    def err(self, line: str) -> None:
+        """Write one line to stderr; dropped when stderr is closed or fails."""
+        if self._stderr is None:
+            return
+        try:
+            self._stderr.write(line + "\n")
+            self._stderr.flush()
+        except (OSError, ValueError):
+            _discard(self._stderr)
+            self._stderr = None
+
+
+def _discard(stream: Any) -> None:
+    """Point a failed standard stream's descriptor at /dev/null, so that what is left in its
+    buffer does not fail again when the interpreter flushes it at exit (exit status 120)."""
+    try:
+        fd = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError, AttributeError):  # not a file (a test's capture): nothing to flush
+        return
+    os.dup2(null, fd)
+    os.close(null)
+
+
+def _hold_closed_descriptors() -> None:
+    """Open /dev/null on each of descriptors 0-2 the process started without, so that no file
+    the command opens takes one of their numbers (where a C-level message to fd 2 would land in
+    a report file). ``sys.stdin``/``stdout``/``stderr`` stay None: the command still knows they
+    were closed."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, os.O_RDWR)
+            if held != fd:  # pragma: no cover - os.open takes the lowest free number
+                os.dup2(held, fd)
+                os.close(held)
+
+
+def _read(name: str, cap: int, console: _Console) -> bytes | bytearray:
+    """FILE (or stdin for ``-``) up to ``cap`` bytes and one more: enough for decode to refuse a
+    larger body (``max_body_bytes``) without the rest being read. Raises _Unusable (stdin
+    closed), OSError, MemoryError."""
     if name == "-":
-        return sys.stdin.buffer.read()
-    return Path(name).read_bytes()
+        return _read_at_most(console.stdin(), cap + 1)
+    with open(name, "rb") as stream:
+        return _read_at_most(stream, cap + 1)
 
 
-def _validate(args: argparse.Namespace) -> int:
+def _read_at_most(stream: BinaryIO, size: int) -> bytes | bytearray:
+    """At most ``size`` bytes, read 1 MiB at a time (never a buffer of the cap's size for a small
+    file); what is over the cap stays a bytearray, which decode refuses before copying it."""
+    held = bytearray()
+    while len(held) < size:
+        part = stream.read(min(size - len(held), 1 << 20))
+        if not part:
+            break
+        held += part
+    if len(held) == size:
+        return held
+    data = bytes(held)
+    del held
+    return data
+
+
+def _cannot_read(name: str, exc: BaseException, console: _Console) -> int:
+    reason = exc.reason if isinstance(exc, _Unusable) else "it does not fit in memory" if isinstance(exc, MemoryError) else _reason(exc)
+    console.err(f"{_shown(name)}: cannot read: {reason}")
+    return 2
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    return Limits(
+        max_body_bytes=getattr(args, "max_body_bytes", None),
+        max_stream_bytes=getattr(args, "max_stream_bytes", None),
+        max_depth=getattr(args, "max_depth", None),
+    )
+
+
+def _validate(args: argparse.Namespace, console: _Console) -> int:
+    from lucent._decode import schema_module
+
     invalid = 0
     schema = args.schema if args.schema is not None else FORMATS[args.format]
     if args.definition is None and _root_accepts_anything(schema):
-        print(f"lucent: the root of {schema} accepts any JSON value; name a definition with --definition [usage]", file=sys.stderr)
+        console.err(f"lucent: the root of {schema} accepts any JSON value; name a definition with --definition [usage]")
         return 2
+    limits = _limits(args)
+    cap = limits.body_bytes(getattr(schema_module(schema), "PROTOCOL", {}))
     for name in args.files:
         try:
-            decode(_read(name), schema, args.definition)
-        except OSError as exc:
-            print(f"{_shown(name)}: cannot read: {exc.strerror}", file=sys.stderr)
-            return 2
+            data = _read(name, cap, console)
+        except (OSError, MemoryError, _Unusable) as exc:
+            return _cannot_read(name, exc, console)
+        try:
+            decode(data, schema, args.definition, limits=limits)
         except UsageError as exc:
-            print(f"lucent: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
+            console.err(f"lucent: {_text(exc.message)} [{exc.code}]")
             return 2
         except LucentError as exc:
             invalid += 1
-            print(f"{_shown(name)}: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
+            console.line(f"{_shown(name)}: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
     return 1 if invalid else 0
 
 
@@ -106,7 +257,13 @@ def _root_accepts_anything(schema: str) -> bool:
     return getattr(schema_module(schema), "ROOT", None) is AnyType
 
 
-def _convert(args: argparse.Namespace) -> int:
+def _print_diagnostics(diagnostics: Any, console: _Console) -> None:
+    for diagnostic in diagnostics:
+        detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
+        console.err(f"{diagnostic.status} {_text(diagnostic.field)}: {_text(detail)}")
+
+
+def _convert(args: argparse.Namespace, console: _Console) -> int:
     from lucent._convert import convert
     from lucent.generated.lucent_diagnostics_v1 import DiagnosticReport
 
@@ -115,135 +272,230 @@ def _convert(args: argparse.Namespace) -> int:
         try:
             context = decode(args.context, "llm-sdk", "JSONSchema")  # any JSON object
         except LucentError as exc:
-            print(f"lucent: --context must be one JSON object: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
+            console.err(f"lucent: --context must be one JSON object: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
             return 2
+    limits = _limits(args)
     if args.kind == "stream":
-        return _convert_stream(args, context)
+        return _convert_stream(args, context, limits, console)
     try:
-        data = _read(args.file)
-    except OSError as exc:
-        print(f"{_shown(args.file)}: cannot read: {exc.strerror}", file=sys.stderr)
-        return 2
+        # convert refuses a body over limits.max_body_bytes, else over 32 MiB (SparkTide's own
+        # 1 MiB is an Invalid diagnostic): read no more than that
+        data = _read(args.file, limits.max_body_bytes or DEFAULT_MAX_BODY_BYTES, console)
+    except (OSError, MemoryError, _Unusable) as exc:
+        return _cannot_read(args.file, exc, console)
     try:
-        result = convert(data, args.source, args.target, kind=args.kind, strict=args.strict, context=context)
+        result = convert(data, args.source, args.target, kind=args.kind, strict=args.strict, context=context, limits=limits)
     except ConversionError as exc:
         if args.diagnostics is not None:  # the report is wanted most when the conversion is refused
-            _write_report(args.diagnostics, DiagnosticReport(source=args.source, target=args.target, kind=args.kind, diagnostics=list(exc.diagnostics)))
+            _write_report(args.diagnostics, DiagnosticReport(source=args.source, target=args.target, kind=args.kind, diagnostics=list(exc.diagnostics)), console)
         raise
-    for diagnostic in result.diagnostics:
-        detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
-        print(f"{diagnostic.status} {_text(diagnostic.field)}: {_text(detail)}", file=sys.stderr)
+    _print_diagnostics(result.diagnostics, console)
     if args.diagnostics is not None:
         report = DiagnosticReport(source=args.source, target=args.target, kind=args.kind, diagnostics=list(result.diagnostics))
-        if not _write_report(args.diagnostics, report):
+        if not _write_report(args.diagnostics, report, console):
             return 2
-    sys.stdout.buffer.write(encode(result.value) + b"\n")
+    console.out(encode(result.value) + b"\n")
     return _INVALID_OUTPUT if any(d.status == "Invalid" for d in result.diagnostics) else 0
 
 
-def _write_report(name: str, report: Any) -> bool:
+def _write_report(name: str, report: Any, console: _Console) -> bool:
     """Write a DiagnosticReport; False (after a message) when the file cannot be written."""
     try:
-        Path(name).write_bytes(encode(report) + b"\n")
+        with open(name, "wb") as file:
+            file.write(encode(report) + b"\n")
     except OSError as exc:
-        print(f"{_shown(name)}: cannot write: {exc.strerror}", file=sys.stderr)
+        console.err(f"{_shown(name)}: cannot write: {_reason(exc)}")
         return False
     return True
 
 
-def _event_stream(read: Any, name: str) -> Iterator[bytes] | None:
-    """The chunks ``read`` gives (64 KiB at most each, as they arrive); None, with the reason on
-    stderr, when the input starts as JSON does (``[`` or ``{``): a JSON array of events is what
-    the Python API takes, and as an event stream its lines would be fields that mean nothing."""
-    first = read(65536)
-    while first.isspace():  # only white space so far: wait for the first character
-        more = read(65536)
-        if not more:
-            break
-        first += more
-    if first.lstrip()[:1] in (b"[", b"{"):
-        print(f"{_shown(name)}: this is JSON, not an event stream (text/event-stream: `data:` lines, "
-              "a blank line after each event); pass a list of events to lucent.streams in Python", file=sys.stderr)
-        return None
-    return itertools.chain([first], iter(lambda: read(65536), b""))
+class _EventStream:
+    """The chunks of a ``text/event-stream`` as they arrive, 64 KiB at most each, passed on as
+    they come (white space before the first event included, so that it counts toward the stream
+    cap and costs no more than one chunk of memory).
+
+    When the first byte that is not white space is ``[`` or ``{`` the input starts as JSON does
+    (a JSON array of events is what the Python API takes; as an event stream its lines would be
+    fields that mean nothing): the chunks end there and :attr:`json` is True. A read that fails
+    (stdin opened write-only, an I/O error) is kept in :attr:`failed` and raised, so that the
+    stream ends as interrupted and the command reports a file error.
+    """
+
+    def __init__(self, stream: BinaryIO) -> None:
+        # read1 returns what has arrived, so a live stream is taken as it comes
+        self._read = stream.read1 if isinstance(stream, io.BufferedIOBase) else stream.read
+        self.json = False
+        self.failed: OSError | None = None
+
+    def __iter__(self) -> Iterator[bytes]:
+        leading = True
+        while True:
+            try:
+                chunk = self._read(_CHUNK)
+            except OSError as exc:
+                self.failed = exc
+                raise
+            if not chunk:
+                return
+            if leading:
+                first = chunk.lstrip()[:1]
+                if first:
+                    leading = False
+                    if first in (b"[", b"{"):
+                        self.json = True
+                        return
+            yield chunk
 
 
-def _convert_stream(args: argparse.Namespace, context: Any) -> int:
+def _open_stream(name: str, console: _Console) -> BinaryIO:
+    """The stream to read: stdin for ``-``. Raises _Unusable, OSError."""
+    return console.stdin() if name == "-" else open(name, "rb")
+
+
+def _json_hint(name: str, console: _Console) -> int:
+    console.err(f"{_shown(name)}: this is JSON, not an event stream (text/event-stream: `data:` lines, "
+                "a blank line after each event); pass a list of events to lucent.streams in Python")
+    return 2
+
+
+def _stream_failed(exc: Any, chunks: _EventStream, name: str, console: _Console) -> int:
+    """Report a StreamError: 2 when reading the input failed (a file error), else 1."""
+    if chunks.json:
+        return _json_hint(name, console)
+    if chunks.failed is not None:
+        _cannot_read(name, chunks.failed, console)
+    else:
+        console.err(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
+    if exc.usage is not None:
+        console.err(f"usage received: {encode(exc.usage).decode()}")
+    return 2 if chunks.failed is not None else 1
+
+
+def _convert_stream(args: argparse.Namespace, context: Any, limits: Limits, console: _Console) -> int:
     from lucent.errors import StreamError
     from lucent.generated.lucent_diagnostics_v1 import DiagnosticReport
     from lucent.streams import convert_stream, encode_sse
 
     try:
-        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
-    except OSError as exc:
-        print(f"{_shown(args.file)}: cannot read: {exc.strerror}", file=sys.stderr)
-        return 2
-    read = stream.read1 if isinstance(stream, io.BufferedIOBase) else stream.read
-    out = sys.stdout.buffer
+        stream = _open_stream(args.file, console)
+    except (OSError, _Unusable) as exc:
+        return _cannot_read(args.file, exc, console)
     status = 0
     with stream:
-        chunks = _event_stream(read, args.file)
-        if chunks is None:
-            return 2
-        conversion = convert_stream(chunks, args.source, args.target, context=context, strict=args.strict)
+        chunks = _EventStream(stream)
+        conversion = convert_stream(chunks, args.source, args.target, context=context, strict=args.strict, limits=limits)
         try:
             for frame in encode_sse(conversion, args.target):
-                out.write(frame)
-                out.flush()  # each event as soon as it is converted
+                console.out(frame)  # each event as soon as it is converted
         except StreamError as exc:
-            print(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
-            if exc.usage is not None:
-                print(f"usage received: {encode(exc.usage).decode()}", file=sys.stderr)
-            status = 1
-    for diagnostic in conversion.diagnostics:
-        detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
-        print(f"{diagnostic.status} {_text(diagnostic.field)}: {_text(detail)}", file=sys.stderr)
+            status = _stream_failed(exc, chunks, args.file, console)
+            if chunks.json:
+                return status
+    if chunks.json:
+        return _json_hint(args.file, console)
+    _print_diagnostics(conversion.diagnostics, console)
     if args.diagnostics is not None:
         report = DiagnosticReport(source=args.source, target=args.target, kind="stream", diagnostics=list(conversion.diagnostics))
-        if not _write_report(args.diagnostics, report):
+        if not _write_report(args.diagnostics, report, console):
             return 2
     if status == 0 and any(d.status == "Invalid" for d in conversion.diagnostics):
         return _INVALID_OUTPUT
     return status
 
 
-def _assemble(args: argparse.Namespace) -> int:
+def _assemble(args: argparse.Namespace, console: _Console) -> int:
     from lucent.errors import StreamError
     from lucent.streams import assemble
 
     try:
-        stream = sys.stdin.buffer if args.file == "-" else open(args.file, "rb")
-    except OSError as exc:
-        print(f"{_shown(args.file)}: cannot read: {exc.strerror}", file=sys.stderr)
-        return 2
-    # read1 returns what has arrived, so a live stream is assembled as it comes.
-    read = stream.read1 if isinstance(stream, io.BufferedIOBase) else stream.read
+        stream = _open_stream(args.file, console)
+    except (OSError, _Unusable) as exc:
+        return _cannot_read(args.file, exc, console)
     with stream:
-        chunks = _event_stream(read, args.file)
-        if chunks is None:
-            return 2
+        chunks = _EventStream(stream)
         try:
-            response = assemble(chunks, args.format, tools=args.tools)
+            response = assemble(chunks, args.format, tools=args.tools, limits=_limits(args))
         except StreamError as exc:
-            print(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
-            if exc.usage is not None:
-                print(f"usage received: {encode(exc.usage).decode()}", file=sys.stderr)
-            return 1
-    sys.stdout.buffer.write(encode(response) + b"\n")
+            return _stream_failed(exc, chunks, args.file, console)
+    if chunks.json:
+        return _json_hint(args.file, console)
+    console.out(encode(response) + b"\n")
     return 0
 
 
+def _positive(text: str) -> int:
+    """An argparse type: a positive int (Limits' own rule), in decimal digits."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a positive whole number, not {text[:20]!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("a positive whole number")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with its output kept to its stream: a usage error goes to stderr only
+    (argparse's usage line goes to stdout when stderr is closed), and help or ``--version`` that
+    cannot be written to stdout raises _Unusable (argparse drops a failed write and exits 0)."""
+
+    def error(self, message: str) -> NoReturn:
+        text = self.format_usage() + f"{self.prog}: error: {message}\n"
+        if sys.stderr is not None:
+            try:
+                sys.stderr.write(text)
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                _discard(sys.stderr)
+        raise SystemExit(2)
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # with error() above, argparse prints only help and version here, meant for stdout
+        if not message:
+            return
+        if sys.stdout is None:
+            raise _Unusable("stdout is closed")
+        try:
+            sys.stdout.write(message)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            _discard(sys.stdout)
+            raise _Unusable(_reason(exc)) from None
+
+
+_BODY_HELP = "largest document in bytes, refused (max_body_bytes) having read N + 1 bytes at most; default: "
+_STREAM_HELP = ("largest event stream in bytes, refused (stream_too_large) as the chunk past it arrives, "
+                "leading white space included; default: SparkTide 4 MiB, else 64 MiB")
+
+
+def _limit_options(body: str | None, stream: str | None) -> _Parser:
+    """The LIMITS options of a command (lucent.Limits; SECURITY.md, "Limits"): ``body`` and
+    ``stream`` are the help of ``--max-body-bytes`` and ``--max-stream-bytes`` (None: not taken)."""
+    options = _Parser(add_help=False)
+    group = options.add_argument_group("limits", "caps on untrusted input (lucent.Limits; SECURITY.md)")
+    if body is not None:
+        group.add_argument("--max-body-bytes", type=_positive, default=None, metavar="N", help=body)
+    if stream is not None:
+        group.add_argument("--max-stream-bytes", type=_positive, default=None, metavar="N", help=stream)
+    group.add_argument("--max-depth", type=_positive, default=None, metavar="N",
+                       help="deepest nesting of arrays and objects, checked before parsing (max_depth); default 512")
+    return options
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+    top = _Parser(
         prog="lucent",
         description="Exact bindings and converters for LLM wire protocols.",
         epilog="Exit status: 0 done; 1 an invalid document, a lucent error or a --strict refusal; "
-        "2 a usage or file error; 3 converted, but a diagnostic says the output is Invalid; 130 interrupted.",
+        "2 a usage or file error (stdin or stdout closed or failing included); 3 converted, but a diagnostic says the output is Invalid; 130 interrupted.",
     )
     top.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = top.add_subparsers(dest="command", required=True)
 
-    validate = commands.add_parser("validate", help="check documents against a schema")
+    validate = commands.add_parser("validate", help="check documents against a schema", parents=[_limit_options(
+        body=_BODY_HELP + "the format's protocol cap (SparkTide 1 MiB), else 32 MiB", stream=None)])
     which = validate.add_mutually_exclusive_group(required=True)
     which.add_argument("--schema", choices=sorted(SCHEMAS), help="a schema file stem")
     which.add_argument("--format", choices=list(FORMATS), help="a format name: its schema")
@@ -251,7 +503,9 @@ def parser() -> argparse.ArgumentParser:
     validate.add_argument("files", nargs="+", metavar="FILE")
     validate.set_defaults(run=_validate)
 
-    conv = commands.add_parser("convert", help="convert a document between formats through Lux")
+    conv = commands.add_parser("convert", help="convert a document between formats through Lux", parents=[_limit_options(
+        body=_BODY_HELP + "32 MiB (a SparkTide body over its protocol's 1 MiB is converted, with an Invalid diagnostic)",
+        stream="--kind stream: " + _STREAM_HELP)])
     conv.add_argument("--from", dest="source", required=True, help="lux, sparktide, llm-sdk, htmlp, openai-chat, openai-responses, anthropic or gemini")
     conv.add_argument("--to", dest="target", required=True, help="lux, sparktide, llm-sdk, htmlp, openai-chat, openai-responses, anthropic or gemini")
     conv.add_argument("--kind", default="request", choices=["request", "response", "error", "stream"],
@@ -262,7 +516,7 @@ def parser() -> argparse.ArgumentParser:
     conv.add_argument("file", metavar="FILE|-")
     conv.set_defaults(run=_convert)
 
-    asm = commands.add_parser("assemble", help="assemble a streamed response (SSE) into the final response")
+    asm = commands.add_parser("assemble", help="assemble a streamed response (SSE) into the final response", parents=[_limit_options(body=None, stream=_STREAM_HELP)])
     asm.add_argument("--format", required=True, choices=list(STREAM_FORMATS))
     asm.add_argument("--tool", dest="tools", action="append", default=None, metavar="NAME", help="a tool name the request declared (repeat)")
     asm.add_argument("file", metavar="FILE|-")
@@ -281,31 +535,43 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (see the module docstring)."""
+    _hold_closed_descriptors()
     for stream in (sys.stdout, sys.stderr):  # a line is never lost to a terminal's encoding
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
-    args = parser().parse_args(argv)
+    console = _Console()
     try:
-        status: int = args.run(args)
+        args = parser().parse_args(argv)
+    except _Unusable as exc:  # --help or --version, with stdout closed or failing
+        console.err(f"lucent: cannot write to stdout: {exc.reason}")
+        return 2
+    except BrokenPipeError:
+        _discard(sys.stdout)
+        return 1
+    try:
+        status: int = args.run(args, console)
     except ConversionError as exc:
-        for diagnostic in exc.diagnostics:
-            detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
-            print(f"{diagnostic.status} {_text(diagnostic.field)}: {_text(detail)}", file=sys.stderr)
-        lossy = sum(d.status in ("Unsupported", "Invalid") for d in exc.diagnostics)
-        print(f"lucent: strict conversion refused: {lossy} of {len(exc.diagnostics)} diagnostic(s) are Unsupported or Invalid [{exc.code}]", file=sys.stderr)
+        _print_diagnostics(exc.diagnostics, console)
+        from lucent.generated.convert_support import represented  # a folded diagnostic counts what it stands for
+
+        lossy = sum(represented(d) for d in exc.diagnostics if d.status in ("Unsupported", "Invalid"))
+        console.err(f"lucent: strict conversion refused: {lossy} of {sum(map(represented, exc.diagnostics))} diagnostic(s) are Unsupported or Invalid [{exc.code}]")
         return 1
     except UsageError as exc:  # the call is wrong (an unknown format, kind or definition)
-        print(f"lucent: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
+        console.err(f"lucent: {_text(exc.message)} [{exc.code}]")
         return 2
     except LucentError as exc:
-        print(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]", file=sys.stderr)
+        console.err(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
         return 1
+    except _Unusable as exc:  # stdout is closed or cannot be written
+        console.err(f"lucent: cannot write to stdout: {exc.reason}")
+        return 2
     except KeyboardInterrupt:
         return 130  # 128 + SIGINT, as a shell reports it; no traceback
     except BrokenPipeError:
         # Python docs, "Note on SIGPIPE": nothing more reaches the reader; keep the interpreter
         # from failing again while flushing stdout at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard(sys.stdout)
         return 1
     return status
 

@@ -6,11 +6,12 @@ The figures themselves come from `nox -s bench` (bench/results/), never from a t
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 import lucent
-from bench import baselines, workloads
+from bench import baselines, memory, workloads
 from bench.harness import Case, measure
 
 
@@ -50,3 +51,28 @@ def test_the_typed_parse_baseline_is_lucent_decode_without_its_checks(name: str)
     schema, definition = workloads.DOCUMENTS[name]
     body = workloads.document(name, "1KB")
     assert baselines.typed_parse(schema, definition)(body) == lucent.decode(body, schema, definition)
+
+
+@pytest.mark.parametrize("shape", list(memory.SHAPES))
+def test_each_memory_shape_is_a_valid_request_of_about_its_size_in_every_format(shape: str) -> None:
+    for fmt, (schema, definition) in memory.SCHEMAS.items():
+        body = memory.shape(shape, fmt, 50_000)
+        assert 45_000 <= len(body) <= 55_000, (fmt, len(body))
+        assert lucent.decode(body, schema, definition) is not None  # raises when invalid
+        for target in memory.TARGETS[fmt]:
+            found = lucent.convert(body, fmt, target, context=memory.CONTEXT).diagnostics
+            assert not [d for d in found if d.status == "Invalid"], (fmt, target)
+
+
+def test_one_memory_measurement_runs_in_a_fresh_process(tmp_path: Path) -> None:
+    body = tmp_path / "body.json"
+    body.write_bytes(memory.shape("empty-objects", "openai-chat", 200_000))
+    figures = memory.measure("decode", "openai-chat", "empty-objects", body)
+    assert figures["bytes"] == body.stat().st_size
+    assert figures["peak"] > 10 * figures["bytes"]  # ~24 bytes a byte for empty objects
+    assert figures["diagnostics"] is None
+    duplicates = tmp_path / "duplicates.json"
+    duplicates.write_bytes(memory.shape("duplicate-keys", "openai-chat", 200_000))
+    converted = memory.measure("convert:lux", "openai-chat", "duplicate-keys", duplicates)
+    assert converted["diagnostics"] == 1001  # 14,285 duplicate properties, folded past the first 1,000
+    assert converted["peak"] > figures["peak"] / 2
