@@ -283,7 +283,7 @@ class OutputItems:
             return self._add_part(item, n, what, k, tree["part"], f"{at}.{member}" if k != len(parts) else f"{at}.part.type")
         if kind == "response.reasoning_text.delta" and k == len(parts):
             parts.append(Part(type="reasoning_text", pieces=[]))  # reasoning text may come without content_part.added
-        part = parts[k] if 0 <= k < len(parts) else None
+        part: Part | None = parts[k] if isinstance(k, int) and 0 <= k < len(parts) else None
         if part is None or part.state == "done" or (part.state == "text_done" and kind in TEXT_DELTAS):
             state = "done" if part is not None else "not added"
             raise self._fail("part_not_open", f"event {index} names {what} part {k} of output item {n}, which is {state}", f"{at}.{member}")
