@@ -37,7 +37,9 @@ def conformance(session: nox.Session) -> None:
     differences. Prints the counts per schema; fails on any unlisted disagreement."""
     session.install("-e", ".[tests]")
     session.run("python", "-m", "tests.conformance", "--count", "2000", "--independent", "30", *session.posargs)
-    # Streams: assemble(convert_stream(s)) == convert(assemble(s)), 500 generated streams per pair.
+    # Streams: assemble(convert_stream(s)) == convert(assemble(s)), 500 generated streams per pair;
+    # then every target's output (all seven formats) read back by lucent's assembler, failing on a
+    # refusal the conversion did not report as Invalid.
     session.run("python", "-m", "tests.stream_conformance", "--count", "500")
     # Conversions: validity, conservation and round trips per pair, 1,000 generated inputs per
     # source kind plus the corpus.

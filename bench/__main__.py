@@ -148,20 +148,21 @@ def stream_cases(quick: bool) -> list[Case]:
     frames is measured in the same rounds."""
     largest = 10_000 if quick else 100_000
     cases = []
-    for fmt in streams.FORMATS:
+    for fmt in (*streams.FORMATS, "openai-chat+logprobs"):  # +logprobs: every chunk has its token's
         counts = [n for n in (10, 100, 1_000, 10_000, 100_000) if n <= largest]
         if fmt == "sparktide":  # a SparkTide stream is at most 4 MiB: about 60,000 small frames
             counts = [n for n in counts if n <= 10_000] + ([50_000] if largest >= 50_000 else [])
         bodies = {n: workloads.stream_sse(fmt, n) for n in counts}
         assemble: dict[str, Callable[[], Any]] = {}
+        source = fmt.split("+")[0]
         for n, body in bodies.items():
-            assemble[f"assemble@{n}"] = lambda b=body, f=fmt: streams.assemble(b, f)
+            assemble[f"assemble@{n}"] = lambda b=body, f=source: streams.assemble(b, f)
             # the floor: split the SSE bytes into events and parse each event's JSON
             assemble[f"orjson@{n}"] = lambda b=body: [orjson.loads(e[6:]) for e in b.split(b"\n\n") if e and e != b"data: [DONE]"]
         # a full run's round takes about a second (100,000 frames): 10 s gives ~10 rounds a case
         cases.append(Case(f"streams/{fmt}/assemble", max(bodies), assemble, budget=2.0 if quick else 10.0))
         for target in streams.FORMATS:
-            if target == fmt:
+            if target == source or source != fmt:
                 continue
             run = {f"convert@{n}": lambda b=body, f=fmt, t=target: sum(1 for _ in streams.convert_stream(b, f, t, context={"id": "r", "model": "m"}))
                    for n, body in bodies.items()}

@@ -794,8 +794,10 @@ def _emit_message(out: list[Any], message: LucentMessage, path: str, cx: Cx) -> 
 def _append_call(out: list[Any], call: Any, path: str, cx: Cx) -> None:
     cx.report(path, "Degraded", "a tool_call item is written as a tool call of the assistant message before it (back in Lux: a tool_use block)")
     last = out[-1] if out else None
-    if isinstance(last, ChatCompletionRequestAssistantMessage):
-        last.tool_calls = [*(last.tool_calls or []), call]
+    if isinstance(last, ChatCompletionRequestAssistantMessage) and isinstance(last.tool_calls, list):
+        last.tool_calls.append(call)  # in place: a copy per call made a run of calls quadratic
+    elif isinstance(last, ChatCompletionRequestAssistantMessage):
+        last.tool_calls = [call]
     else:
         out.append(cx.built(path, ChatCompletionRequestAssistantMessage(content=None, tool_calls=[call])))
 

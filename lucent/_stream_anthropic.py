@@ -189,13 +189,10 @@ class AnthropicAssembler(Assembler):
         block.settle()
         text = "".join(block.json)
         block.json = []
-        if text.strip():
-            try:
-                parsed = parse_arguments(text)
-            except ValueError as exc:
-                raise self._fail("malformed_arguments", f"the input_json_delta pieces of block {n}, concatenated, {exc}", f"$[{block.last}].delta.partial_json") from None
-            if parsed is None:
-                raise self._fail("malformed_arguments", f"the input_json_delta pieces of block {n}, concatenated, are null, not a JSON object", f"$[{block.last}].delta.partial_json")
+        parsed, problem = read_input_json(text)
+        if problem is not None:
+            raise self._fail("malformed_arguments", f"the input_json_delta pieces of block {n}, concatenated, {problem}", f"$[{block.last}].delta.partial_json")
+        if parsed is not None:
             block.value["input"] = parsed
 
     def _close(self, count: int) -> Message:
@@ -211,3 +208,19 @@ class AnthropicAssembler(Assembler):
             return msgspec.convert(message, type=Message)
         except msgspec.ValidationError as exc:
             raise self._fail("invalid_frame", f"the assembled message breaks the Message schema: {exc}", "$") from None
+
+
+def read_input_json(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The ``input_json_delta`` pieces of a tool_use block, concatenated -> (its input, None),
+    or (None, why it is not one: "is not one complete JSON value", ...). White space alone is
+    (None, None): no pieces, the start's ``input`` stands. The one rule of the assembler, the
+    stream reader and the writer (which reports Invalid where its stream would break it)."""
+    if not text.strip():
+        return None, None
+    try:
+        parsed = parse_arguments(text)
+    except ValueError as exc:
+        return None, str(exc)
+    if parsed is None:
+        return None, "is null, not a JSON object"
+    return parsed, None

@@ -25,7 +25,11 @@ Lux block a ``content_block_start`` (``{"type": "text", "text": ""}``, ``{"type"
 ``content_block_delta`` per Lux delta and ``content_block_stop``, block indexes counted in start
 order; then one ``message_delta`` (``stop_reason`` from the Lux finish, the usage split back:
 ``input_tokens`` = prompt - cached - cache writes) and ``message_stop``. A Lux ``error`` becomes
-an ``error`` event. Only item 0 fits an Anthropic message; other items are Unsupported.
+an ``error`` event. Only item 0 fits an Anthropic message; other items are Unsupported. A tool
+call's arguments go out piece by piece as they come; when, whole, they are not what an Anthropic
+reader takes as a ``tool_use`` input (one JSON object, or nothing: ``read_input_json``, the
+assembler's rule), the call is Invalid at its ``block_start``: carried verbatim, so the stream
+does not assemble (``malformed_arguments``).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from lucent._stream_base import parse_arguments
+from lucent._stream_anthropic import read_input_json
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent._stream_events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
@@ -288,14 +292,10 @@ class AnthropicReader(_Reader):
         if kind == "tool":
             pieces, last, start = self._json.pop(n)
             text = "".join(pieces)
-            if text.strip():
-                try:
-                    parsed = parse_arguments(text)
-                except ValueError as exc:
-                    raise _fail("malformed_arguments", f"the input_json_delta pieces of block {n}, concatenated, {exc}", f"$[{last}].delta.partial_json", self.usage) from None
-                if parsed is None:
-                    raise _fail("malformed_arguments", f"the input_json_delta pieces of block {n}, concatenated, are null, not a JSON object", f"$[{last}].delta.partial_json", self.usage)
-            elif start:  # no pieces: the start's input is the call's arguments
+            _, problem = read_input_json(text)
+            if problem is not None:
+                raise _fail("malformed_arguments", f"the input_json_delta pieces of block {n}, concatenated, {problem}", f"$[{last}].delta.partial_json", self.usage)
+            if not text.strip() and start:  # no pieces: the start's input is the call's arguments
                 self._blocks.delta(n, LucentBlockDeltaToolArguments(arguments=msgspec.json.encode(start).decode()), at, out)
         self._blocks.end(n, at, out)
 
@@ -318,6 +318,7 @@ class AnthropicWriter(VendorWriter):
         self._state = "before"  # "in" item 0, "skip" another, "after"
         self._index: dict[int, int] = {}  # Lux block -> anthropic index
         self._kind: dict[int, str] = {}
+        self._arguments: dict[int, tuple[list[str], str]] = {}  # tool block -> its pieces, where it started
         self._next = 0
         self._finish: tuple[str, str] | None = None
         self._usage: LucentUsage | None = None
@@ -412,6 +413,7 @@ class AnthropicWriter(VendorWriter):
                 block = {"type": "thinking", "thinking": "", "signature": ""}
             elif isinstance(kind, LucentBlockTypeToolCall):
                 block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}, "caller": {"type": "direct"}}
+                self._arguments[event.index] = ([], self.at(origin, ""))
             elif kind == "refusal":
                 self._sink.report(where, "Degraded", "Anthropic has no refusal block; the refusal is written as text (stop_reason refusal says it)")
                 block = {"type": "text", "text": ""}
@@ -432,6 +434,8 @@ class AnthropicWriter(VendorWriter):
             delta = event.delta
             if isinstance(delta, LucentBlockDeltaToolArguments):
                 value: dict[str, Any] = {"type": "input_json_delta", "partial_json": delta.arguments}
+                if event.index in self._arguments:
+                    self._arguments[event.index][0].append(delta.arguments)
             elif isinstance(delta, LucentBlockDeltaThinking):
                 value = {"type": "thinking_delta", "thinking": delta.text}
             elif isinstance(delta, LucentBlockDeltaSignature):
@@ -440,11 +444,21 @@ class AnthropicWriter(VendorWriter):
                 value = {"type": "text_delta", "text": delta.text}
             self._emit({"type": "content_block_delta", "index": n, "delta": value}, ContentBlockDeltaEvent, out)
         elif isinstance(event, LucentStreamEventBlockEnd):
+            self._check_arguments(event.index)
             self._emit({"type": "content_block_stop", "index": n}, ContentBlockStopEvent, out)
         elif isinstance(event, LucentStreamEventBlockDiscard):
+            self._arguments.pop(event.index, None)
             self._sink.report(self.at(origin, ""), "Invalid", "the block was written already, and an Anthropic stream cannot take it back; it stays")
         else:
             self._sink.report(self.at(origin, ".annotations"), "Unsupported", "Lux annotations are not Anthropic citations; dropped")
+
+    def _check_arguments(self, index: int) -> None:
+        """A tool call's arguments, whole: what an Anthropic reader takes as its input (one JSON
+        object, or nothing); else Invalid, since the pieces went out as they came."""
+        pieces, where = self._arguments.pop(index, ([], ""))
+        _, problem = read_input_json("".join(pieces))
+        if problem is not None:
+            self._sink.report(where, "Invalid", f"Anthropic tool_use input is one JSON object; the arguments text {problem}; carried verbatim, so the Anthropic stream does not assemble")
 
     def _done(self, origin: str, out: list[Any]) -> None:
         if self._ended:

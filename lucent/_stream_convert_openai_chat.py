@@ -24,7 +24,8 @@ chunk (``choices: []``) follows when the Lux stream has usage. ``encode_sse(...,
 format="openai-chat")`` writes the closing ``data: [DONE]``. The chunk envelope: ``id`` and
 ``model`` from ``conversation_start.meta`` (else ``context``), ``created``,
 ``system_fingerprint`` and ``service_tier`` from ``context`` (``created`` is required: without
-it the chunks say 0, Invalid ``target:$.created``).
+it the chunks say 0, Invalid ``target:$.created``). A tool call whose id an earlier call of the
+stream has is dropped, Invalid: the chat assembler refuses it (``duplicate_call_id``).
 """
 
 from __future__ import annotations
@@ -327,6 +328,7 @@ class OpenAIChatWriter(VendorWriter):
         self._blocks: dict[int, _Out] = {}
         self._tools = 0
         self._texts = 0
+        self._call_ids: set[str] = set()  # every tool call id written, across the choices
         self._ended: list[int] = []
         self._usage: LucentUsage | None = None
         check = {"id": "", "choices": [], "created": self.context.get("created", 0), "model": "", "object": "chat.completion.chunk"}
@@ -430,6 +432,11 @@ class OpenAIChatWriter(VendorWriter):
             if not self._role:
                 self._delta(out, refusal="")
         elif isinstance(kind, LucentBlockTypeToolCall):
+            if kind.id in self._call_ids:  # the chat assembler's duplicate_call_id
+                self._blocks[index] = _Out("drop")
+                self._sink.report(where, "Invalid", "a chat stream rejects a second tool call with the same id; dropped")
+                return
+            self._call_ids.add(kind.id)
             block = self._blocks[index] = _Out("tool", self._tools)
             self._tools += 1
             call = ChatCompletionMessageToolCallChunk(index=block.tool, id=kind.id, type="function", function=ChatCompletionMessageToolCallChunkFunction(name=kind.name, arguments=""))

@@ -1,7 +1,8 @@
 """openai-responses stream events <-> Lux stream events.
 
 Reading (events -> Lux), with the rules of
-:class:`~lucent._stream_openai_responses.OpenAIResponsesAssembler`: ``response.created`` is
+:class:`~lucent._stream_openai_responses.OpenAIResponsesAssembler` (the item and part rules are
+one object, :class:`~lucent._stream_openai_responses_items.OutputItems`, in both): ``response.created`` is
 ``conversation_start`` (``meta.id``/``meta.model`` of its response) and ``item_start`` of item 0,
 the one message that the response's output items make in Lux: a ``reasoning`` item is a thinking
 block (its summary text deltas are thinking deltas, the parts of a summary joined by a blank
@@ -9,9 +10,12 @@ line, Degraded; ``encrypted_content`` is its signature), each ``output_text`` / 
 content part of a ``message`` item a text / refusal block, a ``function_call`` item a tool
 block (``call_id`` and ``name``; arguments deltas). Other output items (server-side tools:
 ``web_search_call``, ``code_interpreter_call``, ``custom_tool_call``, ...) and annotations are
-Unsupported, each once where it starts, their events skipped. The ``*.done`` events are checked
-against the deltas (``delta_mismatch``) and end nothing by themselves; ``output_item.done`` ends
-its blocks. ``response.completed`` / ``.incomplete`` are ``item_end``, ``finish`` (``stop``, or
+Unsupported, each once where it starts, their events skipped (after the rules checked them).
+The ``*.done`` events are checked against the deltas (``delta_mismatch``) and end nothing by
+themselves, but a function call's arguments that come whole in its ``.done`` event or
+``output_item.done`` item (no delta) go out as one arguments delta; ``output_item.done`` ends
+its blocks. ``response.failed`` is an error as it stands: its output items are not checked
+(nor by the assembler, which raises ``model_error``). ``response.completed`` / ``.incomplete`` are ``item_end``, ``finish`` (``stop``, or
 ``tool_calls`` when a function call came; incomplete: ``max_output_tokens`` -> ``length``,
 ``content_filter`` -> ``content_filter``), ``usage`` (``input_tokens`` is inclusive of
 ``input_tokens_details.cached_tokens``, like Lux) and ``done``; ``response.failed`` and ``error``
@@ -33,7 +37,6 @@ usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not 
 
 from __future__ import annotations
 
-import hashlib
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,7 +48,8 @@ from msgspec import UNSET
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
-from lucent._stream_openai_responses import ENVELOPE, TERMINAL, item_texts
+from lucent._stream_openai_responses import ENVELOPE, TERMINAL
+from lucent._stream_openai_responses_items import OutputItems, Part, part_text
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
     LucentBlockDeltaSignature,
@@ -113,10 +117,6 @@ DONE_NEEDS_NAME = _required(ResponseFunctionCallArgumentsDoneEvent, "name")
 The writer sends it only while the schema in use requires it (schemas/vendor patch layer)."""
 
 
-def _digest(value: Any) -> bytes:
-    return hashlib.sha256(msgspec.json.encode(value, order="sorted")).digest()
-
-
 def usage_to_lux(usage: dict[str, Any]) -> LucentUsage:
     details = usage.get("input_tokens_details") or {}
     out_details = usage.get("output_tokens_details") or {}
@@ -141,12 +141,8 @@ def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
     }
 
 
-@dataclass
-class _Item:
-    kind: str  # reasoning, message, function_call, drop
-    first: int
-    pieces: dict[tuple[str, int], list[str]] = field(default_factory=dict)  # built texts, checked at .done
-    done: bytes | None = None  # the digest of its output_item.done item
+_LUX_KIND = {"reasoning": "reasoning", "message": "message", "function_call": "function_call"}
+"""Output item type -> how a Lux stream carries it; any other type is dropped (Unsupported)."""
 
 
 class OpenAIResponsesReader(_Reader):
@@ -156,11 +152,12 @@ class OpenAIResponsesReader(_Reader):
         super().__init__(sink, context, tools, lux_target)
         self._started = False
         self._blocks = LuxBlocks(0)
-        self._items: dict[int, _Item] = {}
+        self._items = OutputItems(lambda code, message, path: _fail(code, message, path, self.usage))
+        self._kinds: dict[int, str] = {}  # output index -> reasoning, message, function_call or drop
+        self._sent: dict[int, int] = {}  # function_call output index -> characters of arguments sent
         self._sequence: int | None = None
         self._usage: Any = None
         self._terminal: int | None = None
-        self._calls = 0
 
     @property
     def usage(self) -> Any:
@@ -191,17 +188,16 @@ class OpenAIResponsesReader(_Reader):
             return out
         tree = msgspec.to_builtins(event)
         if kind == "response.output_item.added":
+            self._items.add(tree, index)
             self._added(tree, index, out)
             return out
-        n = tree.get("output_index")
-        if n is None:
+        named = self._items.name(kind, tree, index)
+        if named is None:
             return out
-        item = self._items.get(int(n))
-        if item is None or item.done is not None:
-            raise _fail("item_not_open", f"event {index} names output item {n}, which is not open", f"{at}.output_index", self.usage)
-        if item.kind == "drop" and kind != "response.output_item.done":
+        n = tree["output_index"]
+        if self._kinds[n] == "drop" and kind != "response.output_item.done":
             return out
-        self._event(kind, tree, item, int(n), index, out)
+        self._event(kind, tree, named.part, n, index, out)
         return out
 
     def _envelope(self, response: Response, at: str, out: Hub) -> None:
@@ -216,29 +212,28 @@ class OpenAIResponsesReader(_Reader):
 
     def _added(self, tree: dict[str, Any], index: int, out: Hub) -> None:
         at = f"$[{index}]"
-        n = int(tree["output_index"])
-        if n in self._items:
-            raise _fail("duplicate_item_index", f"event {index} adds output item {n} a second time", f"{at}.output_index", self.usage)
+        n = tree["output_index"]
         item = tree["item"]
         kind = item.get("type")
-        if kind == "reasoning":
-            self._items[n] = _Item("reasoning", index)
-            self._blocks.start((n, 0), "thinking", at, out)
+        lux = self._kinds[n] = _LUX_KIND.get(kind, "drop")
+        if lux == "reasoning":
+            self._blocks.start((n, "item"), "thinking", at, out)
             if item.get("encrypted_content"):
                 self._sink.report(f"{at}.item.encrypted_content", "Degraded", "the API encrypts the reasoning anew in output_item.done; that one is the Lux signature")
-        elif kind == "message":
-            self._items[n] = _Item("message", index)
+            for what in ("summary", "content"):
+                for k, part in enumerate(item.get(what) or []):
+                    self._part_added(what, k, part, n, f"{at}.item.{what}[{k}]", out)
+        elif lux == "message":
             if item.get("role", "assistant") != "assistant":
                 self._sink.report(f"{at}.item.role", "Degraded", "an output message is the assistant's")
-        elif kind == "function_call":
+            for k, part in enumerate(item.get("content") or []):
+                self._part_added("content", k, part, n, f"{at}.item.content[{k}]", out)
+        elif lux == "function_call":
             self._declared(item["name"], f"{at}.item.name", f"output item {n}")
-            self._items[n] = _Item("function_call", index)
-            self._blocks.start((n, 0), LucentBlockTypeToolCall(id=item["call_id"], name=item["name"]), at, out)
-            if item.get("arguments"):
-                self._items[n].pieces[("arguments", 0)] = [item["arguments"]]
-                self._blocks.delta((n, 0), LucentBlockDeltaToolArguments(arguments=item["arguments"]), f"{at}.item.arguments", out)
+            self._blocks.start((n, "item"), LucentBlockTypeToolCall(id=item["call_id"], name=item["name"]), at, out)
+            self._sent[n] = 0
+            self._arguments(n, item["arguments"], f"{at}.item.arguments", out)
         else:
-            self._items[n] = _Item("drop", index)
             self._sink.report(f"{at}.item", "Unsupported", f"a Lux stream cannot carry a {kind} output item; dropped with its events")
             return
         self._members(item, f"{at}.item")
@@ -251,68 +246,71 @@ class OpenAIResponsesReader(_Reader):
             if name not in ITEM_CARRIED.get(item.get("type", ""), ()) and item[name] not in (None, []):
                 self._sink.report(f"{where}.{name}", "Unsupported", f"a Lux block has no place for the {name} of a {item.get('type')} item; dropped")
 
-    def _event(self, kind: str, tree: dict[str, Any], item: _Item, n: int, index: int, out: Hub) -> None:
+    def _part_added(self, what: str, k: int, part: dict[str, Any], n: int, at: str, out: Hub) -> None:
+        """A content or summary part (the rules checked that the item holds its type)."""
+        text = part_text(part) or ""
+        if self._kinds[n] == "reasoning":  # summary and reasoning text: the one thinking block
+            if what == "summary" and k > 0:
+                self._sink.report(at, "Degraded", "a Lux thinking block is one text: the parts of the summary are joined by a blank line")
+                self._blocks.delta((n, "item"), LucentBlockDeltaThinking(text=SUMMARY_JOIN), at, out)
+            if text:
+                self._blocks.delta((n, "item"), LucentBlockDeltaThinking(text=text), f"{at}.part.text", out)
+            return
+        block = "text" if part["type"] == "output_text" else "refusal"
+        self._blocks.start((n, k), block, at, out)
+        if text:
+            delta = LucentBlockDeltaText(text=text) if block == "text" else LucentBlockDeltaRefusal(text=text)
+            self._blocks.delta((n, k), delta, f"{at}.part.{part['type'] if block == 'refusal' else 'text'}", out)
+        if part.get("annotations"):
+            self._sink.report(f"{at}.part.annotations", "Unsupported", "a Lux stream carries no Responses annotations; dropped")
+
+    def _event(self, kind: str, tree: dict[str, Any], part: Part | None, n: int, index: int, out: Hub) -> None:
         at = f"$[{index}]"
-        slot = int(tree.get("content_index", tree.get("summary_index", 0)))
-        if kind == "response.content_part.added":
-            part = tree["part"]
-            if part.get("type") in ("output_text", "refusal"):
-                block = "text" if part["type"] == "output_text" else "refusal"
-                self._blocks.start((n, slot), block, at, out)
-                if part.get("annotations"):
-                    self._sink.report(f"{at}.part.annotations", "Unsupported", "a Lux stream carries no Responses annotations; dropped")
-            else:
-                self._sink.report(f"{at}.part", "Unsupported", f"a Lux stream cannot carry a {part.get('type')} content part; dropped")
+        if kind in ("response.content_part.added", "response.reasoning_summary_part.added"):
+            what = "content" if "content_index" in tree else "summary"
+            self._part_added(what, tree[f"{what}_index"], tree["part"], n, at, out)
         elif kind in ("response.output_text.delta", "response.refusal.delta"):
-            what = "content"
-            item.pieces.setdefault((what, slot), []).append(tree["delta"])
-            if (n, slot) in self._blocks.open and tree["delta"]:
+            k = tree["content_index"]
+            if tree["delta"]:
                 delta = LucentBlockDeltaText(text=tree["delta"]) if kind == "response.output_text.delta" else LucentBlockDeltaRefusal(text=tree["delta"])
-                self._blocks.delta((n, slot), delta, f"{at}.delta", out)
+                self._blocks.delta((n, k), delta, f"{at}.delta", out)
             if tree.get("logprobs"):
                 self._sink.report(f"{at}.logprobs", "Unsupported", "a Lux stream has no log probabilities; dropped")
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
-            what = "summary" if "summary" in kind else "content"
-            item.pieces.setdefault((what, slot), []).append(tree["delta"])
             if tree["delta"]:
-                self._blocks.delta((n, 0), LucentBlockDeltaThinking(text=tree["delta"]), f"{at}.delta", out)
-            if what == "content":
+                self._blocks.delta((n, "item"), LucentBlockDeltaThinking(text=tree["delta"]), f"{at}.delta", out)
+            if kind == "response.reasoning_text.delta":
                 self._sink.report(f"{at}", "Degraded", "the reasoning text is a thinking delta, like the summary: a Lux stream does not tell them apart")
-        elif kind == "response.reasoning_summary_part.added":
-            if slot > 0:
-                self._sink.report(f"{at}.summary_index", "Degraded", "a Lux thinking block is one text: the parts of the summary are joined by a blank line")
-                self._blocks.delta((n, 0), LucentBlockDeltaThinking(text=SUMMARY_JOIN), at, out)
         elif kind == "response.function_call_arguments.delta":
-            item.pieces.setdefault(("arguments", 0), []).append(tree["delta"])
             if tree["delta"]:
-                self._blocks.delta((n, 0), LucentBlockDeltaToolArguments(arguments=tree["delta"]), f"{at}.delta", out)
-        elif kind.endswith(".done") and kind != "response.output_item.done":
-            self._check_done(kind, tree, item, slot, at)
+                self._sent[n] += len(tree["delta"])
+                self._blocks.delta((n, "item"), LucentBlockDeltaToolArguments(arguments=tree["delta"]), f"{at}.delta", out)
+        elif kind == "response.function_call_arguments.done":
+            self._arguments(n, tree["arguments"], f"{at}.arguments", out)
         elif kind == "response.output_text.annotation.added":
             self._sink.report(f"{at}.annotation", "Unsupported", "a Lux stream carries no Responses annotations; dropped")
         elif kind == "response.output_item.done":
-            self._item_done(tree["item"], item, n, at, out)
+            self._item_done(tree["item"], n, at, out)
+        # the *.done events end nothing by themselves: the rules checked their texts
 
-    def _check_done(self, kind: str, tree: dict[str, Any], item: _Item, slot: int, at: str) -> None:
-        member = {"response.output_text.done": "text", "response.refusal.done": "refusal", "response.reasoning_text.done": "text", "response.reasoning_summary_text.done": "text", "response.function_call_arguments.done": "arguments"}.get(kind)
-        if member is None:
+    def _arguments(self, n: int, text: str, at: str, out: Hub) -> None:
+        """The arguments of a function call as an event holds them whole: what was not sent yet
+        (the rules checked that they start with what was)."""
+        rest = text[self._sent[n]:]
+        if rest:
+            self._sent[n] = len(text)
+            self._blocks.delta((n, "item"), LucentBlockDeltaToolArguments(arguments=rest), at, out)
+
+    def _item_done(self, done: dict[str, Any], n: int, at: str, out: Hub) -> None:
+        kind = self._kinds[n]
+        if kind == "drop":
             return
-        what = "summary" if "summary" in kind else ("arguments" if "arguments" in kind else "content")
-        key = (what, 0 if what == "arguments" else slot)
-        if key in item.pieces and "".join(item.pieces[key]) != tree[member]:
-            raise _fail("delta_mismatch", f"{kind} holds a text that its deltas do not build", f"{at}.{member}", self.usage)
-
-    def _item_done(self, done: dict[str, Any], item: _Item, n: int, at: str, out: Hub) -> None:
-        if item.kind != "drop":
-            self._members(done, f"{at}.item")
-        for key, where, text in item_texts(done):
-            if key in item.pieces and "".join(item.pieces[key]) != text:
-                raise _fail("delta_mismatch", f"output item {n} holds a text that its deltas do not build", f"{at}.item{where}", self.usage)
-        item.done = _digest(sorted((key, text) for key, _, text in item_texts(done)))
-        item.pieces = {}
-        if item.kind == "reasoning":
+        self._members(done, f"{at}.item")
+        if kind == "function_call":
+            self._arguments(n, done["arguments"], f"{at}.item.arguments", out)
+        if kind == "reasoning":
             if done.get("encrypted_content"):
-                self._blocks.delta((n, 0), LucentBlockDeltaSignature(signature=done["encrypted_content"]), f"{at}.item.encrypted_content", out)
+                self._blocks.delta((n, "item"), LucentBlockDeltaSignature(signature=done["encrypted_content"]), f"{at}.item.encrypted_content", out)
             if done.get("content"):
                 self._sink.report(f"{at}.item.content", "Degraded", "the reasoning content came as thinking deltas")
         for key in sorted((k for k in self._blocks.open if k[0] == n), key=self._blocks.open.__getitem__):
@@ -335,23 +333,18 @@ class OpenAIResponsesReader(_Reader):
         if response.usage is not UNSET and response.usage is not None:
             self._usage = response.usage
         self._sink.report(f"{at}.response", "Degraded", "the final envelope (completed_at, the service tier that served the request, ...) has no place in a Lux stream")
-        open_items = [n for n, item in self._items.items() if item.done is None]
-        if open_items:
-            raise _fail("item_not_closed", f"the response ends while output item {min(open_items)} is open (no output_item.done)", at, self.usage)
-        output = msgspec.to_builtins(response.output)
-        if len(output) != len(self._items):
-            raise _fail("delta_mismatch", f"the final response has {len(output)} output items; the stream built {len(self._items)}", f"{at}.response.output", self.usage)
-        for n, item in sorted(self._items.items()):
-            if _digest(sorted((key, text) for key, _, text in item_texts(output[n]))) != item.done:
-                raise _fail("delta_mismatch", f"output item {n} of the final response holds a text that differs from its output_item.done", f"{at}.response.output[{n}]", self.usage)
-        out.append((item_end(0), at))
         if isinstance(event, ResponseFailedEvent):
+            # The model failed: its items may be cut off (the assembler, too, reads the error only).
+            self._blocks.end_all(at, out)
+            out.append((item_end(0), at))
             out.append((LucentStreamEventFinish(finish_reason="error"), at))
             error = msgspec.to_builtins(response.error) if response.error is not None else {}
             code = error.get("code") if isinstance(error, dict) else None
             out.append((LucentStreamEventError(error=LucentError(kind=ERROR_KIND.get(code or "", "server_error"), message=str(error.get("message", "")), provider_code=code if isinstance(code, str) else UNSET)), f"{at}.response.error"))  # type: ignore[arg-type]
         else:
-            reason = "tool_calls" if any(i.kind == "function_call" for i in self._items.values()) else "stop"
+            self._items.final(msgspec.to_builtins(response.output), index)
+            out.append((item_end(0), at))
+            reason = "tool_calls" if "function_call" in self._kinds.values() else "stop"
             where = f"{at}.response.status"
             if isinstance(event, ResponseIncompleteEvent):
                 details = msgspec.to_builtins(response.incomplete_details) or {}

@@ -135,10 +135,15 @@ class OpenAIChatAssembler(Assembler):
                 choice.function.arguments.append(fc.arguments)
         if item.logprobs is not UNSET and item.logprobs is not None:
             choice.logprobs = True
+            # Extended in place: a copy per chunk made the assembly quadratic (issue 14).
             if item.logprobs.content is not None:
-                choice.logprobs_content = (choice.logprobs_content or []) + list(item.logprobs.content)
+                if choice.logprobs_content is None:
+                    choice.logprobs_content = []
+                choice.logprobs_content.extend(item.logprobs.content)
             if item.logprobs.refusal is not None:
-                choice.logprobs_refusal = (choice.logprobs_refusal or []) + list(item.logprobs.refusal)
+                if choice.logprobs_refusal is None:
+                    choice.logprobs_refusal = []
+                choice.logprobs_refusal.extend(item.logprobs.refusal)
         if item.finish_reason is not None:
             choice.finish_reason = item.finish_reason
             choice.finished_at = index

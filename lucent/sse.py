@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, Literal
 
+from lucent._limits import DEFAULT_MAX_STREAM_BYTES, Limits, limits_of
 from lucent._stream_sse import SSEEvent, SSEParser, encode_comment, encode_event
 from lucent.errors import LucentError, StreamError, UsageError
 
@@ -39,6 +40,7 @@ def parse(
     chunks: Iterable[bytes | bytearray | memoryview] | bytes | bytearray | memoryview,
     *,
     errors: Literal["replace", "strict"] = "replace",
+    limits: Limits | None = None,
 ) -> Iterator[SSEEvent]:
     """Events from an iterable of byte chunks, split anywhere.
 
@@ -48,6 +50,12 @@ def parse(
         The stream's bytes, in pieces of any size (one bytes object is one chunk).
     errors : {"replace", "strict"}
         See :class:`SSEParser`.
+    limits : lucent.Limits, optional
+        ``max_stream_bytes`` caps the whole stream, in bytes on the wire (default
+        ``lucent._limits.DEFAULT_MAX_STREAM_BYTES``, 67,108,864: an SSE stream states no format),
+        checked as each chunk arrives: the bytes past the cap are never parsed, so an endless
+        line costs at most the cap (SECURITY.md). The parser holds the unfinished line and
+        event, so memory is bounded by the cap too.
 
     Yields
     ------
@@ -57,12 +65,16 @@ def parse(
     Raises
     ------
     StreamError
+        ``stream_too_large`` (over ``max_stream_bytes``; ``.path`` ``$[n]`` is the event being
+        read, ``.offset`` the cap; the events completed before the cap are yielded first);
         ``invalid_utf8`` with ``errors="strict"``; ``interrupted``: ``chunks`` raised while
         being read (a reset connection, a timeout).
     UsageError
         ``invalid_input_type``: ``chunks`` is not an iterable of bytes (``str`` is refused), or
-        a chunk is a released memoryview; ``invalid_errors``: ``errors`` is neither value.
+        a chunk is a released memoryview; ``invalid_errors``: ``errors`` is neither value;
+        ``invalid_limits``: ``limits`` is not a :class:`lucent.Limits`.
     """
+    cap = _Cap(limits)
     parser = SSEParser(errors=errors)
     iterator: Iterator[Any]
     if isinstance(chunks, (bytes, bytearray, memoryview)):
@@ -85,17 +97,25 @@ def parse(
             raise
         except Exception as exc:
             raise _interrupted(parser, exc) from exc
-        yield from parser.feed(chunk)
+        events, fault = cap.feed(parser, chunk)
+        yield from events
+        if fault is not None:
+            raise fault
     parser.close()
 
 
 async def aparse(
-    chunks: AsyncIterable[bytes | bytearray | memoryview], *, errors: Literal["replace", "strict"] = "replace"
+    chunks: AsyncIterable[bytes | bytearray | memoryview],
+    *,
+    errors: Literal["replace", "strict"] = "replace",
+    limits: Limits | None = None,
 ) -> AsyncIterator[SSEEvent]:
-    """:func:`parse` for an async iterable of byte chunks (an HTTP response body, a socket).
+    """:func:`parse` for an async iterable of byte chunks (an HTTP response body, a socket),
+    with the same stream cap.
 
     Cancellation propagates unchanged.
     """
+    cap = _Cap(limits)
     parser = SSEParser(errors=errors)
     if not isinstance(chunks, AsyncIterable):
         raise UsageError(f"SSE input is an async iterable of bytes chunks, not {type(chunks).__name__}", code="invalid_input_type")
@@ -114,9 +134,56 @@ async def aparse(
             raise
         except Exception as exc:
             raise _interrupted(parser, exc) from exc
-        for event in parser.feed(chunk):
+        events, fault = cap.feed(parser, chunk)
+        for event in events:
             yield event
+        if fault is not None:
+            raise fault
     parser.close()
+
+
+class _Cap:
+    """The stream cap of :func:`parse`: each chunk is cut at the cap before it is parsed."""
+
+    def __init__(self, limits: Limits | None) -> None:
+        cap = limits_of(limits).max_stream_bytes
+        self.bytes = DEFAULT_MAX_STREAM_BYTES if cap is None else cap
+        self.events = 0
+
+    def feed(self, parser: SSEParser, chunk: Any) -> tuple[list[SSEEvent], StreamError | None]:
+        """The events of ``chunk`` up to the cap, and the error to raise after them past it."""
+        size = _size(chunk)
+        over = parser.bytes_read + size > self.bytes
+        if over:  # cut without copying the chunk: it may be the endless line itself
+            view = memoryview(chunk)
+            view = (view if view.c_contiguous else memoryview(bytes(view))).cast("B")
+            chunk = view[: max(self.bytes - parser.bytes_read, 0)]
+        events = parser.feed(chunk)
+        self.events += len(events)
+        if not over:
+            return events, None
+        try:
+            parser.feed(b"")  # a fault found before the cap (invalid UTF-8) comes first
+        except StreamError as exc:
+            return events, exc
+        return events, StreamError(
+            f"the stream is larger than {self.bytes} bytes, the limit (Limits.max_stream_bytes)",
+            code="stream_too_large",
+            path=f"$[{self.events}]",
+            offset=self.bytes,
+        )
+
+
+def _size(chunk: Any) -> int:
+    """The bytes of a chunk; 0 for what is not bytes (SSEParser.feed refuses it)."""
+    if isinstance(chunk, (bytes, bytearray)):
+        return len(chunk)
+    if isinstance(chunk, memoryview):
+        try:
+            return chunk.nbytes
+        except ValueError:  # released: SSEParser.feed says so
+            return 0
+    return 0
 
 
 def _interrupted(parser: SSEParser, cause: Any) -> StreamError:

@@ -76,11 +76,20 @@ failure, kept). The codes, one per class of failure:
   got its id or function name), ``tool_name_not_declared``, ``missing_terminal`` (no chunk);
   arguments are kept as the model wrote them (the spec: "may not be valid JSON");
 * openai-responses: ``sequence_out_of_order`` (``sequence_number`` is not the previous + 1),
-  ``missing_response_created``, ``duplicate_item_index``, ``item_not_open``, ``item_not_closed``,
-  ``delta_mismatch`` (a ``*.done`` event, an ``output_item.done`` item or the terminal
-  response holds a text that the deltas do not build), ``tool_name_not_declared``,
+  ``missing_response_created``, ``duplicate_item_index``, ``index_out_of_order`` (an
+  ``output_index``, ``content_index``, ``summary_index``, ``annotation_index`` or
+  ``partial_image_index`` that adds an entry is not the next: 0, 1, 2, ...), ``item_not_open``
+  (an event names an output item never added, or done), ``item_type_mismatch`` (an event of
+  another kind of item, e.g. ``reasoning_summary_text.delta`` naming a ``message``; an
+  ``output_item.done`` of another type), ``item_id_mismatch`` (``item_id`` is not the named
+  item's ``id``), ``duplicate_part_index``, ``part_not_open`` (a content or summary part never
+  added, or done), ``part_type_mismatch`` (``output_text.delta`` to a ``refusal`` part, a part
+  the item cannot hold), ``item_not_closed``, ``delta_mismatch`` (a ``*.done`` event, a
+  ``*_part.done`` part, an ``output_item.done`` item or the terminal response holds a text that
+  the deltas do not build, or a part that was not added), ``tool_name_not_declared``,
   ``duplicate_terminal``, ``data_after_terminal``, ``missing_terminal``, ``model_error``
-  (``response.failed`` or ``error``; ``.error`` is the event);
+  (``response.failed`` or ``error``; ``.error`` is the event); the rules are
+  :mod:`lucent._stream_openai_responses_items`'s, shared by ``assemble`` and ``convert_stream``;
 * anthropic: ``missing_message_start``, ``duplicate_message_start``, ``duplicate_block_index``,
   ``block_not_open``, ``block_not_closed`` (``message_delta``/``message_stop`` with a block
   open), ``delta_type_mismatch`` (e.g. ``text_delta`` to a ``tool_use`` block),

@@ -22,6 +22,16 @@ with each other, usage (SparkTide also split over two frames), every finish reas
 allows; Lux adds thinking with signatures, refusals, several text blocks and a second choice.
 Tool arguments are compact JSON (``convert_support.canonical_json``): the document converter
 re-serializes llm-sdk ``args`` that way, while a stream carries the model's text as it came.
+
+**Read-back** (:func:`check_read_back`, every target of :data:`TARGETS`, the vendor formats
+included): every stream a conversion writes is read back with lucent's own assembler of the
+target format. A refusal (a StreamError) is allowed only when the conversion reported an Invalid
+diagnostic (it said it could not write a stream that format accepts), or when the source itself
+ends with the model's error (``model_error``, which every format reports as such). The sources:
+the generated streams above, :func:`lux_edge_streams` (Lux streams that Lux accepts and other
+formats may not: tool arguments that are not one JSON object, two tool calls sharing an id) and
+the recorded vendor streams of tests/data/lingua (:func:`vendor_corpus`). The context gives every
+envelope value a target needs, so that no Invalid diagnostic stands for a missing one.
 """
 
 from __future__ import annotations
@@ -42,12 +52,18 @@ from hypothesis import strategies as st
 
 import lucent
 from lucent import streams
+from lucent.errors import StreamError
 from lucent._stream_convert import FINISH_FROM_SPARKTIDE
 from lucent.generated.convert_support import canonical_json
 
 FORMATS = ("sparktide", "llm-sdk", "lux")
 PAIRS = [(s, t) for s in FORMATS for t in FORMATS if s != t]
+TARGETS = streams.FORMATS
+"""Every stream format: the targets whose output is read back."""
 CONTEXT = {"id": "resp_1", "model": "model-1"}
+FULL_CONTEXT = {**CONTEXT, "created": 1_700_000_000, "created_at": 1_700_000_000}
+"""What every vendor target needs and a Lux stream does not carry (chat ``created``, Responses
+``created_at``)."""
 NAMES = ("lookup", "get_weather", "now")
 
 # ------------------------------------------------------------------------------ building blocks
@@ -191,6 +207,35 @@ def llm_sdk_streams(draw: st.DrawFn) -> list[dict[str, Any]]:
     return draw(interleave(per_part))  # type: ignore[no-any-return]
 
 
+EDGE_ARGUMENTS = ['{"a":', "[1]", "null", "1", '"x"', " ", '{"a":1,"a":2}', '{"a":1e999}', "[" * 600 + "]" * 600, "{} {}", '{"a":"\\ud800"}']
+"""Tool arguments a Lux stream carries as text and other formats may refuse: not one JSON
+object, duplicate keys, a number out of range, too deep, a lone surrogate."""
+
+
+@st.composite
+def lux_edge_streams(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Valid Lux events that other formats may not take: a tool call's arguments from
+    :data:`EDGE_ARGUMENTS` (split anywhere) or valid JSON, tool calls sharing an id, text."""
+    events: list[dict[str, Any]] = [{"event": "conversation_start", "meta": dict(CONTEXT)}]
+    events.append({"event": "item_start", "index": 0, "item": {"type": "message", "message": {"role": "assistant", "content": []}}})
+    ids = draw(st.lists(st.sampled_from(["call_a", "call_b"]), min_size=1, max_size=3))
+    b = 0
+    if draw(st.booleans()):
+        events += [{"event": "block_start", "index": 0, "block_type": "text"}, {"event": "block_delta", "index": 0, "delta": {"type": "text", "text": draw(TEXT)}}, {"event": "block_end", "index": 0}]
+        b = 1
+    for k, call_id in enumerate(ids, start=b):
+        args = draw(st.one_of(st.sampled_from(EDGE_ARGUMENTS), ARGS.map(canonical_json)))
+        events.append({"event": "block_start", "index": k, "block_type": {"type": "tool_call", "id": call_id, "name": draw(st.sampled_from(NAMES))}})
+        for p in draw(pieces(args)):
+            events.append({"event": "block_delta", "index": k, "delta": {"type": "tool_arguments", "arguments": p}})
+        events.append({"event": "block_end", "index": k})
+    events.append({"event": "item_end", "index": 0})
+    events.append({"event": "finish", "finish_reason": draw(st.sampled_from(["stop", "tool_calls", "length"]))})
+    events.append({"event": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}})
+    events.append({"event": "done"})
+    return events
+
+
 GENERATORS: dict[str, Callable[[], st.SearchStrategy[list[dict[str, Any]]]]] = {
     "sparktide": sparktide_streams,
     "lux": lux_streams,
@@ -234,6 +279,68 @@ def check_target_stream(events: Sequence[Any], target: str) -> None:
     else:
         indexes = sorted({e["delta"]["index"] for e in tags})
         assert indexes == list(range(len(indexes))), indexes
+
+
+def check_read_back(stream: Sequence[Any], source: str, target: str) -> str:
+    """Convert ``stream`` to ``target`` and assemble the result with lucent's assembler of the
+    target: "accepted", "refused, with an Invalid diagnostic" or "model error". Raises
+    AssertionError for a refusal the conversion did not report as Invalid."""
+    try:
+        streams.assemble(list(stream), source)
+        failed = False
+    except StreamError as exc:
+        failed = exc.code == "model_error"
+        assert failed, f"the source stream is not valid: {exc}"
+    conversion = streams.convert_stream(stream, source, target, context=FULL_CONTEXT)
+    try:
+        events = list(conversion)
+    except StreamError as exc:  # the model's error, which some targets raise (chat, llm-sdk)
+        assert failed and exc.code == "model_error", f"{source} -> {target}: the conversion raised {exc}"
+        return "model error"
+    try:
+        streams.assemble(events, target)
+    except StreamError as exc:
+        if failed and exc.code == "model_error":
+            return "model error"
+        invalid = [d for d in conversion.diagnostics if d.status == "Invalid"]
+        assert invalid, f"{source} -> {target}: lucent refuses the stream it wrote ({exc.code} at {exc.path}: {exc.message}) with no Invalid diagnostic"
+        return "refused, with an Invalid diagnostic"
+    return "accepted"
+
+
+def vendor_corpus() -> list[tuple[str, str, Any]]:
+    """(name, format, events) for each recorded vendor stream of tests/data/lingua that
+    assembles (or ends with the model's error)."""
+    from tests.vendor_streams import corpus_streams
+
+    found = []
+    for recorded in corpus_streams():
+        try:
+            streams.assemble(recorded.events, recorded.format)
+        except StreamError as exc:
+            if exc.code != "model_error":
+                continue
+        found.append((recorded.file, recorded.format, recorded.events))
+    return found
+
+
+def run_read_back(source: str, count: int, *, seed: int | None = None, generator: Callable[[], st.SearchStrategy[list[dict[str, Any]]]] | None = None) -> dict[str, int]:
+    """Read back ``count`` generated streams of ``source`` converted to every target; returns
+    the tally of :func:`check_read_back`'s answers."""
+    tally: dict[str, int] = {}
+
+    @settings(max_examples=count, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given((generator or GENERATORS[source])())
+    def one(stream: list[dict[str, Any]]) -> None:
+        for target in TARGETS:
+            if target != source:
+                answer = check_read_back(stream, source, target)
+                tally[answer] = tally.get(answer, 0) + 1
+
+    if seed is not None:
+        one = hypothesis.seed(seed)(one)
+    one()
+    return tally
 
 
 def check(stream: Sequence[Any], source: str, target: str) -> int:
@@ -311,7 +418,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{source:>9} -> {target:<9}  FAILED: {type(exc).__name__}: {exc}")
             continue
         print(f"{source:>9} -> {target:<9}  {len(mine)} corpus + {checked} generated streams, {events} target events, {time.perf_counter() - start:.1f}s")
+    # Read-back: every target's output, assembled by lucent.
+    start = time.perf_counter()
+    recorded: dict[str, int] = {}
+    for name, fmt, events in streams_in_corpus + vendor_corpus():
+        for target in TARGETS:
+            if target == fmt:
+                continue
+            try:
+                answer = check_read_back(events, fmt, target)
+            except Exception as exc:  # noqa: BLE001 - printed and counted as a failure
+                failed = True
+                print(f"read-back  {fmt:>16} -> {target:<16}  FAILED on corpus stream {name}: {type(exc).__name__}: {exc}")
+                continue
+            recorded[answer] = recorded.get(answer, 0) + 1
+    print(f"read-back  corpus streams to every other format: {_tally(recorded)}, {time.perf_counter() - start:.1f}s")
+    for source, generator in [*((f, None) for f in FORMATS), ("lux", lux_edge_streams)]:
+        start = time.perf_counter()
+        label = "lux (edge)" if generator is not None else source
+        try:
+            tally = run_read_back(source, args.count, seed=args.seed, generator=generator)
+        except Exception as exc:  # a counterexample (AssertionError) or an error it raised
+            failed = True
+            print(f"read-back  {label:>10} -> every format  FAILED: {type(exc).__name__}: {exc}")
+            continue
+        print(f"read-back  {label:>10} -> every format  {args.count} generated streams: {_tally(tally)}, {time.perf_counter() - start:.1f}s")
     return 1 if failed else 0
+
+
+def _tally(tally: dict[str, int]) -> str:
+    return ", ".join(f"{n} {answer}" for answer, n in sorted(tally.items())) or "none"
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@ strategies codegen renders from the schemas.
   reads them (the test suite does not need ../shared: tests/data holds copies);
 * every definition of every schema: ``per_definition`` documents drawn from
   ``lucent.generated.<module>_strategies`` (reproducibly);
-* streams: ``stream.sse``, the SSE and event inputs of the cases, and each of those converted to
-  every other stream format with ``lucent.streams.convert_stream``.
+* streams: ``stream.sse``, the SSE and event inputs of the cases, the Responses streams of
+  :func:`tests.fuzz.stream_shapes.responses_seeds` (every output item type and event kind that
+  names an index; items and parts at arbitrary indexes, events naming the wrong item kind), and
+  each of those converted to every other stream format with ``lucent.streams.convert_stream``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from tests.conformance.generate import close_tool_arguments, draw
 from tests.conformance.paths import REPO, shared_dir
 from tests.vendor_corpus import documents as lingua_documents
 
+from .stream_shapes import responses_seeds
 from .targets import Target, targets
 
 __all__ = ["documents", "seeds", "stream_seeds"]
@@ -96,6 +99,7 @@ def stream_seeds(shared: bool = False) -> dict[str, list[bytes]]:
         for key in ("input_events", "input_partials"):
             if key in case:
                 found[fmt].append(_sse(case[key]))
+    found["openai-responses"].extend(responses_seeds())  # every item type and index shape (issue 14)
     for source in list(found):
         for stream in list(found[source]):
             for target in streams.FORMATS:

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from .harness import Harness
 from .hostile import DOCUMENT_ATTACKS, STREAM_ATTACKS
 from .patterns import backtracking_hazards, patterns, search_time, worst_shapes
+from .stream_shapes import events_of, mutate_events, sse
 from .targets import Target, targets
 from .timing import MAX_RATIO, ratio
 
@@ -89,8 +90,15 @@ def _json_nodes(value: Any) -> list[tuple[Any, Any]]:
 
 @st.composite
 def _mutated(draw: Any, seeds: list[bytes]) -> bytes:
-    """A seed with a few byte-level or JSON-level edits."""
+    """A seed with a few byte-level, JSON-level or (an SSE stream of JSON events) event-level
+    edits (:func:`tests.fuzz.stream_shapes.mutate_events`: indexes, item ids, event kinds,
+    repeated and moved events)."""
     data = draw(st.sampled_from(seeds)) if seeds else b""
+    events = events_of(data) if data.startswith(b"data: ") else None
+    if events is not None and draw(st.booleans()):
+        for _ in range(draw(st.integers(1, 3))):
+            events = mutate_events(events, lambda n: draw(st.integers(0, n - 1)))
+        return sse(events)
     if draw(st.booleans()):
         try:
             doc = json.loads(data)
