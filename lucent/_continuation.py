@@ -160,16 +160,16 @@ def _repeated(history: list[LucentConversationItem], new: list[LucentConversatio
     history has answered already, or when ``new`` begins with the turns the history ends with,
     the stored reply included (compared block by block, so that a reply stored as one message
     equals the same reply sent back as separate Responses items)."""
+    told, asked = _atoms(history), _atoms(new)
+    reply = len(_atoms(history[-1:])) if history else 0
+    for length in range(min(len(told), len(asked)), max(reply, 1) - 1, -1):
+        if told[len(told) - length][1] == asked[0][1] and [a for _, a in told[len(told) - length:]] == [a for _, a in asked[:length]]:
+            return asked[0][0]  # the first item of the new request
     calls = {call for item in history for call in _calls(item)}
     answered = {result for item in history for result in _results(item)}
     for position, item in enumerate(new):
         if any(call in calls for call in _calls(item)) or any(result in answered for result in _results(item)):
             return position
-    told, asked = _atoms(history), _atoms(new)
-    reply = len(_atoms(history[-1:])) if history else 0
-    for length in range(min(len(told), len(asked)), max(reply, 1) - 1, -1):
-        if told[len(told) - length][1] == asked[0][1] and [a for _, a in told[len(told) - length:]] == [a for _, a in asked[:length]]:
-            return asked[0][0]
     return None
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from lucent._convert import convert
+from lucent._convert import _check_json_value, convert
 from lucent._decode import decode, encode
 from lucent._limits import Limits
 from lucent._continuation import continued, replied, reply_text
@@ -281,9 +281,11 @@ class SnapshotStore:
             value = encode(value)
         elif not isinstance(value, (bytes, bytearray, memoryview, str)):
             try:
-                value = encode(value)
+                text = encode(value)
             except LucentError as exc:
                 raise UsageError(f"cannot read a {type(value).__name__} as JSON: {exc.message}", code="invalid_input_type", path=exc.path) from None
+            _check_json_value(value, text)  # a set, tuple or bytes is no JSON value, though msgspec writes one
+            value = text
         return decode(value, "lux-ir-v1", definition, limits=self.limits)
 
 
