@@ -8,7 +8,10 @@
 * :mod:`lucent.streams`: a streamed response (SSE bytes, chunks or events) assembled into its
   final response, every stream rule enforced; :mod:`lucent.sse` is the event-stream parser;
 * :mod:`lucent.errors`: the typed errors, each with ``.code`` and ``.path``;
-* :class:`Limits`: the size and depth limits on untrusted input (SECURITY.md).
+* :class:`Limits`: the size and depth limits on untrusted input (SECURITY.md);
+* :mod:`lucent.snapshots`: Responses ``previous_response_id`` continuation through a snapshot
+  store (SQLite, Redis, memory: :mod:`lucent.records`);
+* :mod:`lucent.capabilities`: model capability declarations, lookup and the pre-flight check.
 
 The generated bindings live in ``lucent.generated.<schema module>``.
 """
@@ -33,12 +36,12 @@ _TYPE_CHECKING = False  # typing itself is not imported: `import lucent` stays c
 if _TYPE_CHECKING:
     from typing import Any as _Any
 
-    from lucent import sse, streams
+    from lucent import capabilities, records, snapshots, sse, streams
     from lucent._convert import convert
     from lucent._decode import SCHEMAS, decode, encode
     from lucent._limits import Limits
 
-__all__ = ["SCHEMAS", "Limits", "convert", "decode", "encode", "errors", "sse", "streams"]
+__all__ = ["SCHEMAS", "Limits", "capabilities", "convert", "decode", "encode", "errors", "records", "snapshots", "sse", "streams"]
 
 # Imported on first use, so that `import lucent` loads no generated binding or converter (nor
 # msgspec): a schema's module is imported by the first decode of it
@@ -52,6 +55,9 @@ _ON_FIRST_USE = {
     "encode": ("lucent._decode", "encode"),
     "sse": ("lucent.sse", ""),
     "streams": ("lucent.streams", ""),
+    "snapshots": ("lucent.snapshots", ""),
+    "records": ("lucent.records", ""),
+    "capabilities": ("lucent.capabilities", ""),
 }
 
 

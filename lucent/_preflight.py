@@ -30,7 +30,7 @@ _BLOCK_MODALITY = {"image": "image", "audio": "audio", "video": "video"}
 _SIDE_CARS = {name.replace("-", "_") for name in FORMATS if name != "lux"} | {"media"}
 """The ``extra`` members lucent itself writes: one side-car per format, and inline media."""
 
-Found = tuple[str, str, str]  # (Lux path, status, detail)
+Found = tuple[str, str, str]  # (Lux path, status, detail); a path may be "=<source path>" already
 
 
 def declared(capabilities: Any) -> tuple[LucentCapabilities, Any]:
@@ -93,7 +93,11 @@ def _reported(found: Iterator[Found], origins: Any) -> list[ConversionDiagnostic
     reported: list[ConversionDiagnostic] = []
     seen: set[tuple[str, str, str]] = set()
     for path, status, detail in found:
-        for field in ([path] if origins is None else _source_paths(path, origins.around(path))):
+        if path.startswith("="):  # named in the source already (a kept part: see _kept_parts)
+            fields = [path[1:]]
+        else:
+            fields = [path] if origins is None else _source_paths(path, origins.around(path))
+        for field in fields:
             if (field, status, detail) not in seen:
                 seen.add((field, status, detail))
                 reported.append(ConversionDiagnostic(field=field, status=status, detail=detail))
@@ -113,7 +117,7 @@ def _needs(lux: dict[str, Any], caps: LucentCapabilities, extra_params: Any, ori
     output = (lux.get("options") or {}).get("structured_output")
     if isinstance(output, dict) and output.get("type") == "json_schema":
         yield from _level(caps.structured_output, "$.options.structured_output", "a JSON schema response format", "structured output")
-    for path, modality, what in _media(lux):
+    for path, modality, what in _media(lux, origins):
         if modality not in caps.input_modalities:
             yield path, "Unsupported", f"{what}: the model's input_modalities ({', '.join(caps.input_modalities)}) lack {modality}"
         else:
@@ -159,7 +163,7 @@ def _blocks(content: Any, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
                 yield from _blocks(result.get("content"), f"{here}.tool_result.content")
 
 
-def _media(lux: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
+def _media(lux: dict[str, Any], origins: Any) -> Iterator[tuple[str, str, str]]:
     """(Lux path, modality, what) of each image, audio and video block and each kept file."""
     places: list[tuple[Any, str]] = [(lux.get("instructions"), "$.instructions")]
     for index, item in enumerate(lux.get("conversation") or ()):
@@ -174,16 +178,19 @@ def _media(lux: dict[str, Any]) -> Iterator[tuple[str, str, str]]:
             modality = _BLOCK_MODALITY.get(block.get("type", ""))
             if modality is not None:
                 yield here, modality, f"an {modality} input" if modality != "video" else "a video input"
-    for path, kept in _kept_parts(lux):
+    for path, kept in _kept_parts(lux, origins):
         media_type = _file_media_type(kept)
         if media_type is not None:
             modality = _modality(media_type)
             yield path, modality, f"a file ({'a document' if modality == 'pdf' else modality})"
 
 
-def _kept_parts(lux: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+def _kept_parts(lux: dict[str, Any], origins: Any) -> Iterator[tuple[str, Any]]:
     """The parts a first hop kept verbatim for a message (Lux has no block for them): the
-    ``{index, value|part}`` entries of the lists in ``extra.<format>.members[<message path>]``."""
+    ``{index, value|part}`` entries of the lists in ``extra.<format>.members[<message path>]``.
+    Where the first hop recorded only the source list they came from (Chat's ``files``, Gemini's
+    ``verbatim_parts``), the path is that list's item at the entry's ``index``, as ``=<path>``."""
+    recorded = origins.paths() if origins is not None else {}
     for car_name, car in _cars(lux):
         members = car.get("members")
         for owner, kept in (members.items() if isinstance(members, dict) else ()):
@@ -193,7 +200,10 @@ def _kept_parts(lux: dict[str, Any]) -> Iterator[tuple[str, Any]]:
                 base = member(member(member(member("$.extra", car_name), "members"), owner), list_name)
                 for index, entry in enumerate(entries):
                     if isinstance(entry, dict) and "index" in entry and ("value" in entry or "part" in entry):
-                        yield f"{base}[{index}]", entry.get("value", entry.get("part"))
+                        path = f"{base}[{index}]"
+                        if path not in recorded and base in recorded and isinstance(entry["index"], int):
+                            path = f"={recorded[base]}[{entry['index']}]"
+                        yield path, entry.get("value", entry.get("part"))
 
 
 def _cars(lux: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -210,8 +220,10 @@ Chat ``file``; a Gemini part is a file by its ``inlineData`` / ``fileData``."""
 
 
 def _file_media_type(part: Any) -> str | None:
-    """The media type of a kept part that is a file (``"application/pdf"`` when the part does not
-    say: the file inputs of the three APIs that have no type for it take PDF), else None."""
+    """The media type of a kept part that is a file, else None: the type the part states (a
+    ``media_type``, a ``mimeType``, a data URL's), else the one of its file name's or URL's
+    extension (``mimetypes``), else ``"application/pdf"`` (the file inputs that state no type
+    take PDF)."""
     if not isinstance(part, dict):
         return None
     for name in ("inlineData", "fileData"):
@@ -227,7 +239,15 @@ def _file_media_type(part: Any) -> str | None:
     file = part.get("file") if isinstance(part.get("file"), dict) else part
     data = file.get("file_data")
     found = _DATA_URL.match(data) if isinstance(data, str) else None
-    return found.group(1) if found else "application/pdf"
+    if found:
+        return found.group(1)
+    import mimetypes
+
+    for name in (file.get("filename"), file.get("file_url"), data):
+        guessed = mimetypes.guess_type(name, strict=False)[0] if isinstance(name, str) else None
+        if guessed:
+            return guessed
+    return "application/pdf"
 
 
 def _modality(media_type: str) -> str:
