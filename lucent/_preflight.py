@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -25,12 +25,13 @@ from lucent.generated.lux_ir_v1 import LucentCapabilities, LucentDiscovery, Prov
 __all__ = ["check", "declared", "on_the_way"]
 
 _LEVELS = ("none", "partial", "full")
-_STATUS = {"none": "Unsupported", "partial": "Degraded"}
+_STATUS: dict[str, Status] = {"none": "Unsupported", "partial": "Degraded"}
 _BLOCK_MODALITY = {"image": "image", "audio": "audio", "video": "video"}
 _SIDE_CARS = {name.replace("-", "_") for name in FORMATS if name != "lux"} | {"media"}
 """The ``extra`` members lucent itself writes: one side-car per format, and inline media."""
 
-Found = tuple[str, str, str]  # (Lux path, status, detail); a path may be "=<source path>" already
+Status = Literal["Degraded", "Unsupported", "Invalid"]
+Found = tuple[str, Status, str]  # (Lux path, status, detail); a path may be "=<source path>" already
 
 
 def declared(capabilities: Any) -> tuple[LucentCapabilities, Any]:
@@ -231,20 +232,20 @@ def _file_media_type(part: Any) -> str | None:
             return str(part[name].get("mimeType") or "application/pdf")
     if part.get("type") not in _FILE_PARTS:
         return None
-    source = part.get("source") if isinstance(part.get("source"), dict) else {}
+    source: dict[str, Any] = part["source"] if isinstance(part.get("source"), dict) else {}
     if isinstance(source.get("media_type"), str):
         return str(source["media_type"])
     if source.get("type") in ("text", "content"):
         return "text/plain"
-    file = part.get("file") if isinstance(part.get("file"), dict) else part
+    file: dict[str, Any] = part["file"] if isinstance(part.get("file"), dict) else part
     data = file.get("file_data")
     found = _DATA_URL.match(data) if isinstance(data, str) else None
     if found:
         return found.group(1)
     import mimetypes
 
-    for name in (file.get("filename"), file.get("file_url"), data):
-        guessed = mimetypes.guess_type(name, strict=False)[0] if isinstance(name, str) else None
+    for named in (file.get("filename"), file.get("file_url"), data):
+        guessed = mimetypes.guess_type(named, strict=False)[0] if isinstance(named, str) else None
         if guessed:
             return guessed
     return "application/pdf"

@@ -64,6 +64,7 @@ class RedisRecords(Records):
             raise UsageError("RedisRecords takes a url or a client (one of the two)", code="invalid_store_url")
         self._errors = redis.RedisError
         if client is None:
+            assert url is not None
             try:
                 client = redis.Redis.from_url(url)
             except (ValueError, redis.RedisError):

@@ -18,7 +18,7 @@ standard library's ``sqlite3``; a file shared by processes on one machine, or ``
 :class:`RedisRecords` (a Redis server shared by several processes and machines; needs the
 ``redis`` client: ``pip install 'lucent[redis]'``). :func:`open_records` opens one from a URL.
 The store does not parse a record: the layer above checks it (a snapshot against
-``ConversationSnapshot``, on the way in and out). docs/decisions/0001-record-store.md says why.
+``ConversationSnapshot``, on the way in and out). docs/decisions/0002-record-store.md says why.
 
 Errors: :class:`~lucent.errors.UsageError` for a wrong call (``invalid_scope``, ``invalid_key``,
 ``invalid_ttl``, ``invalid_input_type``, ``invalid_namespace``, ``invalid_store_url``,
