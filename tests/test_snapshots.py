@@ -266,11 +266,11 @@ def test_a_snapshot_edited_in_the_sqlite_file_is_never_served(tmp_path: Path) ->
     store = SnapshotStore(tmp_path / "s.db")
     two_turns(store)
     with sqlite3.connect(tmp_path / "s.db") as db:
-        db.execute("UPDATE lucent_records SET value = CAST(replace(CAST(value AS TEXT), '\"role\":\"user\"', '\"role\":7') AS BLOB)")
+        db.execute("UPDATE lucent_records SET value = CAST(replace(CAST(value AS TEXT), '\"role\":\"user\"', '\"role\":\"sk-secret\"') AS BLOB)")
     with pytest.raises(StoreError) as caught:
         store.get("resp_1", scope="s")
     assert (caught.value.code, caught.value.path) == ("snapshot_invalid", "$.request.conversation[0].message.role")
-    assert "wizard" not in str(caught.value)
+    assert "sk-secret" not in str(caught.value)  # the stored value is not repeated
     store.close()
 
 
