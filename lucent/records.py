@@ -102,7 +102,7 @@ class Records:
 
     def _expiry(self, ttl: float | None) -> float | None:
         """Seconds the record lives, or None for forever."""
-        return _checked_ttl(ttl, self.default_ttl) if ttl is not None else self.default_ttl
+        return _checked_ttl(ttl, self.default_ttl)
 
     # A backend's part: scope is the scope's SHA-256 (hex), ttl seconds or None (forever).
     def _get(self, scope: str, key: str) -> bytes | None:
