@@ -11,6 +11,9 @@
 * :class:`Limits`: the size and depth limits on untrusted input (SECURITY.md);
 * :func:`warm_up`: build on start what lucent otherwise builds on first use (for servers, and
   before a fork).
+* :mod:`lucent.snapshots`: Responses ``previous_response_id`` continuation through a snapshot
+  store (SQLite, Redis, memory: :mod:`lucent.records`);
+* :mod:`lucent.capabilities`: model capability declarations, lookup and the pre-flight check.
 
 The generated bindings live in ``lucent.generated.<schema module>``.
 """
@@ -34,13 +37,13 @@ _TYPE_CHECKING = False  # typing itself is not imported: `import lucent` stays c
 if _TYPE_CHECKING:
     from typing import Any as _Any
 
-    from lucent import sse, streams
+    from lucent import capabilities, records, snapshots, sse, streams
     from lucent._convert import convert
     from lucent._decode import SCHEMAS, decode, encode
     from lucent._limits import Limits
     from lucent._warm_up import warm_up
 
-__all__ = ["SCHEMAS", "Limits", "convert", "decode", "encode", "errors", "sse", "streams", "warm_up"]
+__all__ = ["SCHEMAS", "Limits", "capabilities", "convert", "decode", "encode", "errors", "records", "snapshots", "sse", "streams", "warm_up"]
 
 # Imported on first use, so that `import lucent` loads no generated binding or converter (nor
 # msgspec): a schema's module is imported by the first decode of it
@@ -55,6 +58,9 @@ _ON_FIRST_USE = {
     "sse": ("lucent.sse", ""),
     "streams": ("lucent.streams", ""),
     "warm_up": ("lucent._warm_up", "warm_up"),
+    "snapshots": ("lucent.snapshots", ""),
+    "records": ("lucent.records", ""),
+    "capabilities": ("lucent.capabilities", ""),
 }
 
 

@@ -71,6 +71,7 @@ def convert(
     strict: bool = False,
     context: Mapping[str, Any] | None = None,
     limits: Limits | None = None,
+    capabilities: Any = None,
 ) -> ConversionResult:
     """Convert a document from one wire format to another.
 
@@ -118,6 +119,14 @@ def convert(
         Caps on the source document, as for :func:`lucent.decode`. A body over the protocol's own
         cap (SparkTide 1 MiB) is an Invalid diagnostic, like every protocol rule; a body over
         ``limits.max_body_bytes`` when given, or over lucent's 32 MiB default, raises.
+    capabilities : LucentCapabilities, ProviderCapability or LucentDiscovery, optional
+        The target model's capability declaration (a ``LucentDiscovery``: the declaration
+        :func:`lucent.capabilities.lookup` finds for the request's model, or
+        ``context["model"]``). A request value the model cannot take (an image to a model
+        without image input, tools, parallel calls, reasoning, a JSON schema response format,
+        an undeclared provider parameter: :func:`lucent.capabilities.preflight`) is reported
+        Unsupported (``none``) or Degraded (``partial``) at its source path, unless the
+        conversion reports that value lost already. Requests only (``invalid_capabilities``).
 
     Returns
     -------
@@ -149,7 +158,8 @@ def convert(
         ``unknown_format`` (a name not listed above), ``unsupported_conversion`` (a pair or kind
         not implemented yet), ``invalid_input_type`` (a Struct of another definition, a value
         that is not JSON: bytes, a tuple, a set, a key that is not a str, NaN...; or a format or kind that is not a str), ``invalid_context`` (context is not a mapping, or one that raises while read; it is read once, into a dict), a ``strict`` with no truth value (``invalid_input_type``),
-        ``invalid_limits``.
+        ``invalid_limits``, ``invalid_capabilities``, ``unknown_model`` (no declaration of the
+        request's model in the ``LucentDiscovery`` given).
     """
     source_definition = _definition(source, kind)
     target_definition = _definition(target, kind)
@@ -175,11 +185,16 @@ def convert(
         raise incomplete from None  # a Struct that breaks its schema, which the converter cannot read
     from lucent.generated.convert_support import Diagnostics, represented  # loaded with the converter
 
+    checked = document if capabilities is not None else None  # what the pre-flight check reads
     if converter is not None or hops is not None:
         del document  # the target may share the source's JSON values; the rest is not needed to check it
         diagnostics = _merge(found, diagnostics)
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
         diagnostics.extend(_check_target(value, FORMATS[target], target_definition, named))
+    if capabilities is not None:  # the model's own limits (lucent._preflight)
+        from lucent._preflight import on_the_way
+
+        diagnostics = on_the_way(diagnostics, checked, source, kind, capabilities, context)
     diagnostics = Diagnostics(diagnostics)  # bounded: past MAX_DIAGNOSTICS, one per class, with its count
     if strict:
         lossy = [d for d in diagnostics if d.status in _LOSSY]

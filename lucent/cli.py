@@ -23,6 +23,10 @@
     above once the stream ends. A broken stream prints
     ``lucent: PATH: MESSAGE [code]`` (and ``usage received: JSON``) on stderr; exit status 1.
 
+``lucent preflight --format F --model NAME [--discovery FILE] [--strict] FILE|-``
+    What the request needs that the model's capability declaration lacks, one line per finding
+    on stdout; the exit statuses of ``convert`` (lucent/_cli_preflight.py).
+
 ``lucent assemble --format F [--tool NAME]... [LIMITS] FILE|-``
     Reads a ``text/event-stream`` (SparkTide, llm-sdk, Lux, openai-chat chunks ending with
     ``[DONE]``, openai-responses, anthropic or gemini events) as it arrives and writes the
@@ -521,6 +525,10 @@ def parser() -> argparse.ArgumentParser:
     asm.add_argument("--tool", dest="tools", action="append", default=None, metavar="NAME", help="a tool name the request declared (repeat)")
     asm.add_argument("file", metavar="FILE|-")
     asm.set_defaults(run=_assemble)
+
+    from lucent._cli_preflight import add_preflight  # lucent/_cli_preflight.py
+
+    add_preflight(commands)
     return top
 
 

@@ -18,7 +18,14 @@
   at the JSON path of the first), ``max_depth``;
 * a strict conversion that would lose data (:class:`ConversionError`): ``conversion_lossy``;
 * a stream that breaks its format's rules (:class:`StreamError`): see :mod:`lucent.streams` for
-  the codes (``interrupted``, ``unknown_frame``, ``duplicate_terminal``, ``model_error``, ...).
+  the codes (``interrupted``, ``unknown_frame``, ``duplicate_terminal``, ``model_error``, ...);
+* a record store that cannot give or take a record (:class:`StoreError`):
+  ``previous_response_not_found``, ``snapshot_invalid``, ``snapshot_conflict``,
+  ``store_unavailable`` (:mod:`lucent.snapshots`, :mod:`lucent.records`);
+* a continuation the Responses API refuses (:class:`ValidationError`): ``history_repeated``,
+  ``previous_response_with_conversation``; a capability document that breaks ``LucentDiscovery``
+  (:class:`ValidationError`): ``invalid_discovery``; a model no ``model_pattern`` matches
+  (:class:`UsageError`): ``unknown_model`` (:mod:`lucent.capabilities`).
 
 ``path`` is a JSON path into the document (``$`` is the root), for example
 ``$.messages[1].tool_calls[0].function.arguments``. Messages never repeat input values (property
@@ -36,6 +43,7 @@ __all__ = [
     "DecodeError",
     "EncodeError",
     "LucentError",
+    "StoreError",
     "StreamError",
     "UsageError",
     "ValidationError",
@@ -147,3 +155,17 @@ class StreamError(LucentError):
         self.usage = usage
         self.error = error
         self.offset = offset
+
+
+class StoreError(LucentError):
+    """A record store (:mod:`lucent.records`, :mod:`lucent.snapshots`) cannot give or take a record.
+
+    Codes: ``previous_response_not_found`` (no snapshot under that id in the caller's scope: an
+    unknown id, an expired snapshot and another scope's snapshot are this one answer, so that no
+    caller learns whether another's id exists); ``snapshot_invalid`` (the stored value is not
+    JSON, breaks ``ConversationSnapshot`` or names another response id: it is never served, and
+    it is left in the store); ``snapshot_conflict`` (another snapshot is stored under that id:
+    the stored one is kept); ``store_unavailable`` (the backend failed: the SQLite file or the
+    Redis server could not be read or written). ``path`` is the JSON path in the stored snapshot
+    for ``snapshot_invalid``, else ``$``.
+    """

@@ -71,3 +71,29 @@ def test_first_stream_loads_only_its_format(fmt: str, module: str) -> None:
 def test_first_decode_loads_only_its_schema() -> None:
     loaded = _modules_after("import lucent; lucent.decode(b'{\"type\": \"text\", \"text\": \"hi\"}', 'llm-sdk', 'TextPart')")
     assert _generated(loaded) == ["lucent.generated.llm_sdk"]
+
+
+_STORE_AND_CAPABILITY_MODULES = {"lucent.records", "lucent._records_sqlite", "lucent._records_redis", "lucent.snapshots",
+                                 "lucent._continuation", "lucent.capabilities", "lucent._preflight", "lucent._cli_preflight"}
+
+
+def test_no_store_or_capability_module_loads_until_used() -> None:
+    loaded = _modules_after(
+        "import lucent; lucent.convert(open('examples/sparktide-request.json', 'rb').read(), source='sparktide', target='lux'); "
+        "from lucent import streams; streams.assembler('lux')"
+    )
+    assert _STORE_AND_CAPABILITY_MODULES.isdisjoint(loaded)
+
+
+def test_each_store_and_capability_module_loads_on_first_use_only() -> None:
+    snapshots = _modules_after("import lucent; lucent.snapshots.SnapshotStore()")
+    assert {"lucent.snapshots", "lucent.records", "lucent._records_sqlite"} <= set(snapshots)
+    assert {"lucent._records_redis", "lucent.capabilities", "lucent._preflight"}.isdisjoint(snapshots)
+    lookup = _modules_after("import lucent; lucent.capabilities.lookup('gpt-4o')")
+    assert "lucent.capabilities" in lookup and {"lucent.records", "lucent.snapshots", "lucent._preflight"}.isdisjoint(lookup)
+
+
+def test_importing_lucent_imports_neither_sqlite3_nor_redis() -> None:
+    out = subprocess.run([sys.executable, "-c", "import sys, lucent; print(sorted(m for m in ('sqlite3', 'redis', 'hashlib') if m in sys.modules))"],
+                         capture_output=True, text=True, check=True, cwd=_ROOT)
+    assert out.stdout.strip() == "[]"

@@ -41,3 +41,39 @@ def test_a_readme_example_runs_and_prints_what_it_says(block: str) -> None:
         found = printed.find(expected, position)
         assert found >= 0, f"{expected!r} not printed (after position {position}) in:\n{printed}"
         position = found + len(expected)
+
+
+CONSOLE = re.findall(r"```console\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.DOTALL)
+STATUS = re.compile(r"^\[exit status (\d+)\]$")
+
+
+def console_commands() -> list[tuple[str, list[str], int]]:
+    """Each ``$ lucent ...`` line of the README's console blocks, with the lines it prints
+    (stdout, then stderr) and its exit status (``[exit status N]``, else 0)."""
+    commands: list[tuple[str, list[str], int]] = []
+    for block in CONSOLE:
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                commands.append((line[2:], [], 0))
+            elif (status := STATUS.match(line)) is not None:
+                commands[-1] = (commands[-1][0], commands[-1][1], int(status.group(1)))
+            elif line:
+                commands[-1][1].append(line)
+    return commands
+
+
+def test_the_readme_has_console_examples() -> None:
+    assert [command.split()[:2] for command, _, _ in console_commands()].count(["lucent", "preflight"]) >= 3
+
+
+@pytest.mark.parametrize(("command", "printed", "status"), console_commands(), ids=[c for c, _, _ in console_commands()])
+def test_a_readme_command_runs_and_prints_what_it_says(command: str, printed: list[str], status: int) -> None:
+    import shlex
+    import subprocess
+    import sys
+
+    words = shlex.split(command)
+    assert words[0] == "lucent"
+    out = subprocess.run([sys.executable, "-m", "lucent", *words[1:]], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == status, out.stderr
+    assert (out.stdout + out.stderr).splitlines() == printed
