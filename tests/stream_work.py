@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 import tracemalloc
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
@@ -42,6 +42,17 @@ FACTOR = 16
 class Work:
     lines: float  # Python lines per event
     allocated: float  # bytes allocated per event (the rises of traced memory, line by line)
+    kinds: dict[str, tuple[int, float, float]] = field(default_factory=dict, compare=False)
+    # per kind of event in the window (its type and member names): (events, lines, bytes) per event
+
+
+def kind(event: Any) -> str:
+    """An event's kind: its ``type``/``event`` tag and its members' names and JSON types, what
+    decides which code it runs."""
+    value = msgspec.to_builtins(event)
+    if not isinstance(value, dict):
+        return type(value).__name__
+    return repr(sorted((k, v if k in ("type", "event") else type(v).__name__) for k, v in value.items()))
 
 
 def work_per_event(events: list[Any], run: Callable[[Iterator[Any]], object]) -> Work:
@@ -58,13 +69,18 @@ def work_per_event(events: list[Any], run: Callable[[Iterator[Any]], object]) ->
     lines = 0
     allocated = 0
     live = 0
+    current = ""  # the kind of the event being worked on
+    by_kind: dict[str, list[float]] = {}
 
     def trace(frame: FrameType, event: str, arg: Any) -> Any:
         nonlocal lines, allocated, live
+        counts = by_kind.setdefault(current, [0, 0, 0])
         if event == "line":
             lines += 1
-        current, peak = tracemalloc.get_traced_memory()
+            counts[1] += 1
+        _, peak = tracemalloc.get_traced_memory()
         allocated += max(peak - live, 0)
+        counts[2] += max(peak - live, 0)
         tracemalloc.reset_peak()
         live = tracemalloc.get_traced_memory()[0]
         return trace
@@ -72,8 +88,12 @@ def work_per_event(events: list[Any], run: Callable[[Iterator[Any]], object]) ->
     reached = False
 
     def source() -> Iterator[Any]:
-        nonlocal live, reached
+        nonlocal live, reached, current
         for i, event in enumerate(events):
+            if start <= i < end:
+                this = kind(event)
+                by_kind.setdefault(this, [0, 0, 0])[0] += 1
+                current = this
             if i == start:
                 tracemalloc.start()
                 live = tracemalloc.get_traced_memory()[0]
@@ -95,7 +115,8 @@ def work_per_event(events: list[Any], run: Callable[[Iterator[Any]], object]) ->
             tracemalloc.stop()
     assert reached, "the run stopped before the end of the window: the stream is not valid"
     count = max(end - start, 1)
-    return Work(lines / count, allocated / count)
+    kinds = {k: (int(n), line / n, alloc / n) for k, (n, line, alloc) in by_kind.items() if n}
+    return Work(lines / count, allocated / count, kinds)
 
 
 def growth(shape: Callable[[int], list[Any]], run: Callable[[Iterator[Any]], object]) -> tuple[Work, Work]:
@@ -106,9 +127,24 @@ def growth(shape: Callable[[int], list[Any]], run: Callable[[Iterator[Any]], obj
 def grows(small: Work, large: Work) -> bool:
     """Whether the work per event grows with the stream: more lines, or more bytes than the
     noise (4 %) by at least two per piece accumulated before the window (a copy of a list of
-    the pieces costs eight each)."""
+    the pieces costs eight each).
+
+    Where the two windows hold other mixes of events (a stream of text blocks and tool calls
+    a quarter into each length), each kind of event both windows hold at least three times is
+    compared on its own: the mix would otherwise read as growth or hide it."""
     accumulated = SMALL * (FACTOR - 1) / 4
-    return large.lines > small.lines * 1.02 + 1 or large.allocated - small.allocated > max(2 * accumulated, 0.04 * small.allocated)
+
+    def more(a_lines: float, a_bytes: float, b_lines: float, b_bytes: float) -> bool:
+        return b_lines > a_lines * 1.02 + 1 or b_bytes - a_bytes > max(2 * accumulated, 0.04 * a_bytes)
+
+    mix_a = {k: n / sum(v[0] for v in small.kinds.values()) for k, (n, _, _) in small.kinds.items()}
+    mix_b = {k: n / sum(v[0] for v in large.kinds.values()) for k, (n, _, _) in large.kinds.items()}
+    same_mix = mix_a.keys() == mix_b.keys() and all(abs(mix_a[k] - mix_b[k]) < 0.05 for k in mix_a)
+    if same_mix or not small.kinds or not large.kinds:
+        return more(small.lines, small.allocated, large.lines, large.allocated)
+    shared = [k for k in small.kinds if k in large.kinds and small.kinds[k][0] >= 3 and large.kinds[k][0] >= 3]
+    assert shared, "the two windows share no kind of event: the shape cannot be compared"
+    return any(more(*small.kinds[k][1:], *large.kinds[k][1:]) for k in shared)
 
 
 # ------------------------------------------------------------------------------ the shapes
