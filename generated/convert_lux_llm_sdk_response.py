@@ -133,7 +133,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> ModelResponse:
         ("llm_sdk", "media"),
         "Unsupported",
         "llm-sdk has no raw provider payload; only provider_payload.llm_sdk and provider_payload.media are read",
-        spelling={"anthropic": ("members/content_form", "members/is_error", "stop_reason_absent"), "gemini": ("candidates", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "modelVersion", "responseId"), "openai_chat": ("members/content_absent", "members/content_parts", "members/part"), "openai_responses": ("members/content_string", "members/output_list", "members/type"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form", "members/is_error", "stop_reason_absent:boolean"), "gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent", "members/content_parts", "members/part"), "openai_responses": ("members/content_string", "members/output_list", "members/type"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.llm_sdk: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from lucent.generated._support import member
+
 __all__ = ["leaves", "lost_values"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -34,7 +36,7 @@ _MISSING = object()
 
 
 def _member(path: str, key: str) -> str:
-    return f"{path}.{key}" if _NAME.match(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+    return member(path, key)  # lucent's spelling, control characters escaped
 
 
 def leaves(value: Any, path: str = "$") -> Iterator[tuple[str, Any]]:
