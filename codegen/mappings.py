@@ -88,8 +88,9 @@ Spec format
     reported Invalid at its path and read as absent, so no rule meets it, in any branch.
 
     ``[pair]`` of an X -> Lux spec, for the members its transforms keep for a Lux object in the
-    side-car's ``members`` (``cx.keep``): ``member_spellings = [names]``, the members that only
-    record how X spelled a value Lux holds (``content_form``); ``member_absences = [names]``,
+    side-car's ``members`` (``cx.keep``): ``member_spellings = ["name:type"]``, the members that
+    only record how X spelled a value Lux holds, with the JSON type the spelling has
+    (``content_form:string``: a value of another type is no spelling and is reported); ``member_absences = [names]``,
     the members kept as null to record that X had none where Lux needs a value (a Gemini call
     without an id). A Lux -> Y conversion reports X's other kept members one by one.
 
@@ -639,6 +640,10 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
             names = pair.get(key, [])
             if not (isinstance(names, list) and all(isinstance(n, str) and n for n in names)):
                 raise MappingSpecError(f"mappings/{path.name}: [pair] {key} is a list of member names")
+            for name in names:
+                typed = name.partition(":")[2]
+                if key == "member_spellings" and not (typed and _carried_type(typed)):
+                    raise MappingSpecError(f"mappings/{path.name}: [pair] member_spellings names each member with its JSON type (name:type): {name}")
             if names and (pair["target"] != "lux" or len(str(pair.get("carried", "")).split(".")) != 2):
                 raise MappingSpecError(f"mappings/{path.name}: [pair] {key} names members an X -> Lux spec keeps in its carried side-car")
         types = pair.get("carried_types", {})

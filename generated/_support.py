@@ -125,20 +125,33 @@ the code (17 searches cost ~10 us a fault)."""
 
 
 def printable(text: str) -> str:
-    """``text`` with each character of :data:`CONTROL_CHARACTERS` written as its Python escape
-    (``\\n``, ``\\x1b``, ``\\x85``, ``\\u202e``, ``\\ud800``, ``\\U000e0041``), the rest as it is.
+    """``text`` with each character of :data:`CONTROL_CHARACTERS` written as its JSON escape
+    (``\\n``, ``\\t``, ``\\u001b``, ``\\u0085``, ``\\u202e``, a lone ``\\ud800``, a character
+    past U+FFFF as its surrogate pair ``\\udb40\\udc41``), the rest as it is.
 
     The one escaping function of lucent: every error message and path (``lucent.errors``), every
     diagnostic's ``field`` and ``detail``, every path :func:`member` builds and every file name
     the command line prints go through it, so a property name cannot forge a log line or drive a
-    terminal. Idempotent: what it writes holds no such character."""
+    terminal. JSON escapes keep a quoted path step (``["a\\u202e"]``) a JSON string, which reads
+    back as the key. Idempotent: what it writes holds no such character."""
     if text.isascii() and text.isprintable():
         return text
     return CONTROL_CHARACTERS.sub(_escaped, text)
 
 
+_LETTER_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+
+
 def _escaped(found: re.Match[str]) -> str:
-    return found.group().encode("unicode_escape", "backslashreplace").decode("ascii")
+    char = found.group()
+    letter = _LETTER_ESCAPES.get(char)
+    if letter is not None:
+        return letter
+    code = ord(char)
+    if code > 0xFFFF:
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
@@ -160,8 +173,8 @@ def described(exc: BaseException) -> str:
     value``, never ``Invalid enum value 'sk-...'``) and its path after ``at``, escaped by
     :func:`printable`. Every message that quotes a msgspec error quotes it through this."""
     if isinstance(exc, msgspec.ValidationError):
-        message, path = _located(exc, "")
-        return printable(f"{message} at `{path}`" if path else message)
+        message, path = _located(exc, "$")
+        return printable(f"{message} at `{path}`" if path != "$" else message)
     return printable(_VALUE_QUOTED.sub(r"\1", str(exc)))
 
 

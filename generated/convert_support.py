@@ -344,7 +344,7 @@ class Cx:
                 self.report(member(path, lux_path), status, detail)
                 continue
             for name, value in kept.items():
-                if f"members/{name}" in spelled or (value is None and f"members/{name}=null" in spelled):
+                if _spelled(f"members/{name}", value, spelled) or (value is None and f"members/{name}=null" in spelled):
                     continue
                 self.report(member(member(path, lux_path), name), status, detail)
 
@@ -2165,7 +2165,7 @@ def _kept_attribution(path: str, cx: Cx) -> tuple[ContentSource | None, int | No
         try:
             source = msgspec.convert(raw, ContentSource)
         except (msgspec.ValidationError, ValueError) as exc:
-            cx.report(member(where, "source"), "Invalid", f"not an htmlp ContentSource ({exc}); ignored, the source is derived")
+            cx.report(member(where, "source"), "Invalid", f"not an htmlp ContentSource ({described(exc)}); ignored, the source is derived")
         else:
             known = msgspec.to_builtins(source)
             for key in raw:

@@ -930,7 +930,7 @@ def tools_as_types(tools: list[Any], cx: Cx) -> None:
         try:
             converted = dispatch_CreateMessageParamsToolsItem(tool, "")
         except (RuleViolation, ValueError, TypeError) as exc:
-            cx.report(at, "Invalid", f"not an Anthropic tool ({exc}); dropped")
+            cx.report(at, "Invalid", f"not an Anthropic tool ({described(exc)}); dropped")
             del tools[i]
             continue
         tools[i] = cx.built(at, converted) if origin else converted
@@ -1315,8 +1315,15 @@ def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: 
             cx.report(member(where, key), "Unsupported", "not a usage member the Lux usage leaves unsaid; ignored")
             continue
         members[key] = value
-    converted = _convert(members, Usage, path, cx)
-    return present(UNSET) if converted is None else cast("Usage", cx.built(path, converted))
+    try:
+        converted = convert_as(members, Usage)
+    except (msgspec.ValidationError, ValueError, TypeError) as exc:
+        cx.report(path, "Invalid", f"not a valid Anthropic usage ({described(exc)}); dropped")
+        return present(UNSET)
+    # what Usage drops of the kept members (an unknown key of cache_creation...), at its side-car path
+    written = msgspec.to_builtins(converted)
+    report_unkept({k: members[k] for k in kept if k in members}, {k: written[k] for k in kept if k in written}, where, cx, "an Anthropic Usage")
+    return cast("Usage", cx.built(path, converted))
 
 
 def carried_stop_details(value: Any, path: str, cx: Cx) -> RefusalStopDetails | None | UnsetType:

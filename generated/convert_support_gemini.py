@@ -1207,13 +1207,19 @@ def gemini_generation_config(
         if key in out:
             cx.report(f"{cx.carried_path}.generationConfig.{key}", "Unsupported", "the Lux options state this member; the kept value is dropped")
             continue
-        out[key] = value
+        # each kept member on its own, at its side-car path: one of the wrong type (or holding
+        # members GenerationConfig drops) is named there, and the rest is still written
+        if _convert({key: value}, GenerationConfig, f"{cx.carried_path}.generationConfig", cx) is not None:
+            out[key] = value
     if thinking is not None:
         out["thinkingConfig"] = thinking
     if not out and not present:
         return UNSET
-    config = _convert(out, GenerationConfig, f"{path}", cx)
-    return config if config is not None else UNSET
+    try:  # the kept members were checked one by one above
+        return cast(GenerationConfig, convert_as(out, GenerationConfig))
+    except (msgspec.ValidationError, RecursionError) as exc:
+        cx.report(path, "Invalid", f"not a Gemini GenerationConfig ({described(exc)}); dropped")
+        return UNSET
 
 
 def _kept_thinking_matches(value: Any, reasoning: LucentReasoningConfig | UnsetType) -> bool:

@@ -1198,6 +1198,9 @@ def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) 
         return UNSET
     kept = cx.from_carried(carried, "object")
     kept = kept if isinstance(kept, dict) else {}
+    for key in kept:
+        if key not in _LUX_DETAILS:
+            cx.report(member(f"{cx.carried_path}.{carried}", key), "Unsupported", "not a usage member the side-car keeps (the token details); ignored")
     out = CompletionUsage(completion_tokens=usage.completion_tokens, prompt_tokens=usage.prompt_tokens, total_tokens=usage.total_tokens)
     values = {"cached_tokens": usage.cached_tokens, "cache_write_tokens": usage.cache_creation_tokens, "reasoning_tokens": usage.reasoning_tokens}
     types = {"prompt_tokens_details": CompletionUsagePromptTokensDetails, "completion_tokens_details": CompletionUsageCompletionTokensDetails}

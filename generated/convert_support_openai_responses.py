@@ -926,7 +926,14 @@ def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, c
     """options.structured_output as text.format, with the kept verbosity and json_schema name /
     strict / description; a json_schema without a kept name is named "response" (Degraded)."""
     text: dict[str, Any] = dict(kept) if isinstance(kept, dict) else {}
-    rest = text.pop("format", None)
+    rest = text.pop("format", UNSET)
+    if rest is not UNSET and not isinstance(rest, dict):
+        cx.report(f"{cx.carried_path}.text.format", "Invalid", f"{shown(rest)}, not a text.format object; ignored")
+        rest = UNSET
+    rest = None if rest is UNSET else rest
+    if isinstance(rest, dict) and "name" in rest and not isinstance(rest["name"], str):
+        cx.report(f"{cx.carried_path}.text.format.name", "Invalid", f"{shown(rest['name'])}, not a string; ignored")
+        rest = {k: v for k, v in rest.items() if k != "name"}
     no_format = text.pop("no_format", False)
     if not isinstance(no_format, bool):
         cx.report(f"{cx.carried_path}.text.no_format", "Invalid", f"{shown(no_format)}, not a boolean; ignored")

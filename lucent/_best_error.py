@@ -22,7 +22,7 @@ from typing import Any, Callable, TypeVar
 import msgspec
 
 from lucent.errors import ValidationError
-from lucent.generated._support import printable
+from lucent.generated._support import member, printable
 
 Translate = Callable[[msgspec.ValidationError, str], ValidationError]
 _T = TypeVar("_T")
@@ -216,10 +216,7 @@ def _child_path(path: str, key: str | int) -> str:
     would not be read), ``["key"]`` for any other key."""
     if isinstance(key, int):
         return f"{path}[{key}]"
-    return f"{path}.{key}" if _ASCII_NAME.fullmatch(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
-
-
-_ASCII_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+    return member(path, key)
 
 
 class _Search:
