@@ -31,6 +31,7 @@ __all__ = [
     "member",
     "nests_deeper",
     "printable",
+    "unquoted",
     "violation",
 ]
 
@@ -233,6 +234,16 @@ def _located(exc: msgspec.ValidationError, base: str) -> tuple[str, str]:
     message = _VALUE_QUOTED.sub(r"\1", message)  # never repeat the value an enum or const refuses
     where = where.removeprefix("key` in `")  # a map key that breaks propertyNames: the map's path
     return message, base + where[1:-1] if where.endswith("`") else base
+
+
+def unquoted(text: str) -> str:
+    """`text` without the value a msgspec ``Invalid enum value 'x'`` / ``Invalid value 'x'`` quotes
+    inside it (a message that embeds a msgspec error's text without :func:`described`): the
+    errors of ``lucent.errors`` pass every message through it."""
+    return _VALUE_INSIDE.sub(r"\1", text) if "Invalid " in text else text
+
+
+_VALUE_INSIDE = re.compile(r"""(Invalid (?:enum )?value) (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|-?\d[\w.+-]*)""", re.DOTALL)
 
 
 _VALUE_QUOTED = re.compile(r"^(Invalid (?:enum )?value)\b.*", re.DOTALL)

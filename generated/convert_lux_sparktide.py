@@ -286,7 +286,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         if subjectId is UNSET:
             cx.missing("$.subjectId", "subjectId", "required when purpose is BUSINESS")
     elif purpose is not UNSET and subjectId is not UNSET:
-        cx.report("target:$.subjectId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
+        # named at the source value when it came from the source (the caller's context did not give it)
+        cx.report(f"{path}.extra.sparktide.subjectId" if "subjectId" not in cx.context else "target:$.subjectId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
         subjectId = UNSET
     # tenantId <- context tenantId else extra.sparktide.tenantId only when purpose = BUSINESS
     tenantId: str | UnsetType = cx.from_context("tenantId", "string", "$.tenantId")
@@ -300,7 +301,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         if tenantId is UNSET:
             cx.missing("$.tenantId", "tenantId", "required when purpose is BUSINESS")
     elif purpose is not UNSET and tenantId is not UNSET:
-        cx.report("target:$.tenantId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
+        # named at the source value when it came from the source (the caller's context did not give it)
+        cx.report(f"{path}.extra.sparktide.tenantId" if "tenantId" not in cx.context else "target:$.tenantId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
         tenantId = UNSET
     # runId <- context runId else extra.sparktide.runId only when purpose = BUSINESS
     runId: str | UnsetType = cx.from_context("runId", "string", "$.runId")
@@ -340,7 +342,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         if runId is UNSET:
             cx.missing("$.runId", "runId", "required when purpose is BUSINESS")
     elif purpose is not UNSET and runId is not UNSET:
-        cx.report("target:$.runId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
+        # named at the source value when it came from the source (the caller's context did not give it)
+        cx.report(f"{path}.extra.sparktide.runId" if "runId" not in cx.context else "target:$.runId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
         runId = UNSET
     # traceId <- context traceId else extra.sparktide.traceId only when purpose = BUSINESS
     traceId: str | UnsetType = cx.from_context("traceId", "string", "$.traceId")
@@ -380,7 +383,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         if traceId is UNSET:
             cx.missing("$.traceId", "traceId", "required when purpose is BUSINESS")
     elif purpose is not UNSET and traceId is not UNSET:
-        cx.report("target:$.traceId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
+        # named at the source value when it came from the source (the caller's context did not give it)
+        cx.report(f"{path}.extra.sparktide.traceId" if "traceId" not in cx.context else "target:$.traceId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
         traceId = UNSET
     # model <- context model else model
     model: str | UnsetType = cx.from_context("model", "string", "$.model")

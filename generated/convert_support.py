@@ -125,7 +125,11 @@ def _json_type_name(value: Any) -> str:
         return "a JSON number"
     if value is None:
         return "JSON null"
-    return {str: "a JSON string", list: "a JSON array", dict: "a JSON object"}.get(type(value), f"a {type(value).__name__}")
+    if isinstance(value, list):
+        return "a JSON array"
+    if isinstance(value, dict):
+        return "a JSON object"
+    return f"a {type(value).__name__}"
 
 
 class Origins:
@@ -265,13 +269,13 @@ class Cx:
         """The carried object for `key` (UNSET when absent; reported Invalid when not an
         object), without the members of `types` whose JSON type is wrong: each is reported
         Invalid at its path."""
-        found = self.from_carried(key, "object")
+        found: dict[str, Any] | UnsetType = self.from_carried(key, "object")
         if found is UNSET:
             return UNSET
         wrong = [name for name, expect in types.items() if name in found and not _fits(found[name], expect)]
         for name in wrong:
             self.report(member(member(self.carried_path, key), name), "Invalid", f"{_json_type_name(found[name])}, not {_expected(types[name])}; ignored")
-        return {name: value for name, value in found.items() if name not in wrong} if wrong else cast("dict[str, Any]", found)
+        return {name: value for name, value in found.items() if name not in wrong} if wrong else found
 
     def carried_index(self, key: str, path: str) -> bool:
         """Whether the carried list of conversation indexes `key` names the message at `path`."""
@@ -390,8 +394,9 @@ class Cx:
                     self.report(where, "Invalid", f"{_json_type_name(node)}, not a JSON object; ignored")
                 node = {}
                 break
-        found = self._spaces[space] = node
-        return found
+        kept: dict[str, Any] = node
+        self._spaces[space] = kept
+        return kept
 
     def kept(self, space: str, path: str, key: str, expect: Expect) -> Any:
         """The member `key` kept in the side-car `space` of the Lux source for the Lux object at

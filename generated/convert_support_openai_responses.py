@@ -812,6 +812,11 @@ def _lux_message(message: LucentMessage, path: str, items: list[Any], members: _
                 items.append(_easy_assistant(content, path, cx))
             else:
                 items.append({"role": role, "content": content, **kept})
+    else:
+        # only tool calls and results: each is an item of its own, and the message is not written
+        cx.report(f"{path}.role", "Degraded", f"the {message.role} message holds only tool calls and results, written as items of their own; its role is not kept")
+        for key in kept:
+            cx.report(member(_members_path(path, cx), key), "Unsupported", "the message is not written (only its tool calls and results are), so this kept member has no place")
     items.extend(after)
 
 

@@ -59,10 +59,10 @@ class LucentError(Exception):
     """
 
     def __init__(self, message: str, *, code: str, path: str = "$") -> None:
-        if not (message.isascii() and message.isprintable() and path.isascii() and path.isprintable()):
-            from lucent.generated._support import printable  # the one escaping function, on first need
+        if "Invalid " in message or not (message.isascii() and message.isprintable() and path.isascii() and path.isprintable()):
+            from lucent.generated._support import printable, unquoted  # the one escaping function, on first need
 
-            message, path = printable(message), printable(path)
+            message, path = printable(unquoted(message)), printable(path)
         super().__init__(message)
         self.message = message
         self.code = code

@@ -39,7 +39,7 @@ from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from tests.conformance.paths import REPO
 from tests.conservation import leaves, lost_values
 
-__all__ = ["SIDECAR", "declared_types", "lux_documents", "named_entries", "sidecar_mutations", "silent_drops", "with_entry", "wrong_types"]
+__all__ = ["SIDECAR", "declared_types", "is_spelling", "lux_documents", "named_entries", "sidecar_mutations", "silent_drops", "with_entry", "wrong_types"]
 
 SIDECAR = {"request": "extra", "response": "provider_payload"}
 """The member of a Lux document of each kind that holds its side-cars."""
@@ -213,6 +213,18 @@ def _is_declared(kind: str, path: tuple[Any, ...], value: Any) -> bool:
         return False
     name = _type_name(value)
     return any(name == one or (one == "number" and name == "integer") for one in expect.split("|")) or expect == "any"
+
+
+def is_spelling(kind: str, path: str, value: Any) -> bool:
+    """Whether the leaf `value` at JSON `path` of a Lux document of `kind` is a side-car entry of
+    the type the specs declare for it (:func:`declared_types`), or a null that records an
+    absence (:data:`NESTED_ABSENCES`): a spelling, no value of its own."""
+    if not path.startswith(("$.extra.", "$.provider_payload.")):
+        return False
+    from lucent._best_error import segments
+
+    steps = tuple(segments(path))
+    return _is_declared(kind, steps, value) or _nested_absence(steps, value)
 
 
 NESTED_ABSENCES: dict[tuple[str, ...], str] = {
