@@ -39,8 +39,8 @@ Spec format
       multipleOf, minLength / maxLength / pattern, minItems / maxItems, enum / const beyond the
       type), the generated code checks each bound, read from the target schema at codegen time
       (straight-line: one comparison per keyword), and a value outside is left out and reported
-      Unsupported at its source path, naming the keyword and bound ("SparkTide temperature has
-      maximum 2; 3 left out"). A ``context`` rule checks its source value the same way (the
+      Unsupported at its source path, naming the keyword and bound, and the value by its type
+      only ("SparkTide temperature has maximum 2; the value (an integer) is left out"). A ``context`` rule checks its source value the same way (the
       field then stays missing: Invalid ``target:$.field``);
     - ``via = "T"``: the transform ``T`` of the support module (vocabulary: :data:`TRANSFORMS`)
       turns the ``from`` value(s) into the target value; ``with = [fields]`` also passes target
@@ -79,9 +79,18 @@ Spec format
       Y conversion reports X's other side-car members one by one and leaves the spellings out
       (:func:`spellings`). A kept JSON null is a value, never a spelling.
 
+    ``[pair]`` of a Lux -> X spec with ``carried``: ``carried_types = {key = type}``, the JSON
+    type of each carried entry the Lux document keeps in its own form (a marker such as
+    ``stream_absent``, a kept null, the ``members`` object): a JSON type name (``string``,
+    ``integer``, ``number``, ``boolean``, ``object``, ``array``, ``null``), several joined with
+    ``|`` (``integer|null``), ``any``, or a list of the strings allowed. The converter checks
+    them before any rule reads the side-car (``Cx.load_carried``): an entry of another type is
+    reported Invalid at its path and read as absent, so no rule meets it, in any branch.
+
     ``[pair]`` of an X -> Lux spec, for the members its transforms keep for a Lux object in the
-    side-car's ``members`` (``cx.keep``): ``member_spellings = [names]``, the members that only
-    record how X spelled a value Lux holds (``content_form``); ``member_absences = [names]``,
+    side-car's ``members`` (``cx.keep``): ``member_spellings = ["name:type"]``, the members that
+    only record how X spelled a value Lux holds, with the JSON type the spelling has
+    (``content_form:string``: a value of another type is no spelling and is reported); ``member_absences = [names]``,
     the members kept as null to record that X had none where Lux needs a value (a Gemini call
     without an id). A Lux -> Y conversion reports X's other kept members one by one.
 
@@ -605,6 +614,16 @@ class Spec:
         return MappingSpecError(f"mappings/{self.path.name}: {where}: {message}")
 
 
+_JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
+
+
+def _carried_type(expect: Any) -> bool:
+    """Whether `expect` is a carried_types entry (see the module docstring)."""
+    if isinstance(expect, list):
+        return bool(expect) and all(isinstance(v, str) for v in expect)
+    return isinstance(expect, str) and (expect == "any" or set(expect.split("|")) <= _JSON_TYPES)
+
+
 def load_specs(repo_root: pathlib.Path) -> list[Spec]:
     """Read and check every spec in ``repo_root/mappings``."""
     specs = []
@@ -621,8 +640,18 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
             names = pair.get(key, [])
             if not (isinstance(names, list) and all(isinstance(n, str) and n for n in names)):
                 raise MappingSpecError(f"mappings/{path.name}: [pair] {key} is a list of member names")
+            for name in names:
+                typed = name.partition(":")[2]
+                if key == "member_spellings" and not (typed and _carried_type(typed)):
+                    raise MappingSpecError(f"mappings/{path.name}: [pair] member_spellings names each member with its JSON type (name:type): {name}")
             if names and (pair["target"] != "lux" or len(str(pair.get("carried", "")).split(".")) != 2):
                 raise MappingSpecError(f"mappings/{path.name}: [pair] {key} names members an X -> Lux spec keeps in its carried side-car")
+        types = pair.get("carried_types", {})
+        if types and (pair["source"] != "lux" or not pair.get("carried")):
+            raise MappingSpecError(f"mappings/{path.name}: [pair] carried_types types the side-car a Lux -> X spec names as carried")
+        for key, expect in types.items():
+            if not _carried_type(expect):
+                raise MappingSpecError(f"mappings/{path.name}: [pair] carried_types.{key} is not a JSON type name, several joined by |, any, or a list of strings")
         support = pair.get("support")
         if support is not None and not (repo_root / "codegen" / "templates" / f"converter_support_{support}.py.jinja").is_file():
             raise MappingSpecError(f"mappings/{path.name}: [pair] support {support!r} has no template converter_support_{support}.py.jinja")
@@ -647,14 +676,24 @@ def spellings(specs: list[Spec]) -> dict[str, dict[str, tuple[str, ...]]]:
     member kept for a Lux object in the side-car's ``members``) and ``member_absences``
     (``members/<name>=null``: such a member kept as null, which records that the source had none).
     A Lux -> Y conversion loses nothing by leaving another format's spellings out, so it reports
-    only that format's other members."""
+    only that format's other members. A spelling the format's Lux -> X spec types
+    (``carried_types``) is named ``key:type``: a value of another type is reported."""
     found: dict[str, dict[str, set[str]]] = {}
+    # the JSON type the Lux -> X spec gives each carried entry: a spelling of another type is no
+    # spelling (a Lux -> Y conversion reports it like any other member), named `key:type`
+    types: dict[tuple[str, str], dict[str, Any]] = {}
+    for spec in specs:
+        if spec.pair["source"] == "lux" and "." in spec.pair.get("carried", ""):
+            types[(spec.pair["kind"], spec.pair["carried"].split(".")[1])] = spec.pair.get("carried_types", {})
     for spec in specs:
         for m in spec.maps.values():
             for tpath, rule in m.get("rules", {}).items():
                 if rule.get("spelling") is True:
                     _, car, key = tpath.split(".")
-                    found.setdefault(spec.pair["kind"], {}).setdefault(car, set()).add(key)
+                    expect = types.get((spec.pair["kind"], car), {}).get(key)
+                    if isinstance(expect, list):
+                        expect = "string"
+                    found.setdefault(spec.pair["kind"], {}).setdefault(car, set()).add(f"{key}:{expect}" if expect else key)
         carried = spec.pair.get("carried", "")
         for key, suffix in (("member_spellings", ""), ("member_absences", "=null")):
             for name in spec.pair.get(key, ()):
@@ -1069,7 +1108,8 @@ class Lowering:
             "entry_target": entry_ret,
             "entry": self.spec.pair["entry"],
             "carried_load": (
-                {"attr": self.carried.split(".")[0], "key": carried_key, "path": f"$.{self.carried}"}
+                {"attr": self.carried.split(".")[0], "key": carried_key, "path": f"$.{self.carried}",
+                 "types": _lit({k: tuple(v) if isinstance(v, list) else v for k, v in sorted(self.spec.pair.get("carried_types", {}).items())})}
                 if self.carried_in_source else None
             ),
             "functions": fns,
@@ -1529,7 +1569,7 @@ class Lowering:
             expr = read(source)[0]
         given = f"{local}_given"
         self.uses.add("UNSET")
-        detail = f"{_lit(rule['reason'] + '; ')} + _s.shown({given}) + {_lit(' not written, ' + json.dumps(rule['const']) + ' is')}"
+        detail = f"{_lit(rule['reason'] + '; the value (')} + _s.shown({given}) + {_lit(') is not written, ' + json.dumps(rule['const']) + ' is')}"
         body.append({"kind": "assign", "name": given, "ann": "", "expr": expr, "comment": comment})
         body.append({"kind": "expr", "comment": f"{source}: {rule['status']} when it is not {json.dumps(rule['const'])}",
                      "code": f"if {given} is not UNSET and {given} != {_lit(rule['const'])}:\n"

@@ -17,6 +17,7 @@ import msgspec
 
 __all__ = [
     "BUILD_LOCK",
+    "CONTROL_CHARACTERS",
     "MAX_JSON_TEXT_DEPTH",
     "MSGSPEC_CODES",
     "JsonTextError",
@@ -26,11 +27,14 @@ __all__ = [
     "check_finite",
     "check_json_object_text",
     "convert_union",
+    "described",
     "dump_json_text",
     "key_path",
     "load_json_text",
     "member",
     "nests_deeper",
+    "printable",
+    "unquoted",
     "violation",
 ]
 
@@ -106,7 +110,17 @@ MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = [
 """msgspec's validation messages -> the JSON Schema keyword that failed (lucent.decode uses it too)."""
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+CONTROL_CHARACTERS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f"
+    "\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+"""The characters :func:`printable` escapes: every character of the Unicode general categories
+Cc (C0, DEL, C1: U+0085 NEL among them), Cf (the bidirectional controls U+061C, U+200E/F,
+U+202A-E, U+2066-9, the zero-width and invisible characters, U+FEFF, the tag characters),
+Cs (a lone surrogate, which no UTF-8 writer accepts), Zl and Zp (U+2028, U+2029), as of
+Unicode 15.1 (tests/test_no_echo.py checks the list against the running Python's
+``unicodedata``): each can move a terminal's cursor, reorder or hide text, or end a log line."""
 
 
 _CODE_OF = re.compile("|".join(f"(?P<c{i}>{pattern.pattern.removeprefix('^')})" for i, (pattern, _code) in enumerate(MSGSPEC_CODES)))
@@ -115,10 +129,33 @@ the code (17 searches cost ~10 us a fault)."""
 
 
 def printable(text: str) -> str:
-    """``text`` with each control character (C0, C1, line and paragraph separators, bidirectional
-    overrides) written as its escape (``\\n``, ``\\x1b``, ``\\u202e``): a property name an error
-    message quotes cannot break a log line or drive a terminal."""
-    return _CONTROL.sub(lambda found: found.group().encode("unicode_escape").decode("ascii"), text)
+    """``text`` with each character of :data:`CONTROL_CHARACTERS` written as its JSON escape
+    (``\\n``, ``\\t``, ``\\u001b``, ``\\u0085``, ``\\u202e``, a lone ``\\ud800``, a character
+    past U+FFFF as its surrogate pair ``\\udb40\\udc41``), the rest as it is.
+
+    The one escaping function of lucent: every error message and path (``lucent.errors``), every
+    diagnostic's ``field`` and ``detail``, every path :func:`member` builds and every file name
+    the command line prints go through it, so a property name cannot forge a log line or drive a
+    terminal. JSON escapes keep a quoted path step (``["a\\u202e"]``) a JSON string, which reads
+    back as the key. Idempotent: what it writes holds no such character."""
+    if text.isascii() and text.isprintable():
+        return text
+    return CONTROL_CHARACTERS.sub(_escaped, text)
+
+
+_LETTER_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+
+
+def _escaped(found: re.Match[str]) -> str:
+    char = found.group()
+    letter = _LETTER_ESCAPES.get(char)
+    if letter is not None:
+        return letter
+    code = ord(char)
+    if code > 0xFFFF:
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
@@ -131,9 +168,18 @@ def violation(exc: msgspec.ValidationError, base: str = "") -> RuleViolation:
         return RuleViolation(cause.code, cause.message, cause.path if cause.path.startswith("$") else path + cause.path)
     found = _CODE_OF.match(message)
     code = MSGSPEC_CODES[int(found.lastgroup[1:])][1] if found is not None and found.lastgroup else "invalid"
-    if code in ("enum", "const"):
-        message = message.split(" '", 1)[0]  # never repeat the input value
     return RuleViolation(code, message, path)
+
+
+def described(exc: BaseException) -> str:
+    """A msgspec error (or any exception lucent's own code raised) as a message may quote it:
+    msgspec's text with the value an ``enum`` or ``const`` refuses left out (``Invalid enum
+    value``, never ``Invalid enum value 'sk-...'``) and its path after ``at``, escaped by
+    :func:`printable`. Every message that quotes a msgspec error quotes it through this."""
+    if isinstance(exc, msgspec.ValidationError):
+        message, path = _located(exc, "$")
+        return printable(f"{message} at `{path}`" if path != "$" else message)
+    return printable(_VALUE_QUOTED.sub(r"\1", str(exc)))
 
 
 def first_branches(branches: tuple[Any, ...], first: dict[Any, int]) -> dict[Any, Any]:
@@ -188,8 +234,25 @@ def _located(exc: msgspec.ValidationError, base: str) -> tuple[str, str]:
     message, _, where = str(exc).rpartition(" - at `")  # the last: a property name may hold one
     if not _:
         message, where = where, ""
+    message = _VALUE_QUOTED.sub(r"\1", message)  # never repeat the value an enum or const refuses
     where = where.removeprefix("key` in `")  # a map key that breaks propertyNames: the map's path
     return message, base + where[1:-1] if where.endswith("`") else base
+
+
+def unquoted(text: str) -> str:
+    """`text` without the value a msgspec ``Invalid enum value 'x'`` / ``Invalid value 'x'`` quotes
+    inside it (a message that embeds a msgspec error's text without :func:`described`): the
+    errors of ``lucent.errors`` pass every message through it."""
+    return _VALUE_INSIDE.sub(r"\1", text) if "Invalid " in text else text
+
+
+_VALUE_INSIDE = re.compile(r"""(Invalid (?:enum )?value) (?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|-?\d[\w.+-]*)""", re.DOTALL)
+
+
+_VALUE_QUOTED = re.compile(r"^(Invalid (?:enum )?value)\b.*", re.DOTALL)
+"""msgspec's ``Invalid enum value 'x'`` / ``Invalid value 'x'`` (a refused enum or const, tag
+values included): group 1 is the text without the value, which msgspec quotes raw or as its
+repr (so it may hold quotes, newlines, `` - at ``)."""
 
 
 def _reach(exc: msgspec.ValidationError | RuleViolation, base: str) -> tuple[int, bool]:
@@ -315,16 +378,15 @@ def convert_union(
 
 
 def key_path(key: str) -> str:
-    """The JSON path step for a map key: ``.key`` or ``["key"]``."""
-    return f".{key}" if _IDENTIFIER.fullmatch(key) else "[" + json.dumps(key) + "]"
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+    """The JSON path step for a map key: ``.key`` or ``["key"]``, as :func:`member` writes it."""
+    return member("", key)
 
 
 def member(path: str, key: str) -> str:
-    """The JSON path of `key` inside the object at `path` ($.a.b, or $.a["odd key"])."""
-    return f"{path}.{key}" if _NAME.fullmatch(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+    """The JSON path of `key` inside the object at `path` ($.a.b, or $.a["odd key"]): a key that
+    is not an ASCII name is a JSON string (quotes and backslashes escaped) with its control
+    characters escaped by :func:`printable` (``$["a\\u202e"]``), so a path never holds one."""
+    return f"{path}.{key}" if _NAME.fullmatch(key) else f"{path}[{printable(json.dumps(key, ensure_ascii=False))}]"
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # fullmatch: `$` would let a final newline in

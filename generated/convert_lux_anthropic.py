@@ -25,6 +25,10 @@ from .anthropic import (
 
 __all__ = ["lux_to_anthropic_request"]
 
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"disable_parallel_tool_use": "boolean", "metadata": "object", "output_config": "object", "stream": "boolean", "system_form": ("blocks",), "thinking_absent": "boolean", "tools": "array"}
+"""The JSON type of each $.extra.anthropic entry ([pair] carried_types); Cx.load_carried
+reports an entry of another type Invalid and reads it as absent."""
+
 _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "max_tokens": "options.max_output_tokens",
     "system": "instructions",
@@ -68,7 +72,7 @@ def lux_to_anthropic_request(
     ``Origins`` is filled when first read.
     """
     cx = Cx(context)
-    cx.carried = cx.load_carried(src.extra, "anthropic", "$.extra.anthropic")
+    cx.carried = cx.load_carried(src.extra, "anthropic", "$.extra.anthropic", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("anthropic.members", "media"))
     return value, cx.diagnostics
@@ -219,7 +223,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
         ("anthropic", "media"),
         "Unsupported",
         "Anthropic has no place for other Lux extensions; only extra.anthropic and extra.media are read",
-        spelling={"gemini": ("contents", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "members/content_string", "members/output_list", "members/type", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "stop_string:boolean", "stream_absent:boolean"), "openai_responses": ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "stream_absent:boolean"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.anthropic: keys no rule reads (Unsupported)
     cx.report_unread(

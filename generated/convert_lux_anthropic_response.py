@@ -24,6 +24,10 @@ from .anthropic import (
 
 __all__ = ["lux_to_anthropic_response"]
 
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"blocks": "array", "stop_reason_absent": "boolean", "stop_sequence": "string|null", "usage": "object"}
+"""The JSON type of each $.provider_payload.anthropic entry ([pair] carried_types); Cx.load_carried
+reports an entry of another type Invalid and reads it as absent."""
+
 _FROM_RESPONSE: dict[str, str] = {
     "id": "id",
     "model": "model",
@@ -51,7 +55,7 @@ def lux_to_anthropic_response(
     ``Origins`` is filled when first read.
     """
     cx = Cx(context)
-    cx.carried = cx.load_carried(src.provider_payload, "anthropic", "$.provider_payload.anthropic")
+    cx.carried = cx.load_carried(src.provider_payload, "anthropic", "$.provider_payload.anthropic", _CARRIED_TYPES)
     value = _response(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
@@ -99,7 +103,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
         ("anthropic", "media"),
         "Unsupported",
         "Anthropic has no raw provider payload; only provider_payload.anthropic and provider_payload.media are read",
-        spelling={"gemini": ("candidates", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "modelVersion", "responseId"), "openai_chat": ("members/content_absent", "members/content_parts", "members/part"), "openai_responses": ("members/content_string", "members/output_list", "members/type"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "openai_responses": ("members/content_string:boolean", "members/output_list:boolean", "members/type:string"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.anthropic: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -24,6 +24,10 @@ from .gemini import (
 
 __all__ = ["lux_to_gemini_request"]
 
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"contents": "null", "generationConfig": "object", "model": "string", "systemInstruction": "object", "toolConfig": "object", "tools": "array|null"}
+"""The JSON type of each $.extra.gemini entry ([pair] carried_types); Cx.load_carried
+reports an entry of another type Invalid and reads it as absent."""
+
 _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "model": ("model", "extra.gemini.model"),
     "systemInstruction": ("instructions", "conversation", "extra.gemini.systemInstruction"),
@@ -53,7 +57,7 @@ def lux_to_gemini_request(
     ``Origins`` is filled when first read.
     """
     cx = Cx(context)
-    cx.carried = cx.load_carried(src.extra, "gemini", "$.extra.gemini")
+    cx.carried = cx.load_carried(src.extra, "gemini", "$.extra.gemini", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
@@ -141,7 +145,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         ("gemini", "media"),
         "Unsupported",
         "Gemini has no place for other Lux extensions; only extra.gemini and extra.media are read",
-        spelling={"anthropic": ("members/content_form", "members/is_error", "stream", "system_form", "thinking_absent"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "members/content_string", "members/output_list", "members/type", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "stop_string:boolean", "stream_absent:boolean"), "openai_responses": ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "stream_absent:boolean"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.gemini: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -24,6 +24,10 @@ from .gemini import (
 
 __all__ = ["lux_to_gemini_response"]
 
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"candidates": "null", "modelVersion": "null", "responseId": "null", "usageMetadata": "object"}
+"""The JSON type of each $.provider_payload.gemini entry ([pair] carried_types); Cx.load_carried
+reports an entry of another type Invalid and reads it as absent."""
+
 _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "responseId": ("id", "provider_payload.gemini.responseId"),
     "modelVersion": ("model", "provider_payload.gemini.modelVersion"),
@@ -49,7 +53,7 @@ def lux_to_gemini_response(
     ``Origins`` is filled when first read.
     """
     cx = Cx(context)
-    cx.carried = cx.load_carried(src.provider_payload, "gemini", "$.provider_payload.gemini")
+    cx.carried = cx.load_carried(src.provider_payload, "gemini", "$.provider_payload.gemini", _CARRIED_TYPES)
     value = _response(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
@@ -100,7 +104,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
         ("gemini", "media"),
         "Unsupported",
         "Gemini has no place for other Lux payloads; only provider_payload.gemini and provider_payload.media are read",
-        spelling={"anthropic": ("members/content_form", "members/is_error", "stop_reason_absent"), "openai_chat": ("members/content_absent", "members/content_parts", "members/part"), "openai_responses": ("members/content_string", "members/output_list", "members/type"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "openai_responses": ("members/content_string:boolean", "members/output_list:boolean", "members/type:string"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.gemini: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -25,6 +25,10 @@ from .openai_chat import (
 
 __all__ = ["lux_to_openai_chat_request"]
 
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"json_schema": "object", "limit_field": ("max_tokens",), "max_completion_tokens": "null", "max_tokens": "integer|null", "reasoning_effort": "string|null", "response_format": "object", "stop": "null", "stop_string": "boolean", "stream": "null", "stream_absent": "boolean", "tool_choice": "object"}
+"""The JSON type of each $.extra.openai_chat entry ([pair] carried_types); Cx.load_carried
+reports an entry of another type Invalid and reads it as absent."""
+
 _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "model": "model",
     "tools": "tools",
@@ -81,7 +85,7 @@ def lux_to_openai_chat_request(
     ``Origins`` is filled when first read.
     """
     cx = Cx(context)
-    cx.carried = cx.load_carried(src.extra, "openai_chat", "$.extra.openai_chat")
+    cx.carried = cx.load_carried(src.extra, "openai_chat", "$.extra.openai_chat", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
@@ -408,7 +412,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         ("openai_chat", "media"),
         "Unsupported",
         "Chat Completions has no extension fields; only extra.openai_chat and extra.media are read",
-        spelling={"anthropic": ("members/content_form", "members/is_error", "stream", "system_form", "thinking_absent"), "gemini": ("contents", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "model"), "llm_sdk": ("tool_message_starts",), "openai_responses": ("input_absent", "input_string", "members/content_string", "members/output_list", "members/type", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_responses": ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "stream_absent:boolean"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.openai_chat: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -24,6 +24,10 @@ from .openai_responses import (
 
 __all__ = ["lux_to_openai_responses_request"]
 
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"input_absent": "boolean", "input_string": "boolean", "reasoning": "object", "stream_absent": "boolean", "text": "object", "tools": "array"}
+"""The JSON type of each $.extra.openai_responses entry ([pair] carried_types); Cx.load_carried
+reports an entry of another type Invalid and reads it as absent."""
+
 _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "instructions": "instructions",
     "input": ("conversation", "extra.openai_responses.input_string", "extra.openai_responses.input_absent"),
@@ -73,7 +77,7 @@ def lux_to_openai_responses_request(
     ``Origins`` is filled when first read.
     """
     cx = Cx(context)
-    cx.carried = cx.load_carried(src.extra, "openai_responses", "$.extra.openai_responses")
+    cx.carried = cx.load_carried(src.extra, "openai_responses", "$.extra.openai_responses", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
@@ -275,7 +279,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         ("openai_responses", "media"),
         "Unsupported",
         "Responses has no extension fields; only extra.openai_responses and extra.media are read",
-        spelling={"anthropic": ("members/content_form", "members/is_error", "stream", "system_form", "thinking_absent"), "gemini": ("contents", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "stop_string:boolean", "stream_absent:boolean"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.openai_responses: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -24,6 +24,10 @@ from .openai_responses import (
 
 __all__ = ["lux_to_openai_responses_response"]
 
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"incomplete_details": "object|null", "output": "array", "status": "string", "usage": "null"}
+"""The JSON type of each $.provider_payload.openai_responses entry ([pair] carried_types); Cx.load_carried
+reports an entry of another type Invalid and reads it as absent."""
+
 _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "id": "id",
     "model": "model",
@@ -76,7 +80,7 @@ def lux_to_openai_responses_response(
     ``Origins`` is filled when first read.
     """
     cx = Cx(context)
-    cx.carried = cx.load_carried(src.provider_payload, "openai_responses", "$.provider_payload.openai_responses")
+    cx.carried = cx.load_carried(src.provider_payload, "openai_responses", "$.provider_payload.openai_responses", _CARRIED_TYPES)
     value = _response(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
@@ -91,7 +95,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         cx.report(
             f"{path}.provider_payload.openai_responses.object",
             "Unsupported",
-            "a Responses response object is always response; " + _s.shown(object_given) + " not written, \"response\" is",
+            "a Responses response object is always response; the value (" + _s.shown(object_given) + ") is not written, \"response\" is",
         )
     # created_at <- context created_at else created_at
     created_at: float | UnsetType = cx.from_context("created_at", "number", "$.created_at")
@@ -309,7 +313,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         ("openai_responses", "media"),
         "Unsupported",
         "Responses has no extension fields; only provider_payload.openai_responses and provider_payload.media are read",
-        spelling={"anthropic": ("members/content_form", "members/is_error", "stop_reason_absent"), "gemini": ("candidates", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "modelVersion", "responseId"), "openai_chat": ("members/content_absent", "members/content_parts", "members/part"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean"), "gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.openai_responses: keys no rule reads (Unsupported)
     cx.report_unread(

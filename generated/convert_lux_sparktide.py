@@ -51,6 +51,10 @@ from .sparktide_remote_1_0 import (
 
 __all__ = ["lux_to_sparktide_request"]
 
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"content_absent": "array", "empty_tool_calls": "array", "json_schema": "object", "tools": "array"}
+"""The JSON type of each $.extra.sparktide entry ([pair] carried_types); Cx.load_carried
+reports an entry of another type Invalid and reads it as absent."""
+
 _TARGET_PATTERN_1: re.Pattern[str] = re.compile("[^\\t-\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]")  # ECMA-262 /\S/
 
 _TARGET_PATTERN_2: re.Pattern[str] = re.compile("^[a-z][\\-0-9a-z]{0,63}\\Z")  # ECMA-262 /^[a-z][a-z0-9-]{0,63}$/
@@ -126,7 +130,7 @@ def lux_to_sparktide_request(
     ``Origins`` is filled when first read.
     """
     cx = Cx(context)
-    cx.carried = cx.load_carried(src.extra, "sparktide", "$.extra.sparktide")
+    cx.carried = cx.load_carried(src.extra, "sparktide", "$.extra.sparktide", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins)
     return value, cx.diagnostics
@@ -141,7 +145,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         cx.report(
             f"{path}.extra.sparktide.protocolVersion",
             "Unsupported",
-            "SparkTide 1.0 is the only version; " + _s.shown(protocolVersion_given) + " not written, \"1.0\" is",
+            "SparkTide 1.0 is the only version; the value (" + _s.shown(protocolVersion_given) + ") is not written, \"1.0\" is",
         )
     # invocationId <- context invocationId else extra.sparktide.invocationId
     invocationId: str | UnsetType = cx.from_context("invocationId", "string", "$.invocationId")
@@ -282,7 +286,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         if subjectId is UNSET:
             cx.missing("$.subjectId", "subjectId", "required when purpose is BUSINESS")
     elif purpose is not UNSET and subjectId is not UNSET:
-        cx.report("target:$.subjectId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
+        # named at the source value when it came from the source (the caller's context did not give it)
+        cx.report(f"{path}.extra.sparktide.subjectId" if "subjectId" not in cx.context else "target:$.subjectId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
         subjectId = UNSET
     # tenantId <- context tenantId else extra.sparktide.tenantId only when purpose = BUSINESS
     tenantId: str | UnsetType = cx.from_context("tenantId", "string", "$.tenantId")
@@ -296,7 +301,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         if tenantId is UNSET:
             cx.missing("$.tenantId", "tenantId", "required when purpose is BUSINESS")
     elif purpose is not UNSET and tenantId is not UNSET:
-        cx.report("target:$.tenantId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
+        # named at the source value when it came from the source (the caller's context did not give it)
+        cx.report(f"{path}.extra.sparktide.tenantId" if "tenantId" not in cx.context else "target:$.tenantId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
         tenantId = UNSET
     # runId <- context runId else extra.sparktide.runId only when purpose = BUSINESS
     runId: str | UnsetType = cx.from_context("runId", "string", "$.runId")
@@ -336,7 +342,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         if runId is UNSET:
             cx.missing("$.runId", "runId", "required when purpose is BUSINESS")
     elif purpose is not UNSET and runId is not UNSET:
-        cx.report("target:$.runId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
+        # named at the source value when it came from the source (the caller's context did not give it)
+        cx.report(f"{path}.extra.sparktide.runId" if "runId" not in cx.context else "target:$.runId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
         runId = UNSET
     # traceId <- context traceId else extra.sparktide.traceId only when purpose = BUSINESS
     traceId: str | UnsetType = cx.from_context("traceId", "string", "$.traceId")
@@ -376,7 +383,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         if traceId is UNSET:
             cx.missing("$.traceId", "traceId", "required when purpose is BUSINESS")
     elif purpose is not UNSET and traceId is not UNSET:
-        cx.report("target:$.traceId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
+        # named at the source value when it came from the source (the caller's context did not give it)
+        cx.report(f"{path}.extra.sparktide.traceId" if "traceId" not in cx.context else "target:$.traceId", "Invalid", "must be absent unless purpose is BUSINESS; dropped")
         traceId = UNSET
     # model <- context model else model
     model: str | UnsetType = cx.from_context("model", "string", "$.model")
@@ -614,7 +622,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         ("sparktide",),
         "Unsupported",
         "SparkTide has no extension fields; only extra.sparktide is read",
-        spelling={"anthropic": ("members/content_form", "members/is_error", "stream", "system_form", "thinking_absent"), "gemini": ("contents", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "model"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent"), "openai_responses": ("input_absent", "input_string", "members/content_string", "members/output_list", "members/type", "stream_absent")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "stop_string:boolean", "stream_absent:boolean"), "openai_responses": ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "stream_absent:boolean")},
     )
     # extra.sparktide: keys no rule reads (Unsupported)
     cx.report_unread(

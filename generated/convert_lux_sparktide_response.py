@@ -151,7 +151,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> RemoteModelResponse:
         ("sparktide",),
         "Unsupported",
         "a SparkTide response has no provider payload; only provider_payload.sparktide is read",
-        spelling={"anthropic": ("members/content_form", "members/is_error", "stop_reason_absent"), "gemini": ("candidates", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField", "members/text=null", "modelVersion", "responseId"), "openai_chat": ("members/content_absent", "members/content_parts", "members/part"), "openai_responses": ("members/content_string", "members/output_list", "members/type")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean"), "gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "openai_responses": ("members/content_string:boolean", "members/output_list:boolean", "members/type:string")},
     )
     # provider_payload.sparktide: keys no rule reads (Unsupported)
     cx.report_unread(

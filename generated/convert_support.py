@@ -34,7 +34,9 @@ from .htmlp_model_request import (
     Role,
     ThinkingLevel,
 )
-from ._support import BUILD_LOCK, JsonTextError, dump_json_text, load_json_text
+from ._support import BUILD_LOCK, JsonTextError, convert_as, dump_json_text, load_json_text
+from ._support import described as described  # a msgspec error as a diagnostic may quote it; re-exported
+from ._support import printable as printable  # the one escaping function; re-exported
 from ._support import member as member  # defined with the bindings' helpers; re-exported for the converters
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
@@ -73,8 +75,14 @@ Status = Literal["Exact", "Degraded", "Unsupported", "Invalid"]
 Expect = str | tuple[str, ...]
 
 def _fits(value: Any, expect: Expect) -> bool:
+    """Whether `value` has the JSON type `expect` names: a type name, several joined by ``|``,
+    ``any``, or the tuple of the strings allowed."""
     if isinstance(expect, tuple):
         return isinstance(value, str) and value in expect
+    if "|" in expect:
+        return any(_fits(value, one) for one in expect.split("|"))
+    if expect == "null":
+        return value is None
     if expect == "string":
         return isinstance(value, str)
     if expect == "integer":
@@ -90,8 +98,40 @@ def _fits(value: Any, expect: Expect) -> bool:
     return True
 
 
+def _spelled(name: str, value: Any, spelled: tuple[str, ...]) -> bool:
+    """Whether the side-car member `name` is one of the `spelled` names (``key`` or ``key:type``;
+    with a type, only a value of that JSON type is a spelling)."""
+    for entry in spelled:
+        key, _, expect = entry.partition(":")
+        if key == name:
+            return not expect or _fits(value, expect)
+    return False
+
+
 def _expected(expect: Expect) -> str:
-    return "one of " + ", ".join(expect) if isinstance(expect, tuple) else f"a JSON {expect}"
+    if isinstance(expect, tuple):
+        return "one of " + ", ".join(expect)
+    return " or ".join("null" if one == "null" else f"a JSON {one}" for one in expect.split("|"))
+
+
+def _json_type_name(value: Any) -> str:
+    """What a mistyped context or carried value is, by its JSON type (a string with its length),
+    never the value."""
+    if isinstance(value, str):
+        return f"a JSON string of {_counted(len(value), 'character')}"
+    if isinstance(value, bool):
+        return "a JSON boolean"
+    if isinstance(value, int):
+        return "a JSON integer"
+    if isinstance(value, float):
+        return "a JSON number"
+    if value is None:
+        return "JSON null"
+    if isinstance(value, list):
+        return "a JSON array"
+    if isinstance(value, dict):
+        return "a JSON object"
+    return f"a {type(value).__name__}"
 
 
 class Origins:
@@ -274,8 +314,9 @@ class Cx:
         self._spaces_of: dict[str, Any] = self.sidecar
 
     def report(self, field: str, status: Status, detail: str) -> None:
-        """Record one diagnostic: `field` is a JSON path in the source (or target:$.x)."""
-        self.diagnostics.append(ConversionDiagnostic(field=field, status=status, detail=detail))
+        """Record one diagnostic: `field` is a JSON path in the source (or target:$.x); `field`
+        and `detail` are escaped (:func:`printable`) and `detail` names no value of the input."""
+        self.diagnostics.append(ConversionDiagnostic(field=printable(field), status=status, detail=printable(detail)))
 
     def missing(self, target: str, key: str, why: str = "") -> None:
         """A value the target requires that neither the context nor the source supplies."""
@@ -292,7 +333,7 @@ class Cx:
             return UNSET
         value = self.context[key]
         if not _fits(value, expect):
-            self.report(f"target:{target}", "Invalid", f"context[{key!r}] is of type {type(value).__name__}, not {_expected(expect)}")
+            self.report(f"target:{target}", "Invalid", f"context[{key!r}] is {_json_type_name(value)}, not {_expected(expect)}")
             return UNSET
         return value
 
@@ -305,17 +346,30 @@ class Cx:
             self.report(path, "Degraded", f"replaced by the caller's context[{key!r}]")
         return given
 
-    def load_carried(self, holder: Mapping[str, Any] | UnsetType, key: str, path: str) -> dict[str, Any]:
-        """The carried side-car object `holder[key]` ({} when absent or not an object)."""
+    def load_carried(
+        self, holder: Mapping[str, Any] | UnsetType, key: str, path: str, types: Mapping[str, Expect] | None = None
+    ) -> dict[str, Any]:
+        """The carried side-car object `holder[key]` ({} when absent or not an object, reported
+        Invalid when present). With `types` (the spec's ``carried_types``), each entry of
+        another JSON type is reported Invalid and left out of the object returned, so that no
+        rule reads it; so is a side-car (`holder`) that is not an object."""
         self.carried_path = path
         self.sidecar_path = path.rsplit(".", 1)[0]
         self.sidecar = holder if isinstance(holder, dict) else {}
+        if holder is not UNSET and holder is not None and not isinstance(holder, dict):
+            self.report(self.sidecar_path, "Invalid", f"the side-car is {_json_type_name(holder)}, not a JSON object; ignored")
         if not isinstance(holder, dict) or key not in holder:
             return {}
         value = holder[key]
         if not isinstance(value, dict):
-            self.report(path, "Invalid", "not a JSON object; ignored")
+            self.report(path, "Invalid", f"{_json_type_name(value)}, not a JSON object; ignored")
             return {}
+        if types:
+            wrong = [name for name, expect in types.items() if name in value and not _fits(value[name], expect)]
+            for name in wrong:
+                self.report(member(path, name), "Invalid", f"{_json_type_name(value[name])}, not {_expected(types[name])}; ignored")
+            if wrong:
+                value = {name: item for name, item in value.items() if name not in wrong}
         return value
 
     def from_carried(self, key: str, expect: Expect) -> Any:
@@ -324,9 +378,21 @@ class Cx:
             return UNSET
         value = self.carried[key]
         if not _fits(value, expect):
-            self.report(member(self.carried_path, key), "Invalid", f"{value!r} is not {_expected(expect)}; ignored")
+            self.report(member(self.carried_path, key), "Invalid", f"{_json_type_name(value)}, not {_expected(expect)}; ignored")
             return UNSET
         return value
+
+    def carried_object(self, key: str, types: Mapping[str, Expect]) -> dict[str, Any] | UnsetType:
+        """The carried object for `key` (UNSET when absent; reported Invalid when not an
+        object), without the members of `types` whose JSON type is wrong: each is reported
+        Invalid at its path."""
+        found: dict[str, Any] | UnsetType = self.from_carried(key, "object")
+        if found is UNSET:
+            return UNSET
+        wrong = [name for name, expect in types.items() if name in found and not _fits(found[name], expect)]
+        for name in wrong:
+            self.report(member(member(self.carried_path, key), name), "Invalid", f"{_json_type_name(found[name])}, not {_expected(types[name])}; ignored")
+        return {name: value for name, value in found.items() if name not in wrong} if wrong else found
 
     def carried_index(self, key: str, path: str) -> bool:
         """Whether the carried list of conversation indexes `key` names the message at `path`."""
@@ -389,7 +455,7 @@ class Cx:
             for name, kept in value.items():
                 if name == "members" and isinstance(kept, dict) and "members" not in spelled:
                     self._report_members(member(car, name), kept, spelled, status, detail)
-                elif name not in spelled:
+                elif not _spelled(name, kept, spelled):
                     self.report(member(car, name), status, detail)
 
     def _report_members(self, path: str, members: dict[str, Any], spelled: tuple[str, ...], status: Status, detail: str) -> None:
@@ -399,7 +465,7 @@ class Cx:
                 self.report(member(path, lux_path), status, detail)
                 continue
             for name, value in kept.items():
-                if f"members/{name}" in spelled or (value is None and f"members/{name}=null" in spelled):
+                if _spelled(f"members/{name}", value, spelled) or (value is None and f"members/{name}=null" in spelled):
                     continue
                 self.report(member(member(path, lux_path), name), status, detail)
 
@@ -436,10 +502,18 @@ class Cx:
         if self._spaces_of is not self.sidecar:
             self._spaces, self._spaces_of = {}, self.sidecar
         node: Any = self.sidecar
+        where = self.sidecar_path
         for seg in space.split("."):
-            node = node.get(seg, {}) if isinstance(node, dict) else {}
-        found = self._spaces[space] = node if isinstance(node, dict) else {}
-        return found
+            node = node.get(seg, {})
+            where = member(where, seg)
+            if not isinstance(node, dict):
+                if where != self.carried_path:  # load_carried reported the carried side-car itself
+                    self.report(where, "Invalid", f"{_json_type_name(node)}, not a JSON object; ignored")
+                node = {}
+                break
+        kept: dict[str, Any] = node
+        self._spaces[space] = kept
+        return kept
 
     def kept(self, space: str, path: str, key: str, expect: Expect) -> Any:
         """The member `key` kept in the side-car `space` of the Lux source for the Lux object at
@@ -451,7 +525,7 @@ class Cx:
         value = entry[key]
         if not _fits(value, expect):
             where = member(member(f"{self.sidecar_path}.{space}", path), key)
-            self.report(where, "Invalid", f"{value!r} is not {_expected(expect)}; ignored")
+            self.report(where, "Invalid", f"{_json_type_name(value)}, not {_expected(expect)}; ignored")
             return UNSET
         return value
 
@@ -1112,8 +1186,8 @@ def settle_tool_ids(messages: list[RemoteModelMessage], cx: Cx) -> None:
         cx.report(
             f"{_source_path(value, cx)}.{member}",
             "Degraded",
-            f"SparkTide cannot hold the tool call id {shown(old)} ({SPARKTIDE_CALL_ID_LIMITS}); "
-            f"written as {shown(ids[old])}, as in every tool call and tool result with this id",
+            f"SparkTide cannot hold this tool call id, {shown(old)} ({SPARKTIDE_CALL_ID_LIMITS}); "
+            f"written as {written(ids[old])}, as in every tool call and tool result with this id",
         )
         return ids[old]
 
@@ -1134,8 +1208,8 @@ def settle_tool_ids(messages: list[RemoteModelMessage], cx: Cx) -> None:
                 cx.report(
                     f"{_source_path(call, cx)}.name",
                     "Degraded",
-                    f"SparkTide cannot hold the function name {shown(name)} ({SPARKTIDE_FUNCTION_NAME_LIMITS}); "
-                    f"written as {shown(names[name])}",
+                    f"SparkTide cannot hold this function name, {shown(name)} ({SPARKTIDE_FUNCTION_NAME_LIMITS}); "
+                    f"written as {written(names[name])}",
                 )
     # A tool message names no function: it answers its call, whose name changed with it.
     for message in messages:
@@ -1143,7 +1217,7 @@ def settle_tool_ids(messages: list[RemoteModelMessage], cx: Cx) -> None:
             cx.report(
                 _source_path(message, cx),
                 "Degraded",
-                f"answers a tool call whose function name SparkTide cannot hold; that call is written as {shown(renamed[message.tool_call_id])}",
+                f"answers a tool call whose function name SparkTide cannot hold; that call is written as {written(renamed[message.tool_call_id])}",
             )
 
 
@@ -1159,20 +1233,77 @@ def _source_path(value: Any, cx: Cx) -> str:
 
 
 def shown(value: Any) -> str:
-    """A source value as a diagnostic quotes it: JSON text (3.0 as 3), long text cut."""
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        value = int(value)
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        text = reprlib.repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    """How a diagnostic names a value of the source: by its JSON type and size, never the value
+    itself (SECURITY.md): ``a string of 12 characters``, ``an array of 2 items``, ``an object of
+    1 member``, ``an integer``, ``a number``, ``a boolean``, ``null``."""
+    if isinstance(value, str):
+        return f"a string of {_counted(len(value), 'character')}"
+    if isinstance(value, (list, tuple)):
+        return f"an array of {_counted(len(value), 'item')}"
+    if isinstance(value, dict):
+        return f"an object of {_counted(len(value), 'member')}"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "an integer" if value.is_integer() else "a number"
+    if value is None:
+        return "null"
+    return f"a {type(value).__name__}"
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def written(value: Any) -> str:
+    """A value lucent itself writes in place of a source value (``"lucent_call_1"``), as a
+    diagnostic may quote it: JSON text. Never for a value built from the source's."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def convert_kept(value: Any, tp: Any, path: str, cx: Cx, what: str) -> Any:
+    """`value`, a JSON value kept in a side-car (at JSON path `path`), as the target type `tp`
+    (:func:`convert_as`); each member of it that the result does not keep (an object the target
+    schema leaves open drops what it does not define) is reported Unsupported at its path, named
+    as not one `what` (``a Gemini GenerationConfig``) has. Raises what msgspec.convert raises."""
+    converted = convert_as(value, tp)
+    if value.__class__ in _JSON_CONTAINERS:
+        report_unkept(value, converted, path, cx, what)
+    return converted
+
+
+def report_unkept(value: Any, converted: Any, path: str, cx: Cx, what: str) -> None:
+    """Report Unsupported, at its path under `path`, each member of the JSON value `value` that
+    `converted` (what msgspec made of it) does not keep."""
+    for where in _unkept(value, msgspec.to_builtins(converted), path):
+        cx.report(where, "Unsupported", f"not a member {what} has; dropped")
+
+
+def _unkept(raw: Any, kept: Any, path: str) -> list[str]:
+    found: list[str] = []
+    stack = [(raw, kept, path)]
+    while stack:
+        raw, kept, path = stack.pop()
+        if isinstance(raw, dict) and isinstance(kept, dict):
+            for key, item in raw.items():
+                if key not in kept:
+                    found.append(member(path, key))
+                elif item.__class__ in _JSON_CONTAINERS:
+                    stack.append((item, kept[key], member(path, key)))
+        elif isinstance(raw, list) and isinstance(kept, list) and len(raw) == len(kept):
+            stack.extend((item, kept[i], f"{path}[{i}]") for i, item in enumerate(raw) if item.__class__ in _JSON_CONTAINERS)
+    return sorted(found)
+
+
+_JSON_CONTAINERS = (dict, list)
 
 
 def left_out(value: Any, path: str, cx: Cx, allowed: str) -> UnsetType:
     """A value the target field's schema does not allow (`allowed` says what it does, from the
     target schema): reported Unsupported at its source `path` and left out of the target."""
-    cx.report(path, "Unsupported", f"{allowed}; {shown(value)} left out")
+    cx.report(path, "Unsupported", f"{allowed}; the value ({shown(value)}) is left out")
     return UNSET
 # --------------------------------------------------------- SparkTide responses and failures <-> Lux
 
@@ -2244,7 +2375,7 @@ def _kept_attribution(path: str, cx: Cx) -> tuple[ContentSource | None, int | No
         try:
             source = msgspec.convert(raw, ContentSource)
         except (msgspec.ValidationError, ValueError) as exc:
-            cx.report(member(where, "source"), "Invalid", f"not an htmlp ContentSource ({exc}); ignored, the source is derived")
+            cx.report(member(where, "source"), "Invalid", f"not an htmlp ContentSource ({described(exc)}); ignored, the source is derived")
         else:
             known = msgspec.to_builtins(source)
             for key in raw:
@@ -2396,7 +2527,10 @@ def side_car_leftovers(extra: dict[str, Any], path: str, cx: Cx) -> list[PromptF
     if extra.get("htmlp") == {}:
         cx.report(member(path, "htmlp"), "Degraded", "an empty side-car object; it does not come back")
     if "media" in extra:
-        _side_car_object(extra["media"], member(path, "media"), "the base64 text of inline media", cx)
+        if isinstance(extra["media"], dict):
+            _side_car_object(extra["media"], member(path, "media"), "the base64 text of inline media", cx)
+        else:
+            cx._space("media")  # reports the side-car that is not an object, once
     if "members" in cx.carried:
         members = cx.carried["members"]
         where = member(cx.carried_path, "members")

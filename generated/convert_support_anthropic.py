@@ -18,6 +18,8 @@ blocks, search results -- verbatim, at their index in the Anthropic content list
 from __future__ import annotations
 
 from .convert_support import (
+    described as described,
+    printable as printable,
     member as member,
     T as T,
     B as B,
@@ -67,6 +69,9 @@ from .convert_support import (
     sparktide_function_name_fits as sparktide_function_name_fits,
     settle_tool_ids as settle_tool_ids,
     shown as shown,
+    written as written,
+    convert_kept as convert_kept,
+    report_unkept as report_unkept,
     left_out as left_out,
     absent_flag as absent_flag,
     empty_list_flag as empty_list_flag,
@@ -572,16 +577,17 @@ def _fitted(value: str, kind: str, path: str, cx: Cx) -> str:
             fitted = f"{base}_{n}"
         seen[value] = fitted
     fitted = seen[value]
-    cx.report(path, "Degraded", f"Anthropic cannot hold the tool {kind} {shown(value)}; written as {shown(fitted)}, as everywhere it is used")
+    rule = "1 to 128 of a-z A-Z 0-9 _ -" if kind == "name" else "1 or more of a-z A-Z 0-9 _ -"
+    cx.report(path, "Degraded", f"Anthropic cannot hold this tool {kind}, {shown(value)} ({rule}); written with every other character as _ (cut to 120, made unique), as everywhere it is used")
     return fitted
 
 
 def _convert(data: Any, tp: Any, path: str, cx: Cx) -> Any:
     """`data` as the Anthropic type `tp`; None (reported Invalid at `path`) when it is not one."""
     try:
-        return convert_as(data, tp)
+        return convert_kept(data, tp, path, cx, "the Anthropic value of this place")
     except (msgspec.ValidationError, ValueError, TypeError) as exc:
-        cx.report(path, "Invalid", f"not a valid Anthropic value ({exc}); dropped")
+        cx.report(path, "Invalid", f"not a valid Anthropic value ({described(exc)}); dropped")
         return None
 
 
@@ -605,7 +611,7 @@ def _image_out(media: LucentMultimedia, path: str, cx: Cx) -> dict[str, Any] | N
     at = f"{path}.image"
     if media.source == "inline":
         if media.media_type not in _IMAGE_MEDIA_TYPES:
-            cx.report(at, "Unsupported", f"Anthropic images are {', '.join(_IMAGE_MEDIA_TYPES)}; a {shown(media.media_type)} image is dropped")
+            cx.report(at, "Unsupported", f"Anthropic images are {', '.join(_IMAGE_MEDIA_TYPES)}; an image of another media type ({shown(media.media_type)}) is dropped")
             return None
         data = cx.kept("media", at, "data", "string")
         if data is UNSET:
@@ -652,7 +658,7 @@ def _tool_input(arguments: str, path: str, cx: Cx) -> dict[str, Any]:
         cx.report(path, "Invalid", f"Anthropic tool input is a JSON object; the arguments are not JSON ({exc.problem}); written as " + _EMPTY)
         return {}
     if not isinstance(value, dict):
-        cx.report(path, "Invalid", f"Anthropic tool input is a JSON object; the arguments are {shown(value)}; written as " + _EMPTY)
+        cx.report(path, "Invalid", f"Anthropic tool input is a JSON object; the arguments are JSON text of {shown(value)}; written as " + _EMPTY)
         return {}
     if dump_json_text(value) != arguments:
         cx.report(path, "Degraded", "the arguments text is written as the JSON object it holds (re-serialized)")
@@ -717,7 +723,7 @@ def _merge_verbatim(blocks: list[Any], holder: str, tp: Any, cx: Cx) -> None:
     entries = cx.kept(MEMBERS, holder, "blocks", "array")
     if entries is UNSET:
         return
-    where = f"{cx.sidecar_path}.{MEMBERS}[{shown(holder)}].blocks"
+    where = member(f"{cx.sidecar_path}.{MEMBERS}", holder) + ".blocks"
     found = []
     for n, entry in enumerate(entries):
         index = entry.get("index") if isinstance(entry, dict) else None
@@ -883,11 +889,11 @@ def _input_schema(parameters: Any, path: str, cx: Cx) -> dict[str, Any]:
         cx.report(path, "Degraded", 'no parameters; written as the input_schema {"type": "object"}')
         return {"type": "object"}
     if not isinstance(parameters, dict):
-        cx.report(path, "Invalid", f"an Anthropic input_schema is a JSON object; {shown(parameters)} written as " + _OBJECT_SCHEMA)
+        cx.report(path, "Invalid", f"an Anthropic input_schema is a JSON object, not {shown(parameters)}; written as " + _OBJECT_SCHEMA)
         return {"type": "object"}
     schema = dict(parameters)
     if schema.get("type", "object") != "object":
-        cx.report(f"{path}.type", "Invalid", f'an Anthropic input_schema has type "object"; {shown(schema["type"])} written as "object"')
+        cx.report(f"{path}.type", "Invalid", f'an Anthropic input_schema has type "object"; another type ({shown(schema["type"])}) written as "object"')
     if "type" not in schema:
         cx.report(path, "Degraded", 'an Anthropic input_schema states its type; "type": "object" added')
     schema["type"] = "object"
@@ -931,7 +937,7 @@ def tools_as_types(tools: list[Any], cx: Cx) -> None:
         try:
             converted = dispatch_CreateMessageParamsToolsItem(tool, "")
         except (RuleViolation, ValueError, TypeError) as exc:
-            cx.report(at, "Invalid", f"not an Anthropic tool ({exc}); dropped")
+            cx.report(at, "Invalid", f"not an Anthropic tool ({described(exc)}); dropped")
             del tools[i]
             continue
         tools[i] = cx.built(at, converted) if origin else converted
@@ -983,7 +989,7 @@ def anthropic_thinking(reasoning: LucentReasoningConfig | UnsetType, path: str, 
         return cx.built(path, ThinkingConfigDisabled())
     budget = reasoning.budget_tokens
     if budget is not UNSET and budget < 1024:
-        cx.report(f"{path}.budget_tokens", "Unsupported", f"Anthropic thinking budget_tokens has minimum 1024; {shown(budget)} left out (adaptive thinking)")
+        cx.report(f"{path}.budget_tokens", "Unsupported", "Anthropic thinking budget_tokens has minimum 1024; a smaller budget is left out (adaptive thinking)")
         budget = UNSET
     if budget is UNSET:
         return cx.built(path, ThinkingConfigAdaptive(display=display))
@@ -1011,7 +1017,7 @@ def anthropic_output_config(
         if isinstance(output.schema, dict):
             members["format"] = {"type": "json_schema", "schema": output.schema}
         else:
-            cx.report(f"{base}.options.structured_output.schema", "Invalid", f"an Anthropic output schema is a JSON object; {shown(output.schema)} dropped")
+            cx.report(f"{base}.options.structured_output.schema", "Invalid", f"an Anthropic output schema is a JSON object, not {shown(output.schema)}; dropped")
     if rest is not UNSET:
         where = f"{cx.carried_path}.output_config"
         for key, value in rest.items():
@@ -1134,7 +1140,7 @@ def stop_reason_kept(
     if stop_reason in ("end_turn", "max_tokens", "tool_use", "refusal"):
         return UNSET
     finish = "derived from the content" if stop_reason is None else _FINISH[stop_reason]
-    cx.report(path, "Degraded", f"Lux has no finish reason {shown(stop_reason)}; the Lux finish reason is {finish}, and the stop_reason is kept in provider_payload.anthropic.stop_reason")
+    cx.report(path, "Degraded", f"Lux has no finish reason {written(stop_reason)}; the Lux finish reason is {finish}, and the stop_reason is kept in provider_payload.anthropic.stop_reason")
     return stop_reason
 
 
@@ -1277,9 +1283,10 @@ def _kept_stop_reason(cx: Cx) -> Any:
     if "stop_reason" not in cx.carried:
         return UNSET
     value = cx.carried["stop_reason"]
-    if value is None or value in _FINISH:
+    if value is None or (isinstance(value, str) and value in _FINISH):
         return value
-    cx.report(f"{cx.carried_path}.stop_reason", "Invalid", f"{shown(value)} is not an Anthropic stop_reason; ignored")
+    what = "a string that is not one of " + ", ".join(_FINISH) if isinstance(value, str) else f"{shown(value)}, not a string or null"
+    cx.report(f"{cx.carried_path}.stop_reason", "Invalid", f"an Anthropic stop_reason is one of its stop reasons or null; this is {what}; ignored")
     return UNSET
 
 
@@ -1315,8 +1322,15 @@ def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: 
             cx.report(member(where, key), "Unsupported", "not a usage member the Lux usage leaves unsaid; ignored")
             continue
         members[key] = value
-    converted = _convert(members, Usage, path, cx)
-    return present(UNSET) if converted is None else cast("Usage", cx.built(path, converted))
+    try:
+        converted = convert_as(members, Usage)
+    except (msgspec.ValidationError, ValueError, TypeError) as exc:
+        cx.report(path, "Invalid", f"not a valid Anthropic usage ({described(exc)}); dropped")
+        return present(UNSET)
+    # what Usage drops of the kept members (an unknown key of cache_creation...), at its side-car path
+    written = msgspec.to_builtins(converted)
+    report_unkept({k: members[k] for k in kept if k in members}, {k: written[k] for k in kept if k in written}, where, cx, "an Anthropic Usage")
+    return cast("Usage", cx.built(path, converted))
 
 
 def carried_stop_details(value: Any, path: str, cx: Cx) -> RefusalStopDetails | None | UnsetType:

@@ -17,6 +17,8 @@ give it again (``keep only what is not derivable``), so Gemini -> Lux -> Gemini 
 from __future__ import annotations
 
 from .convert_support import (
+    described as described,
+    printable as printable,
     member as member,
     T as T,
     B as B,
@@ -66,6 +68,9 @@ from .convert_support import (
     sparktide_function_name_fits as sparktide_function_name_fits,
     settle_tool_ids as settle_tool_ids,
     shown as shown,
+    written as written,
+    convert_kept as convert_kept,
+    report_unkept as report_unkept,
     left_out as left_out,
     absent_flag as absent_flag,
     empty_list_flag as empty_list_flag,
@@ -353,7 +358,7 @@ def _verbatim_reason(part: Part) -> str:
         return "a part without data"
     kind = present[0]
     if kind in ("inlineData", "fileData"):
-        return f"{kind} of MIME type {shown(getattr(getattr(part, kind), 'mimeType'))}"
+        return f"{kind} of a MIME type Lux has no block for"
     return f"a {kind} part"
 
 
@@ -422,7 +427,7 @@ def _function_call_block(call: FunctionCall, pp: str, cx: Cx) -> LucentContent:
         ids.used.add(call_id)
     else:
         call_id = ids.derive(name, args_text)
-        cx.report(cp, "Degraded", f"the function call has no id and Lux pairs calls with results by id: derived {call_id!r} (the same for its response); it goes back to Gemini without one")
+        cx.report(cp, "Degraded", "the function call has no id and Lux pairs calls with results by id: given one derived from its name and arguments (the same for its response); it goes back to Gemini without one")
     ids.called(name, call_id)
     use = cx.built(cp, LucentToolUse(id=call_id, name=name, arguments=args_text), {"name": "name", "arguments": "args"})
     block = cx.built(pp, LucentContentToolUse(tool_use=use))
@@ -445,7 +450,7 @@ def _function_response_block(response: FunctionResponse, pp: str, cx: Cx) -> Luc
         paired = ids.answer(name)
         if paired is None:
             call_id = ids.derive(name, "response")
-            cx.report(rp, "Degraded", f"the function response has no id and answers no earlier call named {shown(name)}: given the id {call_id!r}; it goes back to Gemini without one")
+            cx.report(rp, "Degraded", "the function response has no id and answers no earlier call of its name: given an id derived from the name; it goes back to Gemini without one")
         else:
             call_id = paired
         _keep(cx, rp, "id", None, f"{rp}.id")
@@ -556,7 +561,7 @@ def _part_kind_unmapped(part: Part) -> bool:
 def _int32(value: int | UnsetType, path: str, cx: Cx, what: str) -> int | UnsetType:
     if value is UNSET or _INT32[0] <= value <= _INT32[1]:
         return value
-    cx.report(path, "Unsupported", f"Gemini {what} is an int32; {shown(value)} left out")
+    cx.report(path, "Unsupported", f"Gemini {what} is an int32; a value outside -2^31..2^31-1 is left out")
     return UNSET
 
 
@@ -833,6 +838,12 @@ def _kept(cx: Cx, path: str, key: str) -> Any:
     return cx.kept(MEMBERS, path, key, "any")
 
 
+def _kept_null(cx: Cx, path: str, key: str) -> bool:
+    """Whether the member `key` kept for the Lux object at `path` is the null that records an
+    absence (a kept value of another type is reported Invalid: only null is kept there)."""
+    return _kept_has(cx, path, key) and cx.kept(MEMBERS, path, key, "null") is None
+
+
 def _kept_has(cx: Cx, path: str, key: str) -> bool:
     entry = cx._space(MEMBERS).get(path)
     return isinstance(entry, dict) and key in entry
@@ -840,9 +851,9 @@ def _kept_has(cx: Cx, path: str, key: str) -> bool:
 
 def _convert(value: Any, cls: type[Any], path: str, cx: Cx) -> Any:
     try:
-        return convert_as(value, cls)
+        return convert_kept(value, cls, path, cx, f"a Gemini {cls.__name__}")
     except (msgspec.ValidationError, RecursionError) as exc:
-        cx.report(path, "Invalid", f"not a Gemini {cls.__name__}: {str(exc)[:120]}; dropped")
+        cx.report(path, "Invalid", f"not a Gemini {cls.__name__} ({described(exc)}); dropped")
         return None
 
 
@@ -852,10 +863,10 @@ def _part_meta(part: Part, lp: str, cx: Cx) -> Part:
         if _kept_has(cx, lp, key):
             value = _kept(cx, lp, key)
             if key == "thought" and not isinstance(value, bool):
-                cx.report(f"{cx.sidecar_path}.{MEMBERS}[{shown(lp)}].thought", "Invalid", "not a boolean; ignored")
+                cx.report(member(member(f"{cx.sidecar_path}.{MEMBERS}", lp), "thought"), "Invalid", "not a JSON boolean; ignored")
                 continue
             if key == "thoughtSignature" and not isinstance(value, str):
-                cx.report(f"{cx.sidecar_path}.{MEMBERS}[{shown(lp)}].thoughtSignature", "Invalid", "not a string; ignored")
+                cx.report(member(member(f"{cx.sidecar_path}.{MEMBERS}", lp), "thoughtSignature"), "Invalid", "not a JSON string; ignored")
                 continue
             setattr(part, key, value)
     return part
@@ -876,17 +887,17 @@ def _call_names(items: Sequence[LucentConversationItem]) -> dict[str, str]:
 def _function_call_part(use: LucentToolUse, lp: str, up: str, cx: Cx) -> Part:
     """A Lux tool_use (block at `lp`, LucentToolUse at `up`) as a functionCall part."""
     call = FunctionCall(name=use.name)
-    kept_id = _kept_has(cx, up, "id") and _kept(cx, up, "id") is None
+    kept_id = _kept_null(cx, up, "id")
     if not kept_id:
         call.id = use.id
-    if not (_kept_has(cx, up, "args") and _kept(cx, up, "args") is None and use.arguments == "{}"):
+    if not (_kept_null(cx, up, "args") and use.arguments == "{}"):
         try:
             args = load_json_text(use.arguments)
         except JsonTextError as exc:
             args = UNSET
             cx.report(f"{up}.arguments", "Invalid", f"Gemini args are a JSON object; the arguments are not JSON ({exc.problem}); left out")
         if args is not UNSET and not isinstance(args, dict):
-            cx.report(f"{up}.arguments", "Invalid", f"Gemini args are a JSON object, not {shown(args)}; left out")
+            cx.report(f"{up}.arguments", "Invalid", f"Gemini args are a JSON object; the arguments are JSON text of {shown(args)}; left out")
             args = UNSET
         elif args is not UNSET and dump_json_text(args) != use.arguments:
             cx.report(f"{up}.arguments", "Degraded", "Gemini args are a JSON object: the text is re-serialized (spacing and number forms are not kept)")
@@ -898,7 +909,7 @@ def _function_call_part(use: LucentToolUse, lp: str, up: str, cx: Cx) -> Part:
 def _function_response_part(result: LucentToolResult, lp: str, rp: str, names: dict[str, str], cx: Cx) -> Part:
     """A Lux tool_result (block or item at `lp`, LucentToolResult at `rp`) as a functionResponse."""
     response = FunctionResponse()
-    if not (_kept_has(cx, rp, "id") and _kept(cx, rp, "id") is None):
+    if not (_kept_null(cx, rp, "id")):
         response.id = result.tool_use_id
     if _kept_has(cx, rp, "name"):
         kept = _kept(cx, rp, "name")
@@ -909,7 +920,7 @@ def _function_response_part(result: LucentToolResult, lp: str, rp: str, names: d
     else:
         response.name = ""
         cx.report(f"{rp}.tool_use_id", "Invalid", "a Gemini function response names its function, and no tool call with this id precedes it; written as \"\"")
-    if not (_kept_has(cx, rp, "response") and _kept(cx, rp, "response") is None and not result.content):
+    if not (_kept_null(cx, rp, "response") and not result.content):
         response.response = _response_object(result, rp, cx)
     for extra, cls in (("parts", None), ("scheduling", None), ("willContinue", None)):
         if _kept_has(cx, rp, extra):
@@ -1003,7 +1014,7 @@ def _thought_part(thinking: LucentThinking, lp: str, tp: str, cx: Cx) -> Part | 
         cx.report(lp, "Unsupported", "Gemini has no redacted thinking (its signature belongs to another provider); dropped")
         return None
     part = Part(thought=True)
-    if not (_kept_has(cx, lp, "text") and _kept(cx, lp, "text") is None and thinking.text == ""):
+    if not (_kept_null(cx, lp, "text") and thinking.text == ""):
         part.text = thinking.text
     if thinking.signature is not UNSET:
         part.thoughtSignature = thinking.signature
@@ -1018,7 +1029,7 @@ def _insert_verbatim(parts: list[Part], kept: Any, where: str, cx: Cx) -> list[P
         return parts
     out = list(parts)
     for n, entry in enumerate(kept):
-        if not isinstance(entry, dict) or set(entry) != {"index", "part"} or not isinstance(entry["index"], int):
+        if not isinstance(entry, dict) or set(entry) != {"index", "part"} or not isinstance(entry["index"], int) or isinstance(entry["index"], bool):
             cx.report(f"{where}[{n}]", "Invalid", "not an {index, part} entry; ignored")
             continue
         part = _convert(entry["part"], Part, f"{where}[{n}].part", cx)
@@ -1063,8 +1074,8 @@ def gemini_contents(conversation: list[LucentConversationItem], kept: Any, path:
                 content.role = "user"
                 cx.report(f"{mp}.role", "Degraded", f"Gemini has no {message.role} role inside contents; written as a user content at its position")
             if _kept_has(cx, mp, "verbatim_parts"):
-                content.parts = _insert_verbatim(cast(list[Part], content.parts), _kept(cx, mp, "verbatim_parts"), f"{cx.sidecar_path}.{MEMBERS}[{shown(mp)}].verbatim_parts", cx)
-            if _kept_has(cx, mp, "parts") and _kept(cx, mp, "parts") is None and not content.parts:
+                content.parts = _insert_verbatim(cast(list[Part], content.parts), _kept(cx, mp, "verbatim_parts"), member(f"{cx.sidecar_path}.{MEMBERS}", mp) + ".verbatim_parts", cx)
+            if _kept_null(cx, mp, "parts") and not content.parts:
                 content.parts = UNSET
             contents.append(cx.built(mp, content))
             joinable = None
@@ -1116,6 +1127,13 @@ def gemini_system_instruction(
         if kept is not UNSET:
             cx.report(f"{cx.carried_path}.systemInstruction", "Invalid", "not a JSON object; ignored")
         kept = {}
+    for key in kept:
+        if key not in ("verbatim_parts", "parts", "role"):
+            cx.report(member(f"{cx.carried_path}.systemInstruction", key), "Unsupported", "not a systemInstruction member the side-car keeps (verbatim_parts, parts, role); ignored")
+    if "role" in kept and not isinstance(kept["role"], str):
+        cx.report(f"{cx.carried_path}.systemInstruction.role", "Invalid", f"{shown(kept['role'])}, not a string; ignored")
+    if "parts" in kept and kept["parts"] is not None:
+        cx.report(f"{cx.carried_path}.systemInstruction.parts", "Invalid", f"{shown(kept['parts'])}, not null (only a null is kept here); ignored")
     if "verbatim_parts" in kept:
         parts = _insert_verbatim(parts, kept["verbatim_parts"], f"{cx.carried_path}.systemInstruction.verbatim_parts", cx)
     if instructions is UNSET and not parts and "parts" not in kept and "role" not in kept:
@@ -1159,6 +1177,9 @@ def gemini_generation_config(
             out[gemini] = value
     structured = options.structured_output
     field = kept.get("responseSchemaField")
+    if "responseSchemaField" in kept and field != "responseSchema":
+        cx.report(f"{cx.carried_path}.generationConfig.responseSchemaField", "Invalid", f"{shown(field)}, not the string responseSchema; ignored")
+        field = None
     if structured == "text":
         out["responseMimeType"] = _TEXT_MIME
     elif structured == "json_object":
@@ -1193,13 +1214,19 @@ def gemini_generation_config(
         if key in out:
             cx.report(f"{cx.carried_path}.generationConfig.{key}", "Unsupported", "the Lux options state this member; the kept value is dropped")
             continue
-        out[key] = value
+        # each kept member on its own, at its side-car path: one of the wrong type (or holding
+        # members GenerationConfig drops) is named there, and the rest is still written
+        if _convert({key: value}, GenerationConfig, f"{cx.carried_path}.generationConfig", cx) is not None:
+            out[key] = value
     if thinking is not None:
         out["thinkingConfig"] = thinking
     if not out and not present:
         return UNSET
-    config = _convert(out, GenerationConfig, f"{path}", cx)
-    return config if config is not None else UNSET
+    try:  # the kept members were checked one by one above
+        return cast(GenerationConfig, convert_as(out, GenerationConfig))
+    except (msgspec.ValidationError, RecursionError) as exc:
+        cx.report(path, "Invalid", f"not a Gemini GenerationConfig ({described(exc)}); dropped")
+        return UNSET
 
 
 def _kept_thinking_matches(value: Any, reasoning: LucentReasoningConfig | UnsetType) -> bool:
@@ -1220,11 +1247,11 @@ def gemini_tools_out(tools: list[LucentTool] | UnsetType, layout: Any, path: str
     for k, tool in enumerate(tools if tools is not UNSET else []):
         tp = f"{path}[{k}]"
         decl = FunctionDeclaration(description=tool.description)
-        if not (_kept_has(cx, tp, "name") and _kept(cx, tp, "name") is None and tool.name == ""):
+        if not (_kept_null(cx, tp, "name") and tool.name == ""):
             decl.name = tool.name
         if tool.strict is not UNSET:
             cx.report(f"{tp}.strict", "Unsupported", "Gemini function declarations have no strict flag")
-        field = _kept(cx, tp, "schemaField") if _kept_has(cx, tp, "schemaField") else None
+        field = cx.kept(MEMBERS, tp, "schemaField", ("parameters",)) if _kept_has(cx, tp, "schemaField") else None
         if tool.parameters is not None:
             if field == "parameters" and _is_schema_dialect(tool.parameters):
                 decl.parameters = _convert(json_schema_to_schema(tool.parameters), _schema_cls(), f"{tp}.parameters", cx) or UNSET
@@ -1436,24 +1463,22 @@ def gemini_candidates(choices: list[LucentChoice], kept: Any, path: str, cx: Cx)
         cp = f"{path}[{n}]"
         mp = f"{cp}.message"
         cand = Candidate()
-        if not (_kept_has(cx, cp, "index") and _kept(cx, cp, "index") is None):
+        if not (_kept_null(cx, cp, "index")):
             cand.index = _int32(choice.index, f"{cp}.index", cx, "index")
-        if not (_kept_has(cx, cp, "content") and _kept(cx, cp, "content") is None and not choice.message.content):
+        if not (_kept_null(cx, cp, "content") and not choice.message.content):
             parts = _block_parts(choice.message.content, f"{mp}.content", names, cx)
             content = Content(parts=parts, role="model")
             if choice.message.role not in ("assistant", "model"):
                 cx.report(f"{mp}.role", "Degraded", "a Gemini candidate's content is the model's; written with role model")
             if _kept_has(cx, mp, "role"):
-                kept = _kept(cx, mp, "role")
-                content.role = kept if isinstance(kept, str) else UNSET
+                content.role = cx.kept(MEMBERS, mp, "role", "string")
             if _kept_has(cx, mp, "verbatim_parts"):
-                content.parts = _insert_verbatim(parts, _kept(cx, mp, "verbatim_parts"), f"{cx.sidecar_path}.{MEMBERS}[{shown(mp)}].verbatim_parts", cx)
-            if _kept_has(cx, mp, "parts") and _kept(cx, mp, "parts") is None and not content.parts:
+                content.parts = _insert_verbatim(parts, _kept(cx, mp, "verbatim_parts"), member(f"{cx.sidecar_path}.{MEMBERS}", mp) + ".verbatim_parts", cx)
+            if _kept_null(cx, mp, "parts") and not content.parts:
                 content.parts = UNSET
             cand.content = cx.built(mp, content)
         if _kept_has(cx, cp, "finishReason"):
-            kept = _kept(cx, cp, "finishReason")
-            cand.finishReason = cast(Any, kept) if isinstance(kept, str) else UNSET
+            cand.finishReason = cast(Any, cx.kept(MEMBERS, cp, "finishReason", "string"))
         else:
             cand.finishReason = _FINISH_BACK[choice.finish_reason]
             calls = any(isinstance(b, LucentContentToolUse) for b in choice.message.content)
@@ -1467,7 +1492,7 @@ def gemini_candidates(choices: list[LucentChoice], kept: Any, path: str, cx: Cx)
                 rp = f"{cp}.safety_ratings[{r}]"
                 value: dict[str, Any] = {"category": rating.category, "probability": rating.probability}
                 for key in ("category", "probability"):
-                    if _kept_has(cx, rp, key) and _kept(cx, rp, key) is None:
+                    if _kept_null(cx, rp, key):
                         value.pop(key)
                 if _kept_has(cx, rp, "blocked"):
                     value["blocked"] = _kept(cx, rp, "blocked")
@@ -1477,7 +1502,7 @@ def gemini_candidates(choices: list[LucentChoice], kept: Any, path: str, cx: Cx)
             cand.safetyRatings = ratings
         members = {key: _kept(cx, cp, key) for key in _CANDIDATE_KEPT if _kept_has(cx, cp, key)}
         if members:
-            typed = _convert(members, Candidate, f"{cx.sidecar_path}.{MEMBERS}[{shown(cp)}]", cx)
+            typed = _convert(members, Candidate, member(f"{cx.sidecar_path}.{MEMBERS}", cp), cx)
             for key in members if typed is not None else ():
                 setattr(cand, key, getattr(typed, key))
         out.append(cx.built(cp, cand))
@@ -1488,6 +1513,8 @@ def gemini_candidates(choices: list[LucentChoice], kept: Any, path: str, cx: Cx)
 def gemini_usage_out(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: Cx) -> UsageMetadata | UnsetType:
     """usageMetadata from Lux usage (the inverse of gemini_usage, with the kept members)."""
     if usage is UNSET:
+        if kept is not UNSET:
+            cx.report(f"{cx.carried_path}.usageMetadata", "Unsupported", "not written: the Lux response has no usage for these kept members to join")
         return UNSET
     if not isinstance(kept, dict):
         if kept is not UNSET:
@@ -1513,9 +1540,9 @@ def gemini_usage_out(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: C
             out[key] = value
     for key in ("promptTokenCount", "candidatesTokenCount", "totalTokenCount", "thoughtsTokenCount", "cachedContentTokenCount"):
         if key in out and isinstance(out[key], int) and not (_INT32[0] <= out[key] <= _INT32[1]):
-            cx.report(f"{path}", "Unsupported", f"Gemini {key} is an int32; {shown(out[key])} left out")
+            cx.report(path, "Unsupported", f"Gemini {key} is an int32; a count outside -2^31..2^31-1 is left out")
             out.pop(key)
-    converted = _convert(out, UsageMetadata, path, cx)
+    converted = _convert(out, UsageMetadata, f"{cx.carried_path}.usageMetadata", cx)
     return cast(UsageMetadata, converted) if converted is not None else UNSET
 
 

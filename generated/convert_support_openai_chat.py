@@ -10,6 +10,8 @@ decisions are written at the top of mappings/*openai_chat*.toml.
 from __future__ import annotations
 
 from .convert_support import (
+    described as described,
+    printable as printable,
     member as member,
     T as T,
     B as B,
@@ -59,6 +61,9 @@ from .convert_support import (
     sparktide_function_name_fits as sparktide_function_name_fits,
     settle_tool_ids as settle_tool_ids,
     shown as shown,
+    written as written,
+    convert_kept as convert_kept,
+    report_unkept as report_unkept,
     left_out as left_out,
     absent_flag as absent_flag,
     empty_list_flag as empty_list_flag,
@@ -246,9 +251,9 @@ def typed(value: Any, tp: Any, path: str, cx: Cx) -> Any:
     """A kept JSON value as the Chat type it stands for (so the Struct written reads back like a
     decoded one), or UNSET when it is not one (reported Invalid at its side-car path)."""
     try:
-        return convert_as(value, tp)
+        return convert_kept(value, tp, path, cx, "the Chat value of this place")
     except (ValidationError, TypeError, ValueError) as exc:
-        cx.report(path, "Invalid", f"not a Chat value of this place ({exc}); ignored")
+        cx.report(path, "Invalid", f"not a Chat value of this place ({described(exc)}); ignored")
         return UNSET
 
 
@@ -698,8 +703,8 @@ def _put_back_files(parts: list[Any], path: str, cx: Cx) -> list[Any]:
         return parts
     merged = list(parts)
     for n, entry in enumerate(files):
-        if not isinstance(entry, dict) or set(entry) != {"index", "part"} or not isinstance(entry["index"], int) or not isinstance(entry["part"], dict):
-            cx.report(f"{cx.sidecar_path}.{MEMBERS}[{json.dumps(path)}].files[{n}]", "Invalid", "not an {index, part} entry; ignored")
+        if not isinstance(entry, dict) or set(entry) != {"index", "part"} or not _is_int(entry["index"]) or not isinstance(entry["part"], dict):
+            cx.report(f"{_kept_path(path, 'files', cx)}[{n}]", "Invalid", "not an {index, part} entry; ignored")
             continue
         part = typed(entry["part"], ChatCompletionRequestMessageContentPartFile, _kept_path(path, "files", cx), cx)
         if part is not UNSET:
@@ -735,7 +740,7 @@ def _assistant(message: LucentMessage, path: str, cx: Cx) -> ChatCompletionReque
         out.content = None
     if refusals:
         out.refusal = refusals[0]
-    elif _members(path, "refusal", "any", cx) is None:
+    elif _members(path, "refusal", "null", cx) is None:
         out.refusal = None
     if calls:
         out.tool_calls = calls
@@ -871,7 +876,7 @@ def chat_tools(tools: list[LucentTool] | UnsetType, path: str, cx: Cx) -> list[C
             cx.report(f"{where}.parameters", "Invalid", "Chat function parameters are a JSON Schema object; dropped")
         if tool.strict is not UNSET:
             function.strict = tool.strict
-        elif _members(where, "strict", "any", cx) is None:
+        elif _members(where, "strict", "null", cx) is None:
             function.strict = None
         out.append(cx.built(where, ChatCompletionTool(function=function), {"function.name": "name", "function.description": "description", "function.parameters": "parameters", "function.strict": "strict"}))
     return out
@@ -894,6 +899,8 @@ def chat_response_format(value: LucentStructuredOutput | UnsetType, path: str, c
     """text / json_object as they are; {type: json_schema, schema} with the carried name /
     description / strict (name "response" when none, Degraded; a schema that is not an object
     Invalid, no response_format); without a Lux value, the carried verbatim response_format."""
+    if not isinstance(value, LucentStructuredOutputJsonSchema) and carried in cx.carried:
+        cx.report(f"{cx.carried_path}.{carried}", "Unsupported", f"not written: Lux {path} is not a json_schema output, so these members have no response_format to go to")
     if value is UNSET:
         kept_format = cx.from_carried("response_format", "object")
         if kept_format is UNSET:
@@ -907,8 +914,11 @@ def chat_response_format(value: LucentStructuredOutput | UnsetType, path: str, c
     if not isinstance(value.schema, dict):
         cx.report(f"{path}.schema", "Invalid", "a Chat json_schema is a JSON object; no response_format is written")
         return UNSET
-    kept = cx.from_carried(carried, "object")
+    kept = cx.carried_object(carried, _JSON_SCHEMA_MEMBERS)
     kept = kept if isinstance(kept, dict) else {}
+    for key in kept:
+        if key not in _JSON_SCHEMA_MEMBERS:
+            cx.report(member(f"{cx.carried_path}.{carried}", key), "Unsupported", "not a json_schema member Chat Completions has (name, description, strict); ignored")
     name = kept.get("name")
     if not isinstance(name, str):
         cx.report(path, "Degraded", "a Chat json_schema needs a name; written as \"response\"")
@@ -919,6 +929,10 @@ def chat_response_format(value: LucentStructuredOutput | UnsetType, path: str, c
     if "strict" in kept and (kept["strict"] is None or isinstance(kept["strict"], bool)):
         spec.strict = kept["strict"]
     return cx.built(path, ResponseFormatJsonSchema(json_schema=spec), {"json_schema.schema": "schema"})
+
+
+_JSON_SCHEMA_MEMBERS: dict[str, Expect] = {"name": "string", "description": "string", "strict": "boolean|null"}
+"""The json_schema members the side-car keeps (Lux holds the schema), with their JSON types."""
 
 
 def chat_completion_limit(value: int | UnsetType, path: str, cx: Cx) -> int | None | UnsetType:
@@ -964,6 +978,8 @@ def chat_reasoning_effort(value: LucentReasoningConfig | UnsetType, path: str, c
     Unsupported; no Lux reasoning: the carried value (null)."""
     kept = cx.carried.get(carried, UNSET)
     if value is UNSET:
+        if isinstance(kept, str):
+            cx.report(f"{cx.carried_path}.{carried}", "Unsupported", f"not written: Lux {path} is absent, and a kept level goes with it")
         return None if kept is None else UNSET
     if value.budget_tokens is not UNSET:
         cx.report(f"{path}.budget_tokens", "Unsupported", "Chat Completions sets reasoning by effort, not a token budget; dropped")
@@ -978,6 +994,8 @@ def chat_reasoning_effort(value: LucentReasoningConfig | UnsetType, path: str, c
         return "medium"
     if isinstance(kept, str) and _NEAREST_EFFORT.get(kept) == value.effort and kept not in ("low", "medium", "high"):
         return kept
+    if isinstance(kept, str):
+        cx.report(f"{cx.carried_path}.{carried}", "Unsupported", f"not written: Lux {path}.effort is set and this is not a Chat level whose nearest Lux level it is")
     return value.effort
 
 
@@ -1189,17 +1207,21 @@ def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) 
         return UNSET
     kept = cx.from_carried(carried, "object")
     kept = kept if isinstance(kept, dict) else {}
+    for key in kept:
+        if key not in _LUX_DETAILS:
+            cx.report(member(f"{cx.carried_path}.{carried}", key), "Unsupported", "not a usage member the side-car keeps (the token details); ignored")
     out = CompletionUsage(completion_tokens=usage.completion_tokens, prompt_tokens=usage.prompt_tokens, total_tokens=usage.total_tokens)
     values = {"cached_tokens": usage.cached_tokens, "cache_write_tokens": usage.cache_creation_tokens, "reasoning_tokens": usage.reasoning_tokens}
     types = {"prompt_tokens_details": CompletionUsagePromptTokensDetails, "completion_tokens_details": CompletionUsageCompletionTokensDetails}
     for name, lux in _LUX_DETAILS.items():
         details = kept.get(name)
         found = {key: values[key] for key in lux if values[key] is not UNSET}
+        if details is not None and not isinstance(details, dict) or name in kept and details is None:
+            cx.report(f"{cx.carried_path}.{carried}.{name}", "Invalid", "not a JSON object of token counts; ignored")
+            details = {}
         if details is None and not found:
             continue
         if not isinstance(details, dict):
-            if details is not None:
-                cx.report(f"{cx.carried_path}.{carried}.{name}", "Invalid", "not a JSON object of token counts; ignored")
             details = {}
         rest = typed({k: v for k, v in details.items() if k not in lux}, types[name], f"{cx.carried_path}.{carried}.{name}", cx)
         setattr(out, name, types[name](**{**(to_builtins(rest) if rest is not UNSET else {}), **found}))

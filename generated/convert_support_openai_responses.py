@@ -13,6 +13,8 @@ path of the object they belong to) so Responses -> Lux -> Responses is equal.
 from __future__ import annotations
 
 from .convert_support import (
+    described as described,
+    printable as printable,
     member as member,
     T as T,
     B as B,
@@ -62,6 +64,9 @@ from .convert_support import (
     sparktide_function_name_fits as sparktide_function_name_fits,
     settle_tool_ids as settle_tool_ids,
     shown as shown,
+    written as written,
+    convert_kept as convert_kept,
+    report_unkept as report_unkept,
     left_out as left_out,
     absent_flag as absent_flag,
     empty_list_flag as empty_list_flag,
@@ -592,6 +597,40 @@ class _Members:
         return {key: self.cx.kept(MEMBERS, path, key, "any") for key in entry}
 
 
+def _put_back(items: list[Any], verbatim: Any, where: str, cx: Cx) -> list[Any]:
+    """`items` with the kept [{index, value}] entries of `verbatim` (at JSON path `where`) put
+    back at their index; an entry of another shape is reported Invalid and left out."""
+    if verbatim is None or verbatim is UNSET:
+        return items
+    if not isinstance(verbatim, list):
+        cx.report(where, "Invalid", f"{shown(verbatim)}, not a list of (Undefined, Undefined) entries; ignored")
+        return items
+    valid = []
+    for n, entry in enumerate(verbatim):
+        if not isinstance(entry, dict) or set(entry) != {"index", "value"} or not isinstance(entry["index"], int) or isinstance(entry["index"], bool):
+            cx.report(f"{where}[{n}]", "Invalid", "not an {index, value} entry; ignored")
+            continue
+        valid.append(entry)
+    for entry in sorted(valid, key=lambda e: cast(int, e["index"])):
+        items.insert(min(max(entry["index"], 0), len(items)), entry["value"])
+    return items
+
+
+def _flag(kept: dict[str, Any], key: str, owner: str, cx: Cx) -> bool:
+    """Pop the kept marker `key` (true, or absent) of the Lux object at `owner`; a kept value
+    that is not a boolean is reported Invalid."""
+    value = kept.pop(key, False)
+    if not isinstance(value, bool):
+        cx.report(member(_members_path(owner, cx), key), "Invalid", f"{shown(value)}, not a boolean; ignored")
+        return False
+    return value
+
+
+def _members_path(owner: str, cx: Cx) -> str:
+    """The JSON path of the members the side-car keeps for the Lux object at `owner`."""
+    return member(member(cx.sidecar_path, "openai_responses") + ".members", owner)
+
+
 def _media_of(cx: Cx, path: str) -> dict[str, Any]:
     entry = cx._space("media").get(path)
     if not isinstance(entry, dict):
@@ -620,7 +659,27 @@ def lux_instructions(instructions: list[LucentContent] | UnsetType, path: str, c
 def lux_input(conversation: list[LucentConversationItem], string: Any, absent: Any, path: str, cx: Cx) -> Any:
     """The Lux conversation as Responses input items (plain JSON); a single user text message is
     the input string when extra.openai_responses.input_string says so, and an empty one no input
-    when extra.openai_responses.input_absent does."""
+    when extra.openai_responses.input_absent does. Then every extra.openai_responses.members
+    entry no item read is reported (the only reader of that side-car)."""
+    found = _lux_input(conversation, string, absent, path, cx)
+    _report_unread_members(cx)
+    return found
+
+
+def _report_unread_members(cx: Cx) -> None:
+    """Each entry of the members side-car that is not an object (Invalid) or that no rule read
+    (Unsupported): a stale or foreign entry is never dropped silently."""
+    where = member(cx.sidecar_path, "openai_responses") + ".members"
+    for path, entry in cx._space(MEMBERS).items():
+        if not isinstance(entry, dict):
+            cx.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
+            continue
+        for key in entry:
+            if (MEMBERS, path, key) not in cx._read:
+                cx.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
+
+
+def _lux_input(conversation: list[LucentConversationItem], string: Any, absent: Any, path: str, cx: Cx) -> Any:
     members = _Members(cx)
     if absent is True and not conversation:
         return UNSET
@@ -683,10 +742,10 @@ def _function_call_output(result: LucentToolResult, path: str, members: _Members
     kept = members.get(path)
     if result.is_error:
         cx.report(f"{path}.is_error", "Degraded", "Responses function_call_output has no error flag; the error text is sent as a normal output")
-    as_list = kept.pop("output_list", False) is True
+    as_list = _flag(kept, "output_list", path, cx)
     verbatim = kept.pop("content_parts", None)
     if as_list or verbatim is not None:
-        output: Any = _lux_parts(result.content, f"{path}.content", "user", verbatim, members, cx)
+        output: Any = _lux_parts(result.content, f"{path}.content", "user", verbatim, members, cx, verbatim_at=member(_members_path(path, cx), "content_parts"))
     else:
         texts = []
         for index, block in enumerate(result.content):
@@ -749,17 +808,22 @@ def _lux_message(message: LucentMessage, path: str, items: list[Any], members: _
             blocks.append((index, block))
     items.extend(before)
     verbatim = kept.pop("content_parts", None)
-    string = kept.pop("content_string", False) is True
+    string = _flag(kept, "content_string", path, cx)
     if blocks or verbatim or not (before or after):
         if string and verbatim is None and len(blocks) == 1 and isinstance(blocks[0][1], LucentContentText) and blocks[0][1].annotations is UNSET:
             items.append({"role": role, "content": blocks[0][1].text, **kept})
         else:
-            content = _lux_parts([b for _i, b in blocks], f"{path}.content", role, verbatim, members, cx, [i for i, _b in blocks])
+            content = _lux_parts([b for _i, b in blocks], f"{path}.content", role, verbatim, members, cx, [i for i, _b in blocks], member(_members_path(path, cx), "content_parts"))
             if role == "assistant" and not kept:
                 # an assistant turn from another format: the input form of a message, its text a string
                 items.append(_easy_assistant(content, path, cx))
             else:
                 items.append({"role": role, "content": content, **kept})
+    else:
+        # only tool calls and results: each is an item of its own, and the message is not written
+        cx.report(f"{path}.role", "Degraded", f"the {message.role} message holds only tool calls and results, written as items of their own; its role is not kept")
+        for key in kept:
+            cx.report(member(_members_path(path, cx), key), "Unsupported", "the message is not written (only its tool calls and results are), so this kept member has no place")
     items.extend(after)
 
 
@@ -781,7 +845,8 @@ def _easy_assistant(content: list[Any], path: str, cx: Cx) -> dict[str, Any]:
 
 
 def _lux_parts(
-    blocks: list[LucentContent], path: str, role: str, verbatim: Any, members: _Members, cx: Cx, indexes: list[int] | None = None
+    blocks: list[LucentContent], path: str, role: str, verbatim: Any, members: _Members, cx: Cx, indexes: list[int] | None = None,
+    verbatim_at: str = "$",
 ) -> list[Any]:
     """Lux blocks as Responses content parts (output_text / refusal for the assistant, input_text
     / input_image otherwise); parts kept verbatim are put back at their index."""
@@ -791,6 +856,9 @@ def _lux_parts(
         kept = members.get(where)
         if isinstance(block, LucentContentText):
             kind = kept.pop("type", "output_text" if role == "assistant" else "input_text")
+            if kind not in ("output_text", "input_text"):
+                cx.report(member(_members_path(where, cx), "type"), "Invalid", f"{shown(kind)}, not output_text or input_text; ignored")
+                kind = "output_text" if role == "assistant" else "input_text"
             part: dict[str, Any] = {"type": kind, "text": block.text}
             if block.annotations is not UNSET and "annotations" not in kept:
                 if kind == "output_text":
@@ -814,10 +882,7 @@ def _lux_parts(
             parts.append({"type": "input_image", **image, **({"detail": "auto"} | kept)})
         else:
             cx.report(where, "Unsupported", f"Responses {role} messages have no {_tag(block)} part; dropped")
-    if isinstance(verbatim, list):
-        for entry in sorted((e for e in verbatim if isinstance(e, dict) and isinstance(e.get("index"), int)), key=lambda e: cast(int, e["index"])):
-            parts.insert(min(max(entry["index"], 0), len(parts)), entry.get("value"))
-    return parts
+    return _put_back(parts, verbatim, verbatim_at, cx)
 
 
 def _lux_image(image: LucentMultimedia, path: str, cx: Cx) -> dict[str, Any] | None:
@@ -856,9 +921,7 @@ def lux_tools(tools: list[LucentTool] | UnsetType, verbatim: Any, path: str, cx:
         fn["parameters"] = parameters
         fn["strict"] = tool.strict if tool.strict is not UNSET else False
         written.append(fn)
-    if isinstance(verbatim, list):
-        for entry in sorted((e for e in verbatim if isinstance(e, dict) and isinstance(e.get("index"), int)), key=lambda e: cast(int, e["index"])):
-            written.insert(min(max(entry["index"], 0), len(written)), entry.get("value"))
+    _put_back(written, verbatim, f"{cx.carried_path}.tools", cx)
     return written if written or tools is not UNSET or verbatim is not UNSET else UNSET
 
 
@@ -875,8 +938,18 @@ def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, c
     """options.structured_output as text.format, with the kept verbosity and json_schema name /
     strict / description; a json_schema without a kept name is named "response" (Degraded)."""
     text: dict[str, Any] = dict(kept) if isinstance(kept, dict) else {}
-    rest = text.pop("format", None)
-    no_format = text.pop("no_format", False) is True
+    rest = text.pop("format", UNSET)
+    if rest is not UNSET and not isinstance(rest, dict):
+        cx.report(f"{cx.carried_path}.text.format", "Invalid", f"{shown(rest)}, not a text.format object; ignored")
+        rest = UNSET
+    rest = None if rest is UNSET else rest
+    if isinstance(rest, dict) and "name" in rest and not isinstance(rest["name"], str):
+        cx.report(f"{cx.carried_path}.text.format.name", "Invalid", f"{shown(rest['name'])}, not a string; ignored")
+        rest = {k: v for k, v in rest.items() if k != "name"}
+    no_format = text.pop("no_format", False)
+    if not isinstance(no_format, bool):
+        cx.report(f"{cx.carried_path}.text.no_format", "Invalid", f"{shown(no_format)}, not a boolean; ignored")
+        no_format = False
     if output == "text":
         text["format"] = {"type": "text"}
     elif output == "json_object":
@@ -897,9 +970,17 @@ def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, c
 def lux_reasoning(config: LucentReasoningConfig | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
     """{enabled: false} -> effort none; effort (or the kept Responses effort) and summary."""
     rest = dict(kept) if isinstance(kept, dict) else {}
-    if rest.pop("null", False) is True and config is UNSET:
+    null = rest.pop("null", False)
+    if not isinstance(null, bool):
+        cx.report(f"{cx.carried_path}.reasoning.null", "Invalid", f"{shown(null)}, not a boolean; ignored")
+        null = False
+    if "effort" in rest and not isinstance(rest["effort"], str):
+        cx.report(f"{cx.carried_path}.reasoning.effort", "Invalid", f"{shown(rest.pop('effort'))}, not a string; ignored")
+    if null and config is UNSET:
         return None
     if config is UNSET:
+        if rest:
+            cx.report(f"{cx.carried_path}.reasoning", "Unsupported", "not written: the Lux request states no reasoning for these kept members to join")
         return UNSET
     reasoning: dict[str, Any] = {}
     if not config.enabled:
@@ -928,7 +1009,7 @@ def _bounded(value: Any, path: str, cx: Cx, low: float, high: float | None, name
         return UNSET
     if value < low or (high is not None and value > high):
         bound = f"{low} to {high}" if high is not None else f"at least {low}"
-        cx.report(path, "Unsupported", f"Responses {name} is {bound}; {value!r} left out")
+        cx.report(path, "Unsupported", f"Responses {name} is {bound}; a value outside is left out")
         return UNSET
     return value
 
@@ -1122,11 +1203,11 @@ def lux_incomplete_details(choices: list[LucentChoice], details: Any, path: str,
     null (the kept value when it says the same)."""
     choice = choices[0] if choices else None
     reason = _STATUS_OF[choice.finish_reason][1] if choice is not None else None
-    if reason is None:
-        return None
     if isinstance(details, dict) and details.get("reason") == reason:
         return details
-    return {"reason": reason}
+    if details is not None and details is not UNSET:
+        cx.report(f"{cx.carried_path}.incomplete_details", "Unsupported", "not written: the Lux finish reason gives another incomplete_details")
+    return None if reason is None else {"reason": reason}
 
 
 def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> list[Any]:
@@ -1134,6 +1215,12 @@ def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> 
     blocks; blocks beyond them become a message item per run of text / refusal blocks, a
     function_call per tool_use block and a reasoning item per thinking block (generated ids
     msg_<n> / rs_<n>, Degraded)."""
+    found = _lux_output(choices, records, path, cx)
+    _report_unread_members(cx)
+    return found
+
+
+def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> list[Any]:
     choice = _choice(choices, path, cx)
     if choice is None:
         return []
@@ -1143,9 +1230,13 @@ def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> 
     items: list[Any] = []
     if choice.message.role != "assistant":
         cx.report(f"{where}.role", "Degraded", "a Responses output message is the assistant's")
-    for record in records if isinstance(records, list) else []:
+    for n, record in enumerate(records if isinstance(records, list) else []):
         if not isinstance(record, dict):
+            cx.report(f"{cx.carried_path}.output[{n}]", "Invalid", f"{shown(record)}, not an output record (an object); ignored")
             continue
+        for key in record:
+            if key not in ("verbatim", "blocks", "item", "parts"):
+                cx.report(member(f"{cx.carried_path}.output[{n}]", key), "Unsupported", "not a member of an output record (verbatim, or blocks, item and parts); ignored")
         if "verbatim" in record:
             if _accepted(lambda: convert_as(record["verbatim"], OutputItem)):
                 items.append(record["verbatim"])
@@ -1154,12 +1245,13 @@ def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> 
             continue
         count = record.get("blocks")
         item = record.get("item")
-        if not isinstance(count, int) or not isinstance(item, dict) or count > len(blocks):
+        if not isinstance(count, int) or isinstance(count, bool) or not isinstance(item, dict) or count > len(blocks):
+            cx.report(f"{cx.carried_path}.output[{n}]", "Invalid", "not a record of an item and the count of Lux blocks it holds; it and the records after it are not read")
             break
         taken, blocks = blocks[:count], blocks[count:]
         kind = item.get("type")
         if kind == "message" and all(isinstance(b, (LucentContentText, LucentContentRefusal)) for _i, b in taken):
-            content = _lux_parts([b for _i, b in taken], f"{where}.content", "assistant", record.get("parts"), members, cx, [i for i, _b in taken])
+            content = _lux_parts([b for _i, b in taken], f"{where}.content", "assistant", record.get("parts"), members, cx, [i for i, _b in taken], f"{cx.carried_path}.output[{n}].parts")
             items.append({**item, "content": content})
         elif kind == "reasoning" and count == 1 and isinstance(taken[0][1], LucentContentThinking):
             items.append(_reasoning_out(taken[0][1].thinking, dict(item), f"{where}.content[{taken[0][0]}].thinking", cx))
@@ -1167,6 +1259,7 @@ def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> 
             call = taken[0][1].tool_use
             items.append({**item, "call_id": call.id, "name": call.name, "arguments": call.arguments})
         else:
+            cx.report(f"{cx.carried_path}.output[{n}]", "Unsupported", "the kept record does not match the Lux blocks at its place; it and the records after it are not read")
             blocks = taken + blocks
             break
     run: list[tuple[int, LucentContent]] = []

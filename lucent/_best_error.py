@@ -23,7 +23,7 @@ import msgspec
 
 from lucent._first_use import LOCK, once
 from lucent.errors import ValidationError
-from lucent.generated._support import printable
+from lucent.generated._support import member, printable
 
 Translate = Callable[[msgspec.ValidationError, str], ValidationError]
 _T = TypeVar("_T")
@@ -221,10 +221,7 @@ def _child_path(path: str, key: str | int) -> str:
     would not be read), ``["key"]`` for any other key."""
     if isinstance(key, int):
         return f"{path}[{key}]"
-    return f"{path}.{key}" if _ASCII_NAME.fullmatch(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
-
-
-_ASCII_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+    return member(path, key)
 
 
 class _Search:

@@ -31,6 +31,7 @@ import msgspec
 
 from lucent._stream_base import Assembler, parse_arguments
 from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
+from lucent.generated._support import described
 from lucent.generated.anthropic import (
     ContentBlockDeltaEvent,
     ContentBlockStartEvent,
@@ -207,7 +208,7 @@ class AnthropicAssembler(Assembler):
         try:
             return msgspec.convert(message, type=Message)
         except msgspec.ValidationError as exc:
-            raise self._fail("invalid_frame", f"the assembled message breaks the Message schema: {exc}", "$") from None
+            raise self._fail("invalid_frame", f"the assembled message breaks the Message schema: {described(exc)}", "$") from None
 
 
 def read_input_json(text: str) -> tuple[dict[str, Any] | None, str | None]:

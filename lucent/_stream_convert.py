@@ -66,7 +66,7 @@ from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent._stream_sparktide import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError, UsageError
 from lucent.generated import convert_support as support
-from lucent.generated._support import RuleViolation, check_json_object_text
+from lucent.generated._support import RuleViolation, check_json_object_text, described, printable
 from lucent.generated.convert_lux_sparktide_error import lux_to_sparktide_error
 from lucent.generated.convert_lux_sparktide_response import lux_to_sparktide_response
 from lucent.generated.convert_sparktide_lux_error import sparktide_to_lux_error
@@ -156,6 +156,7 @@ class _Sink:
         if key in self._seen:
             return
         self._seen.add(key)
+        where, detail = printable(where), printable(detail)
         self.items.append(ConversionDiagnostic(field=where, status=status, detail=detail))
         if self.strict and status in _LOSSY:
             raise ConversionError(
@@ -997,7 +998,7 @@ class SparkTideWriter(_OneMessageWriter):
             try:  # the schema's own rule for ids and names (1-128 characters, not only white space)
                 msgspec.json.decode(msgspec.json.encode(frame), type=RemoteModelToolDelta)
             except msgspec.ValidationError as exc:
-                problem = f"the tool call breaks the SparkTide schema ({exc})"
+                problem = f"the tool call breaks the SparkTide schema ({described(exc)})"
         if problem is not None:
             block.kind = "drop"
             self._sink.report(where, "Invalid", f"{problem}; dropped")

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+
+from lucent.generated._support import described
 from msgspec import UNSET
 
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
@@ -336,7 +338,7 @@ class OpenAIChatWriter(VendorWriter):
         try:
             msgspec.convert(check, type=CreateChatCompletionStreamResponse)
         except msgspec.ValidationError as exc:
-            raise UsageError(f"the context has a value a chat chunk cannot hold: {exc}", code="invalid_context") from None
+            raise UsageError(f"the context has a value a chat chunk cannot hold: {described(exc)}", code="invalid_context") from None
 
     def _chunk(self, choices: list[CreateChatCompletionStreamResponseChoicesItem], usage: Any = UNSET) -> CreateChatCompletionStreamResponse:
         return CreateChatCompletionStreamResponse(id=self._id, choices=choices, created=self._created, model=self._model, object="chat.completion.chunk", usage=usage, **self._envelope)

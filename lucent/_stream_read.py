@@ -28,7 +28,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
-from lucent.generated._support import member
+from lucent.generated._support import described, member
 
 _SSE_FRAMING = len(b"data: \n\n")
 _MISSING = object()
@@ -389,7 +389,7 @@ class FrameReader:
                 try:
                     return msgspec.json.decode(buf, type=struct)
                 except msgspec.ValidationError as exc:
-                    raise StreamError(f"frame {index} is not a valid {name} event: {exc}", code="invalid_frame", path=f"$[{index}]") from None
+                    raise StreamError(f"frame {index} is not a valid {name} event: {described(exc)}", code="invalid_frame", path=f"$[{index}]") from None
         return _MISSING
 
     def _unknown(self, buf: bytes, value: Any, index: int) -> None:

@@ -29,7 +29,10 @@
 
 ``path`` is a JSON path into the document (``$`` is the root), for example
 ``$.messages[1].tool_calls[0].function.arguments``. Messages never repeat input values (property
-names appear in paths; SECURITY.md).
+names appear in paths; SECURITY.md). Every control character of a message or path (C0, DEL, C1,
+U+2028/U+2029, the bidirectional and other format controls, a lone surrogate) is written as its
+escape (``\\n``, ``\\x1b``, ``\\u202e``) when the error is made
+(``lucent.generated._support.printable``).
 """
 
 from __future__ import annotations
@@ -64,6 +67,10 @@ class LucentError(Exception):
     """
 
     def __init__(self, message: str, *, code: str, path: str = "$") -> None:
+        if "Invalid " in message or not (message.isascii() and message.isprintable() and path.isascii() and path.isprintable()):
+            from lucent.generated._support import printable, unquoted  # the one escaping function, on first need
+
+            message, path = printable(unquoted(message)), printable(path)
         super().__init__(message)
         self.message = message
         self.code = code

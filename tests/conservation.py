@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from lucent.generated._support import member
 
 __all__ = ["leaves", "lost_values"]
 
@@ -34,7 +36,7 @@ _MISSING = object()
 
 
 def _member(path: str, key: str) -> str:
-    return f"{path}.{key}" if _NAME.match(key) else f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+    return member(path, key)  # lucent's spelling, control characters escaped
 
 
 def leaves(value: Any, path: str = "$") -> Iterator[tuple[str, Any]]:
@@ -83,11 +85,15 @@ def _named(path: str, fields: Sequence[str]) -> bool:
     return any(path == f or path.startswith((f + ".", f + "[")) for f in fields)
 
 
-def lost_values(source: Any, output: Any, diagnostics: Sequence[Any], back: Any = _MISSING) -> list[tuple[str, Any]]:
+def lost_values(
+    source: Any, output: Any, diagnostics: Sequence[Any], back: Any = _MISSING, spelling: Callable[[str, Any], bool] | None = None
+) -> list[tuple[str, Any]]:
     """The leaves of `source` that are lost without a diagnostic (see the module docstring).
 
     `diagnostics` are those of the source -> output conversion; `back` is the output converted back
-    to the source format (optional).
+    to the source format (optional); `spelling(path, value)`, when given, says which leaves only
+    record how another format spelled a value (a Lux side-car's typed spellings,
+    :func:`tests.fuzz.sidecars.is_spelling`): they carry no value of their own.
     """
     fields = [d.field for d in diagnostics]
     present = _present(output)
@@ -95,6 +101,8 @@ def lost_values(source: Any, output: Any, diagnostics: Sequence[Any], back: Any 
     lost = []
     for path, value in leaves(source):
         if path.rsplit(".", 1)[-1] in _TAGS or (path.endswith(_ABSENT_FLAGS) and value is False):
+            continue
+        if spelling is not None and spelling(path, value):
             continue
         if _named(path, fields) or _key(value) in present or _json_text_present(value, present):
             continue

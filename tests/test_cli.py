@@ -149,4 +149,4 @@ def test_control_characters_from_the_input_or_a_file_name_are_printed_escaped(tm
     forged.write_text('{"protocolVersion":"1.0","a\\nlucent: forged line\\u001b[31m\\u202e":1}')
     assert main(["validate", "--schema", "sparktide-remote-1.0", "--definition", "RemoteModelRequest", str(forged)]) == 1
     out = capsys.readouterr().out
-    assert out == f"{tmp_path}/inv\\nalid\\x1b[2J.json: $: Object contains unknown field `a\\nlucent: forged line\\x1b[31m\\u202e` [additionalProperties]\n"
+    assert out == f"{tmp_path}/inv\\nalid\\u001b[2J.json: $: Object contains unknown field `a\\nlucent: forged line\\u001b[31m\\u202e` [additionalProperties]\n"

@@ -53,7 +53,7 @@ def test_a_deep_mistyped_context_value_is_invalid_without_echoing_it() -> None:
     result = lucent.convert(json.dumps(doc), "lux", "sparktide", context={"invocationId": deep})
     found = [d for d in result.diagnostics if d.field == "target:$.invocationId"]
     assert [d.status for d in found][:1] == ["Invalid"]
-    assert "is of type list" in (found[0].detail or "") and "secret" not in (found[0].detail or "")
+    assert "is a JSON array" in (found[0].detail or "") and "secret" not in (found[0].detail or "")
 
 
 def test_a_stream_kind_points_to_the_stream_converter() -> None:

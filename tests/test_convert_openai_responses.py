@@ -354,6 +354,7 @@ def test_tool_use_blocks_of_another_format_become_function_call_items_after_the_
         ("$.conversation[0].message.content[1]", "Degraded"),
         ("$.conversation[1].message.content[0]", "Degraded"),
         ("$.conversation[1].message.content[0].tool_result.is_error", "Degraded"),
+        ("$.conversation[1].message.role", "Degraded"),  # a message of tool results only: its role is not kept
     }
 
 

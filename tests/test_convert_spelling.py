@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import pathlib
 
+import msgspec
 import pytest
 
 import lucent
@@ -39,10 +40,11 @@ SMALL = b'{"model":"gpt-4o","messages":[{"role":"system","content":"Brief."},{"r
 
 def test_the_spellings_are_read_from_the_specs() -> None:
     found = spellings(load_specs(ROOT))
-    assert found["request"]["openai_chat"] == ("limit_field", "members/content_absent", "members/content_parts", "members/part", "stop_string", "stream_absent")
-    assert found["request"]["openai_responses"] == ("input_absent", "input_string", "members/content_string", "members/output_list", "members/type", "stream_absent")
-    assert found["response"]["anthropic"] == ("members/content_form", "members/is_error", "stop_reason_absent")
-    assert "members/id=null" in found["request"]["gemini"] and "members/id" not in found["request"]["gemini"]  # only a null id records an absence
+    # a spelling the format's Lux -> X spec types (carried_types) carries its JSON type
+    assert found["request"]["openai_chat"] == ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "stop_string:boolean", "stream_absent:boolean")
+    assert found["request"]["openai_responses"] == ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "stream_absent:boolean")
+    assert found["response"]["anthropic"] == ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean")
+    assert "members/id=null" in found["request"]["gemini"] and not any(s.startswith("members/id:") for s in found["request"]["gemini"])  # only a null id records an absence
     assert "temperature" not in found["request"]["openai_chat"]  # a kept null is a value
 
 
@@ -59,6 +61,18 @@ def test_another_formats_side_car_is_named_member_by_member_without_its_spelling
     result = lucent.convert(data, source="openai-chat", target="anthropic")
     unsupported = sorted(d.field for d in result.diagnostics if d.status == "Unsupported")
     assert unsupported == ["$.logit_bias", "$.temperature"]
+
+
+@pytest.mark.parametrize("wrong", [None, 1, "true", [True], {"a": True}])
+def test_another_formats_spelling_of_the_wrong_type_is_no_spelling_and_is_reported(wrong: object) -> None:
+    lux = msgspec.to_builtins(lucent.convert(b'{"model":"m","messages":[{"role":"user","content":"x"}]}', source="openai-chat", target="lux").value)
+    assert lux["extra"]["openai_chat"]["stream_absent"] is True
+    lux["extra"]["openai_chat"]["stream_absent"] = wrong
+    result = lucent.convert(msgspec.json.encode(lux), source="lux", target="anthropic", context={"max_tokens": 5})
+    assert [(d.field, d.status) for d in result.diagnostics if d.field.startswith("$.extra")] == [("$.extra.openai_chat.stream_absent", "Unsupported")]
+    lux["extra"]["openai_chat"]["stream_absent"] = True  # the spelling itself: nothing to report
+    result = lucent.convert(msgspec.json.encode(lux), source="lux", target="anthropic", context={"max_tokens": 5})
+    assert [d.field for d in result.diagnostics if d.field.startswith("$.extra")] == []
 
 
 def test_a_lux_side_car_of_another_format_is_reported_at_its_members() -> None:

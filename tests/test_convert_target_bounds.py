@@ -72,9 +72,9 @@ def test_options_outside_sparktide_bounds_are_left_out_and_named_with_the_bound(
     out, found = convert(lux([user("hi")], options={"stream": False, "temperature": 3, "top_p": 0, "seed": -1}))
     assert "temperature" not in out and "top_p" not in out and "seed" not in out
     assert found == [
-        ("$.options.temperature", "Unsupported", "SparkTide temperature has maximum 2; 3 left out"),
-        ("$.options.top_p", "Unsupported", "SparkTide top_p has exclusiveMinimum 0; 0 left out"),
-        ("$.options.seed", "Unsupported", "SparkTide seed has minimum 0; -1 left out"),
+        ("$.options.temperature", "Unsupported", "SparkTide temperature has maximum 2; the value (an integer) is left out"),
+        ("$.options.top_p", "Unsupported", "SparkTide top_p has exclusiveMinimum 0; the value (an integer) is left out"),
+        ("$.options.seed", "Unsupported", "SparkTide seed has minimum 0; the value (an integer) is left out"),
     ]
     assert schema_errors(out) == []
 
@@ -85,9 +85,9 @@ def test_options_inside_and_at_the_bounds_are_copied_without_a_diagnostic() -> N
     assert found == []
     out, found = convert(lux([user("hi")], options={"stream": False, "temperature": -0.5, "top_p": 1.5, "seed": 2**63}))
     assert [d[2] for d in found] == [
-        "SparkTide temperature has minimum 0; -0.5 left out",
-        "SparkTide top_p has maximum 1; 1.5 left out",
-        "SparkTide seed has maximum 9223372036854775807; 9223372036854775808 left out",
+        "SparkTide temperature has minimum 0; the value (a number) is left out",
+        "SparkTide top_p has maximum 1; the value (a number) is left out",
+        "SparkTide seed has maximum 9223372036854775807; the value (an integer) is left out",
     ]
     assert schema_errors(out) == []
 
@@ -97,9 +97,9 @@ def test_a_composed_pair_names_the_out_of_range_option_at_its_own_source_path() 
     out, found = convert(doc, "llm-sdk")
     assert "temperature" not in out and "top_p" not in out and "seed" not in out
     assert found == [
-        ("$.temperature", "Unsupported", "SparkTide temperature has minimum 0; -1 left out"),
-        ("$.topP", "Unsupported", "SparkTide top_p has maximum 1; 5 left out"),
-        ("$.seed", "Unsupported", "SparkTide seed has minimum 0; -3 left out"),
+        ("$.temperature", "Unsupported", "SparkTide temperature has minimum 0; the value (an integer) is left out"),
+        ("$.topP", "Unsupported", "SparkTide top_p has maximum 1; the value (an integer) is left out"),
+        ("$.seed", "Unsupported", "SparkTide seed has minimum 0; the value (an integer) is left out"),
     ]
 
 
@@ -118,9 +118,9 @@ def test_a_source_value_for_a_required_context_field_is_bounded_too() -> None:
     out, found = convert(lux([user("hi")], model="", options={"stream": False, "max_output_tokens": 0}), context=context)
     assert "model" not in out and "max_completion_tokens" not in out
     assert found == [
-        ("$.model", "Unsupported", 'SparkTide model has minLength 1; "" left out'),
+        ("$.model", "Unsupported", 'SparkTide model has minLength 1; the value (a string of 0 characters) is left out'),
         ("target:$.model", "Invalid", "required by the target and not in the source; supply context['model']"),
-        ("$.options.max_output_tokens", "Unsupported", "SparkTide max_completion_tokens has minimum 1; 0 left out"),
+        ("$.options.max_output_tokens", "Unsupported", "SparkTide max_completion_tokens has minimum 1; the value (an integer) is left out"),
         ("target:$.max_completion_tokens", "Invalid", "required by the target and not in the source; supply context['max_completion_tokens']"),
     ]
     # the caller's context wins over the source value (reported Degraded, as before)
@@ -204,7 +204,7 @@ def test_tool_call_ids_sparktide_cannot_hold_are_replaced_consistently() -> None
         ("$.conversation[3].tool_result.tool_use_id", "Degraded"),
     ]
     assert found[0][2] == (
-        'SparkTide cannot hold the tool call id "" (minLength 1, maxLength 128, pattern /\\S/); '
+        'SparkTide cannot hold this tool call id, a string of 0 characters (minLength 1, maxLength 128, pattern /\\S/); '
         'written as "lucent_call_1", as in every tool call and tool result with this id'
     )
     assert schema_errors(out) == []
@@ -228,11 +228,11 @@ def test_function_names_sparktide_cannot_hold_are_replaced_the_same_for_the_same
     assert [c["function"]["name"] for c in out["messages"][0]["tool_calls"]] == ["lucent_tool_1", "lucent_tool_2", "lucent_tool_1"]
     assert found == [
         ("$.conversation[0].message.content[0].tool_use.name", "Degraded",
-         'SparkTide cannot hold the function name "" (minLength 1, maxLength 128, pattern /\\S/); written as "lucent_tool_1"'),
+         'SparkTide cannot hold this function name, a string of 0 characters (minLength 1, maxLength 128, pattern /\\S/); written as "lucent_tool_1"'),
         ("$.conversation[0].message.content[1].tool_use.name", "Degraded",
-         'SparkTide cannot hold the function name "  " (minLength 1, maxLength 128, pattern /\\S/); written as "lucent_tool_2"'),
+         'SparkTide cannot hold this function name, a string of 2 characters (minLength 1, maxLength 128, pattern /\\S/); written as "lucent_tool_2"'),
         ("$.conversation[0].message.content[2].tool_use.name", "Degraded",
-         'SparkTide cannot hold the function name "" (minLength 1, maxLength 128, pattern /\\S/); written as "lucent_tool_1"'),
+         'SparkTide cannot hold this function name, a string of 0 characters (minLength 1, maxLength 128, pattern /\\S/); written as "lucent_tool_1"'),
     ]
     assert schema_errors(out) == []
 
@@ -376,9 +376,9 @@ def test_a_tool_role_message_of_tool_results_is_not_reported() -> None:
 def test_a_protocol_version_other_than_1_0_is_reported() -> None:
     out, found = convert(lux([user("hi")], extra={"sparktide": {"protocolVersion": "2.0"}}))
     assert out["protocolVersion"] == "1.0"
-    assert found == [("$.extra.sparktide.protocolVersion", "Unsupported", 'SparkTide 1.0 is the only version; "2.0" not written, "1.0" is')]
+    assert found == [("$.extra.sparktide.protocolVersion", "Unsupported", 'SparkTide 1.0 is the only version; the value (a string of 3 characters) is not written, "1.0" is')]
     assert convert(lux([user("hi")], extra={"sparktide": {"protocolVersion": "1.0"}}))[1] == []
-    assert convert(lux([user("hi")], extra={"sparktide": {"protocolVersion": 1}}))[1][0][2].startswith("SparkTide 1.0 is the only version; 1 not written")
+    assert convert(lux([user("hi")], extra={"sparktide": {"protocolVersion": 1}}))[1][0][2].startswith("SparkTide 1.0 is the only version; the value (an integer) is not written")
 
 
 def test_a_side_car_tool_choice_or_response_format_overridden_by_lux_is_reported() -> None:

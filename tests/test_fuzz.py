@@ -20,8 +20,8 @@ import lucent
 from lucent import streams
 from tests.fuzz.harness import Harness
 from tests.fuzz.hostile import DOCUMENT_ATTACKS, STREAM_ATTACKS
-from tests.fuzz.seeds import seeds
-from tests.fuzz.session import Findings, run_hypothesis, run_seeds
+from tests.fuzz.seeds import documents, seeds
+from tests.fuzz.session import Findings, run_hypothesis, run_seeds, run_sidecars
 from tests.fuzz.targets import convert_pairs, targets
 
 
@@ -61,6 +61,20 @@ def test_seeds_and_their_mutations_raise_only_lucent_errors_and_lose_nothing() -
     assert set(harness.by_family) == {"decode", "sse", "assemble", "convert_stream", "convert"}
     assert harness.accepted["convert"] > 0 and harness.accepted["assemble"] > 0
     assert findings(harness) == []
+
+
+def test_side_car_type_mutations_raise_only_lucent_errors_and_drop_nothing() -> None:
+    # a short budget: the side-cars of the first 40 Lux documents, each (kind, shape, type) once
+    harness = Harness(conservation=False)
+    found = Findings()
+    run_sidecars(harness, list(documents(shared=False)), found, limit=40)
+    assert found.engines["sidecars"] > 5_000 and found.sidecar_shapes > 800
+    assert findings(harness) == []
+
+
+def test_the_lux_convert_targets_are_seeded_with_side_car_documents() -> None:
+    seeded = short_seeds()["convert:lux:openai-chat:request"] + seeds(per_definition=0, shared=False)["convert:lux:gemini:response"]
+    assert any(b'"openai_chat"' in data for data in seeded) and any(b'"gemini"' in data for data in seeded)
 
 
 def test_hostile_inputs_raise_only_lucent_errors() -> None:

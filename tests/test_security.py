@@ -125,4 +125,4 @@ def test_a_property_name_an_error_quotes_has_its_control_characters_escaped(sche
     with pytest.raises(lucent.errors.ValidationError) as info:
         lucent.decode(hostile, schema, definition)
     assert info.value.code == "additionalProperties"
-    assert info.value.message == "Object contains unknown field `a\\n\\x1b[31m\\u2028\\u202e`"
+    assert info.value.message == "Object contains unknown field `a\\n\\u001b[31m\\u2028\\u202e`"

@@ -1,7 +1,9 @@
 """``python -m tests.fuzz``: the fuzz session (``nox -s fuzz`` runs it with the long budget).
 
 Runs, in order: every seed through its target; hypothesis (``--examples`` mutated inputs per
-target); atheris (``--execs`` libFuzzer inputs); the hostile inputs at ``--size`` bytes timed
+target); the side-car type mutations (each entry of the Lux side-cars the conversions write, and
+each one a spec names, in each wrong JSON type, to every target: tests/fuzz/sidecars.py);
+atheris (``--execs`` libFuzzer inputs); the hostile inputs at ``--size`` bytes timed
 against valid inputs of that size; and the schema patterns' worst inputs at n and 10 n. Prints
 a JSON report (executions per engine and family, every crash with its saved input, the worst
 time ratio per family, the patterns) and exits 1 on any crash, loss, ratio over 50 or pattern
@@ -30,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hostile-targets", type=int, default=6, help="targets per family for the hostile inputs")
     parser.add_argument("--no-shared", action="store_true", help="seed from tests/data only, not ../shared")
     parser.add_argument("--no-conservation", action="store_true", help="skip the conservation check of accepted conversions")
+    parser.add_argument("--no-sidecars", action="store_true", help="skip the side-car type mutations (each Lux side-car entry in each wrong JSON type)")
     parser.add_argument("--seed", type=int, default=None, help="derandomize hypothesis and the target sample")
     parser.add_argument("--work", type=Path, default=Path(".fuzz"), help="corpus and crashes folder")
     args = parser.parse_args(argv)
@@ -44,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .harness import Harness
     from .seeds import seeds
-    from .session import Findings, report, run_atheris, run_hostile, run_hypothesis, run_patterns, run_seeds, run_suspects
+    from .session import Findings, report, run_atheris, run_hostile, run_hypothesis, run_patterns, run_seeds, run_sidecars, run_suspects
 
     harness = Harness(conservation=not args.no_conservation)
     findings = Findings()
@@ -56,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.examples:
         run_hypothesis(harness, found, findings, args.examples, args.seed)
         print(f"hypothesis: {findings.engines['hypothesis']} executions", file=sys.stderr)
+    if not args.no_sidecars:
+        from .seeds import documents
+
+        run_sidecars(harness, list(documents(shared=not args.no_shared)), findings)
+        print(f"sidecars: {findings.engines['sidecars']} executions, {findings.sidecar_shapes} shapes", file=sys.stderr)
     run_patterns(findings)
     if args.size:
         run_hostile(harness, found, findings, args.size, args.hostile_targets, random.Random(args.seed or 0))

@@ -22,6 +22,7 @@ import time
 import traceback
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ import lucent
 from lucent.errors import LucentError
 from tests.conservation import lost_values
 
+from .sidecars import is_spelling
 from .targets import CONTEXT, Target, targets
 
 __all__ = ["Crash", "Harness"]
@@ -126,7 +128,8 @@ class Harness:
                 back: Any = msgspec.to_builtins(back_result.value)
             except LucentError:
                 back = None
-            lost = lost_values(doc, out, result.diagnostics, back) if back is not None else lost_values(doc, out, result.diagnostics)
+            spelled = partial(is_spelling, kind) if source == "lux" else None
+            lost = lost_values(doc, out, result.diagnostics, back, spelled) if back is not None else lost_values(doc, out, result.diagnostics, spelling=spelled)
         except Exception as exc:  # noqa: BLE001 - the check itself failed: a fault of the test code
             self._crash(target, "checker", exc, data)
             return

@@ -7,6 +7,8 @@ strategies codegen renders from the schemas.
   reads them (the test suite does not need ../shared: tests/data holds copies);
 * every definition of every schema: ``per_definition`` documents drawn from
   ``lucent.generated.<module>_strategies`` (reproducibly);
+* the Lux documents the recorded ones convert to (:func:`tests.fuzz.sidecars.lux_documents`),
+  whose side-cars the Lux -> X conversions read back;
 * streams: ``stream.sse``, the SSE and event inputs of the cases, the Responses streams of
   :func:`tests.fuzz.stream_shapes.responses_seeds` (every output item type and event kind that
   names an index; items and parts at arbitrary indexes, events naming the wrong item kind), and
@@ -35,6 +37,7 @@ from tests.conformance.paths import REPO, shared_dir
 from tests.vendor_corpus import documents as lingua_documents
 
 from .stream_shapes import responses_seeds
+from .sidecars import lux_documents
 from .targets import Target, targets
 
 __all__ = ["documents", "seeds", "stream_seeds"]
@@ -135,9 +138,15 @@ def seeds(per_definition: int = 1, shared: bool = False, per_target: int | None 
     """Target name -> its seed inputs (without the target prefix); at most ``per_target`` of
     each, spread over their sizes, when given; only the targets of ``families`` when given."""
     by_definition: dict[tuple[str, str | None], list[bytes]] = defaultdict(list)
-    for schema, definition, data in documents(shared):
+    recorded = list(documents(shared))
+    for schema, definition, data in recorded:
         by_definition[(schema, definition)].append(data)
         by_definition[(schema, None)].append(data)  # a root takes every document of its schema
+    # the Lux documents the conversions to Lux write: their side-cars (extra / provider_payload)
+    # are what the Lux -> X converters read back, so the mutations reach every side-car entry
+    for kind, doc in lux_documents(recorded):
+        lux_schema, lux_definition = DOCUMENTS[("lux", kind)]
+        by_definition[(lux_schema, lux_definition)].append(json.dumps(doc).encode())  # ASCII: a lone surrogate stays an escape
     stream = stream_seeds(shared)
     found: dict[str, list[bytes]] = {}
     for target in targets():

@@ -29,7 +29,7 @@ from .stream_shapes import events_of, mutate_events, sse
 from .targets import Target, targets
 from .timing import MAX_RATIO, ratio
 
-__all__ = ["Findings", "report", "run_atheris", "run_hostile", "run_hypothesis", "run_patterns", "run_seeds", "run_suspects"]
+__all__ = ["Findings", "report", "run_atheris", "run_hostile", "run_hypothesis", "run_patterns", "run_seeds", "run_sidecars", "run_suspects"]
 
 TOKENS = [
     b'"', b"\\", b"[", b"]", b"{", b"}", b",", b":", b"\x00", b"\xff", b"\xc3", b"\xef\xbb\xbf",
@@ -53,6 +53,7 @@ class Findings:
     """What a session measured besides the harness counts."""
 
     engines: dict[str, int] = field(default_factory=dict)
+    sidecar_shapes: int = 0
     hang: list[dict[str, Any]] = field(default_factory=list)
     patterns: list[dict[str, Any]] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -158,6 +159,42 @@ def run_hypothesis(harness: Harness, seeds: dict[str, list[bytes]], findings: Fi
         check()
     findings.engines["hypothesis"] = harness.executions - before
     findings.seconds["hypothesis"] = time.perf_counter() - start
+
+
+# ------------------------------------------------------------------ side-car types
+
+
+def run_sidecars(harness: Harness, documents: list[tuple[str, str | None, bytes]], findings: Findings, limit: int | None = None) -> None:
+    """Each side-car entry of the Lux documents converted from `documents` (and of the Lux
+    documents among them) in each wrong JSON type (:mod:`tests.fuzz.sidecars`), converted from
+    Lux to every target: an exception other than a LucentError is a crash, a value dropped
+    without a diagnostic a loss (``lost side-car <shape>``). Each (kind, shape, type) is tried
+    once; `limit` caps the Lux documents read."""
+    from .sidecars import lux_documents, silent_drops
+    from .targets import CONTEXT, convert_pairs
+
+    start, before = time.perf_counter(), harness.executions
+    targets = {kind: [t for s, t, k in convert_pairs() if s == "lux" and k == kind and t != "lux"] for kind in ("request", "response")}
+    seen: set[tuple[str, str, str]] = set()
+
+    def counted(_where: str, _texts: list[str]) -> None:
+        harness.executions += 1
+        harness.by_family["sidecar"] += 1
+
+    for n, (kind, doc) in enumerate(lux_documents(documents)):
+        if limit is not None and n >= limit:
+            break
+        target = Target("sidecar", f"sidecar:lux:{kind}", lambda data: None)
+        data = json.dumps(doc).encode()
+        try:
+            for name, where, type_name in silent_drops(doc, kind, targets[kind], "sk-live-fuzz-sidecar", CONTEXT, seen, counted):
+                harness._record(Target("sidecar", f"convert:lux:{name}:{kind}", lambda data: None), "lost", f"lost side-car {where} ({type_name})",
+                                f"{where} = a JSON {type_name} (the input is the Lux document before that change): in no output value, named by no diagnostic", data)
+        except Exception as exc:  # noqa: BLE001 - a crash is what we look for
+            harness._crash(target, "exception", exc, data)
+    findings.engines["sidecars"] = harness.executions - before
+    findings.seconds["sidecars"] = time.perf_counter() - start
+    findings.sidecar_shapes = len(seen)
 
 
 # ------------------------------------------------------------------ atheris
@@ -304,6 +341,7 @@ def report(harness: Harness, findings: Findings, crashes_dir: Path, retime: list
     summary = {
         "executions": harness.executions,
         "by_engine": findings.engines,
+        "sidecar_shapes": findings.sidecar_shapes,
         "by_family": dict(harness.by_family),
         "accepted_by_family": dict(harness.accepted),
         "seconds": {k: round(v, 1) for k, v in findings.seconds.items()},
