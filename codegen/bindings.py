@@ -30,6 +30,7 @@ A keyword that cannot be compiled exactly raises :class:`codegen.schema.SchemaEr
 from __future__ import annotations
 
 import keyword
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -122,6 +123,9 @@ class ModuleModel:
     int_bounds: dict[str, dict[str, int | float]] = field(default_factory=dict)
     int_formats: dict[str, set[str]] = field(default_factory=dict)  # formats the bounds do not imply
     int_wide: dict[str, dict[str, int | float]] = field(default_factory=dict)  # bounds beyond int64
+    num_aliases: dict[str, tuple[str, str]] = field(default_factory=dict)  # JSON Schema numbers: (mypy, msgspec)
+    num_bounds: dict[str, dict[str, int | float]] = field(default_factory=dict)
+    num_exact: dict[str, dict[str, int | float]] = field(default_factory=dict)  # bounds msgspec.Meta cannot hold exactly
     decode_types: dict[str, str] = field(default_factory=dict)
     root_type: str | None = None
     root_one_of: list[str] = field(default_factory=list)
@@ -236,7 +240,9 @@ class BindingCompiler:
             return self.literal(list(raw["enum"]), node)
         types = raw.get("type")
         if isinstance(types, list):
-            return " | ".join(self.scalar_type(node, t, name_hint) for t in types)
+            # `number` takes in every integer: with both, the integer branch would be a second int type.
+            listed = [t for t in types if not (t == "integer" and "number" in types)]
+            return " | ".join(self.scalar_type(node, t, name_hint) for t in listed)
         if types is None and ("properties" in raw or "additionalProperties" in raw or "required" in raw):
             types = "object"
         if types is None:
@@ -284,10 +290,10 @@ class BindingCompiler:
                 pattern=translate(parsed.pattern) if parsed.pattern is not None else None,
             )
         bounds = {
-            "ge": _number(parsed.minimum),
-            "le": _number(parsed.maximum),
-            # JsonSchemaObject reads the exclusive bounds as float, which would round a large
-            # integer bound: take them from the document itself.
+            # JsonSchemaObject reads bounds as float, which would round a large integer bound:
+            # take them from the document itself.
+            "ge": _number(node.raw.get("minimum")),
+            "le": _number(node.raw.get("maximum")),
             "gt": _number(node.raw.get("exclusiveMinimum")),
             "lt": _number(node.raw.get("exclusiveMaximum")),
         }
@@ -296,7 +302,7 @@ class BindingCompiler:
         if json_type == "integer":
             return self.integer_alias(bounds, parsed.format)
         if json_type == "number":
-            return _annotated("float", **bounds)
+            return self.number_alias(bounds)
         if json_type == "boolean":
             return "bool"
         if json_type == "null":
@@ -326,6 +332,37 @@ class BindingCompiler:
             low, high = INTEGER_FORMATS[fmt]
             if not (bounds.get("ge", low - 1) >= low and bounds.get("le", high + 1) <= high):
                 formats.add(fmt)
+        return name
+
+    def number_alias(self, bounds: dict[str, Any]) -> str:
+        """``float`` for mypy; ``int | float`` (each with the bounds) for msgspec.
+
+        A JSON integer stays an ``int`` (9007199254740993 read as a float would be ...992); a
+        number written with a fraction or an exponent is a ``float``. The integer branch takes
+        each bound as the integer bound that admits the same integers (``minimum: 1.5`` is
+        ``ge=2``); a bound that msgspec.Meta cannot hold exactly (beyond int64 for the integers,
+        an integer that a double rounds for the floats) is checked in ``__post_init__``.
+        """
+        bounds = {k: v for k, v in bounds.items() if v is not None}
+        name = "JsonNumber" + "".join(f"_{k}{_num_name(v)}" for k, v in bounds.items())
+        on_int: dict[str, int] = {}
+        on_float: dict[str, int | float] = {}
+        exact: dict[str, int | float] = {}
+        for key, bound in bounds.items():
+            whole = _integer_bound(key, bound)
+            if -(2**63) <= whole <= 2**63 - 1:
+                on_int[key] = whole
+            else:
+                exact[key] = bound
+            if isinstance(bound, float) or (abs(bound) < 2**1023 and float(bound) == bound):
+                on_float[key] = bound
+            else:
+                exact[key] = bound
+        runtime = f"{_annotated('int', **on_int)} | {_annotated('float', **on_float)}"
+        self.model.num_aliases[name] = ("float", runtime)
+        self.model.num_bounds[name] = bounds
+        if exact:
+            self.model.num_exact[name] = exact
         return name
 
     def object_type(self, node: Node, name_hint: str) -> str:
@@ -513,7 +550,7 @@ class BindingCompiler:
                     parts.append(part)
         if literals and not (key == "anyOf" and "str" in parts):
             parts.insert(0, "Literal[" + ", ".join(literals) + "]")
-        if key == "anyOf" and "float" in parts:
+        if key == "anyOf" and ("float" in parts or "JsonNumber" in parts):
             parts = [p for p in parts if not p.startswith("JsonInt")]
         merged = []
         for part in parts + structs:
@@ -544,7 +581,9 @@ class BindingCompiler:
         strings = seen.get("str", [])
         if len([k for k in strings if k != "str:literal"]) > 1 or ("str:constrained" in strings and "str:literal" in strings):
             return False
-        numbers = seen.get("int", []) + seen.get("float", [])
+        numbers = seen.get("int", []) + seen.get("float", []) + seen.get("number", [])
+        if seen.get("number") and len(numbers) > 1:
+            return False  # a number is int | float at run time: beside it, a second int or float
         if len(numbers) > 1 and (one_of or any(k.endswith(":constrained") for k in numbers) or len(seen.get("int", [])) > 1):
             return False
         if one_of and (len(strings) > 1 or len(objects) > 1 and seen.get("object")):
@@ -561,6 +600,8 @@ class BindingCompiler:
             return ["dispatch"]  # a definition not compiled yet: not trusted
         if part in self.model.int_aliases:
             return ["int:constrained" if self.model.int_bounds.get(part) else "int:plain"]
+        if part in self.model.num_aliases:
+            return ["number:constrained" if self.model.num_bounds.get(part) else "number:plain"]
         alias = self.model.aliases.get(part) or self.model.literal_aliases.get(part)
         if alias is not None:
             return [k for p in rules._split_union(alias.runtime_expr or alias.expr) for k in self._kinds(p, depth + 1)]
@@ -855,8 +896,15 @@ def _number(value: Any) -> int | float | None:
     return value
 
 
+def _integer_bound(key: str, bound: int | float) -> int:
+    """The integer bound (same ``key``) that admits exactly the integers ``bound`` admits."""
+    if isinstance(bound, int) or bound.is_integer():
+        return int(bound)
+    return math.ceil(bound) if key in ("ge", "lt") else math.floor(bound)
+
+
 def _num_name(value: Any) -> str:
-    return str(value).replace("-", "m").replace(".", "p")
+    return str(value).replace("-", "m").replace(".", "p").replace("+", "")
 
 
 def _py_str(value: str) -> str:

@@ -65,7 +65,7 @@ def render_module(model: ModuleModel) -> str:
         "stem": doc.stem,
         "draft": doc.draft or "no $schema",
         "exports": exports,
-        "int_aliases": sorted(model.int_aliases.items()),
+        "int_aliases": sorted(model.int_aliases.items()) + sorted(model.num_aliases.items()),
         "literal_aliases": sorted(model.literal_aliases.values(), key=lambda a: a.order),
         "structs": structs,
         "aliases": aliases,

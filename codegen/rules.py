@@ -204,9 +204,10 @@ def struct_checks(compiler: BindingCompiler, struct: StructDef) -> list[str]:
                 low, high = INTEGER_FORMATS[fmt]
                 lines.append(f"if isinstance({attr}, int) and not {low} <= {attr} <= {high}:")
                 lines.append(f"    raise RuleViolation('format', 'must be a {fmt} ({low}..{high})', {path!r})")
-        elif _strip_annotated(first) == "float":
+        elif _strip_annotated(first) == "float" or first in compiler.model.num_aliases:
             lines.append(f"if type({attr}) is float:")
             lines.append(f"    check_finite({attr}, {path!r})")
+            lines += wide_checks(compiler.model, first, attr, _fstring_literal(path))
         else:
             annotation = field.annotation if field.required else field.annotation + " | UnsetType"
             lines += int_fixups(compiler.model, annotation, attr, _fstring_literal(path), 0, set())
@@ -237,8 +238,10 @@ def int_fixups(model: Any, annotation: str, target: str, path: str, depth: int, 
             raise SchemaError(f"{target}: a dispatched union beside other types ({annotation})")
         call = f"{target} = dispatch_{dispatched[0]}({target}, f{path!r})"
         return [f"if {target} is not UNSET:", "    " + call] if "UnsetType" in parts else [call]
-    if any(p in ("float", "Any") for p in parts):
-        return []  # a JSON number is valid as it is (integer | number)
+    if any(p in ("float", "Any") or p in model.num_aliases for p in parts):
+        # a JSON number is valid as it is (integer | number); bounds msgspec.Meta could not hold
+        # exactly are checked on it
+        return [line for p in parts if p in model.num_aliases for line in wide_checks(model, p, target, path)]
     lines: list[str] = []
     for part in parts:
         if part in model.int_aliases:
@@ -262,14 +265,19 @@ def int_fixups(model: Any, annotation: str, target: str, path: str, depth: int, 
 
 
 def wide_checks(model: Any, alias: str, target: str, path: str) -> list[str]:
-    """Integer bounds beyond int64, which msgspec.Meta cannot hold, checked on the int."""
+    """Bounds that msgspec.Meta cannot hold exactly, checked on the exact value: integer bounds
+    beyond int64, and a number's bounds that a double would round (see
+    BindingCompiler.number_alias). Python compares an int with a float exactly."""
     ops = {"ge": (">=", "minimum"), "le": ("<=", "maximum"), "gt": (">", "exclusiveMinimum"), "lt": ("<", "exclusiveMaximum")}
     lines = []
-    for key, bound in model.int_wide.get(alias, {}).items():
+    number = alias in model.num_aliases
+    bounds = model.num_exact.get(alias, {}) if number else model.int_wide.get(alias, {})
+    for key, bound in bounds.items():
         op, keyword = ops[key]
+        typed = f"(type({target}) is int or type({target}) is float)" if number else f"type({target}) is int"
         lines += [
-            f"if type({target}) is int and not {target} {op} {bound!r}:",
-            f"    raise RuleViolation({keyword!r}, {f'Expected `int` {op} {bound}'!r}, f{path!r})",
+            f"if {typed} and not {target} {op} {bound!r}:",
+            f"    raise RuleViolation({keyword!r}, {f'Expected a number {op} {bound}' if number else f'Expected `int` {op} {bound}'!r}, f{path!r})",
         ]
     return lines
 

@@ -278,18 +278,22 @@ __all__ = [
 
 # JSON Schema integers: type checkers see `int`; msgspec also accepts a number with a zero
 # fractional part (1.0 is an integer in JSON Schema) and __post_init__ turns it into an int.
+# JSON Schema numbers: type checkers see `float`; msgspec reads a JSON integer as an `int`, so
+# that it keeps every digit (9007199254740993 as a float would be 9007199254740992).
 if TYPE_CHECKING:
     JsonInt: TypeAlias = int
     JsonInt_ge0: TypeAlias = int
     JsonInt_ge1: TypeAlias = int
     JsonInt_ge1024: TypeAlias = int
     JsonInt_gt0: TypeAlias = int
+    JsonNumber_ge0_le1: TypeAlias = float
 else:
     JsonInt = int | float
     JsonInt_ge0 = Annotated[int, Meta(ge=0)] | float
     JsonInt_ge1 = Annotated[int, Meta(ge=1)] | float
     JsonInt_ge1024 = Annotated[int, Meta(ge=1024)] | float
     JsonInt_gt0 = Annotated[int, Meta(gt=0)] | float
+    JsonNumber_ge0_le1 = Annotated[int, Meta(ge=0, le=1)] | Annotated[float, Meta(ge=0, le=1)]
 
 
 AllowedCaller: TypeAlias = Literal['direct', 'code_execution_20250825', 'code_execution_20260120', 'code_execution_20260521']
@@ -1303,12 +1307,12 @@ class CreateMessageParams(Struct, kw_only=True, forbid_unknown_fields=True):
     stop_sequences: list[str] | UnsetType = UNSET
     stream: bool | UnsetType = UNSET
     system: str | list[RequestTextBlockTagged] | UnsetType = UNSET
-    temperature: Annotated[float, Meta(ge=0, le=1)] | UnsetType = UNSET
+    temperature: JsonNumber_ge0_le1 | UnsetType = UNSET
     thinking: ThinkingConfigParam | UnsetType = UNSET
     tool_choice: ToolChoice | UnsetType = UNSET
     tools: list[CreateMessageParamsToolsItem] | UnsetType = UNSET
     top_k: JsonInt_ge0 | UnsetType = UNSET
-    top_p: Annotated[float, Meta(ge=0, le=1)] | UnsetType = UNSET
+    top_p: JsonNumber_ge0_le1 | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.max_tokens) is float:

@@ -107,12 +107,16 @@ __all__ = [
 
 # JSON Schema integers: type checkers see `int`; msgspec also accepts a number with a zero
 # fractional part (1.0 is an integer in JSON Schema) and __post_init__ turns it into an int.
+# JSON Schema numbers: type checkers see `float`; msgspec reads a JSON integer as an `int`, so
+# that it keeps every digit (9007199254740993 as a float would be 9007199254740992).
 if TYPE_CHECKING:
     JsonInt_gem2147483648_le2147483647: TypeAlias = int
     JsonInt_gem9223372036854775808_le9223372036854775807: TypeAlias = int
+    JsonNumber: TypeAlias = float
 else:
     JsonInt_gem2147483648_le2147483647 = Annotated[int, Meta(ge=-2147483648, le=2147483647)] | float
     JsonInt_gem9223372036854775808_le9223372036854775807 = Annotated[int, Meta(ge=-9223372036854775808, le=9223372036854775807)] | float
+    JsonNumber = int | float
 
 
 class AttributionSourceId(Struct, kw_only=True):
@@ -249,7 +253,7 @@ class Candidate(Struct, kw_only=True):
     urlContextMetadata:
         Output only. Metadata related to url context retrieval tool.
     """
-    avgLogprobs: float | UnsetType = UNSET
+    avgLogprobs: JsonNumber | UnsetType = UNSET
     citationMetadata: CitationMetadata | UnsetType = UNSET
     content: Content | UnsetType = UNSET
     finishMessage: str | UnsetType = UNSET
@@ -571,7 +575,7 @@ class VideoMetadata(Struct, kw_only=True):
         Optional. The start offset of the video.
     """
     endOffset: str | UnsetType = UNSET
-    fps: float | UnsetType = UNSET
+    fps: JsonNumber | UnsetType = UNSET
     startOffset: str | UnsetType = UNSET
 
     def __post_init__(self) -> None:
@@ -781,7 +785,7 @@ class GroundingChunkCustomMetadata(Struct, kw_only=True):
         Optional. The string value of the metadata.
     """
     key: str | UnsetType = UNSET
-    numericValue: float | UnsetType = UNSET
+    numericValue: JsonNumber | UnsetType = UNSET
     stringListValue: GroundingChunkStringList | UnsetType = UNSET
     stringValue: str | UnsetType = UNSET
 
@@ -835,7 +839,7 @@ class GoogleAiGenerativelanguageV1betaGroundingSupport(Struct, kw_only=True):
     segment:
         Segment of the content this support belongs to.
     """
-    confidenceScores: list[float] | UnsetType = UNSET
+    confidenceScores: list[JsonNumber] | UnsetType = UNSET
     groundingChunkIndices: list[JsonInt_gem2147483648_le2147483647] | UnsetType = UNSET
     renderedParts: list[JsonInt_gem2147483648_le2147483647] | UnsetType = UNSET
     segment: GoogleAiGenerativelanguageV1betaSegment | UnsetType = UNSET
@@ -897,7 +901,7 @@ class RetrievalMetadata(Struct, kw_only=True):
     googleSearchDynamicRetrievalScore:
         Optional. Score indicating how likely information from google search could help answer the prompt. The score is in the range [0, 1], where 0 is the least likely and 1 is the most likely. This score is only populated when google search grounding and dynamic retrieval is enabled. It will be compared to the threshold to determine whether to trigger google search.
     """
-    googleSearchDynamicRetrievalScore: float | UnsetType = UNSET
+    googleSearchDynamicRetrievalScore: JsonNumber | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.googleSearchDynamicRetrievalScore) is float:
@@ -935,7 +939,7 @@ class LogprobsResult(Struct, kw_only=True):
         Length = total number of decoding steps.
     """
     chosenCandidates: list[LogprobsResultCandidate] | UnsetType = UNSET
-    logProbabilitySum: float | UnsetType = UNSET
+    logProbabilitySum: JsonNumber | UnsetType = UNSET
     topCandidates: list[TopCandidates] | UnsetType = UNSET
 
     def __post_init__(self) -> None:
@@ -957,7 +961,7 @@ class LogprobsResultCandidate(Struct, kw_only=True):
     tokenId:
         The candidate’s token id value.
     """
-    logProbability: float | UnsetType = UNSET
+    logProbability: JsonNumber | UnsetType = UNSET
     token: str | UnsetType = UNSET
     tokenId: JsonInt_gem2147483648_le2147483647 | UnsetType = UNSET
 
@@ -1065,7 +1069,7 @@ class DynamicRetrievalConfig(Struct, kw_only=True):
     mode:
         The mode of the predictor to be used in dynamic retrieval.
     """
-    dynamicThreshold: float | UnsetType = UNSET
+    dynamicThreshold: JsonNumber | UnsetType = UNSET
     mode: Literal['MODE_UNSPECIFIED', 'MODE_DYNAMIC'] | UnsetType = UNSET
 
     def __post_init__(self) -> None:
@@ -1207,11 +1211,11 @@ class Schema(Struct, kw_only=True):
     maxItems: JsonInt_gem9223372036854775808_le9223372036854775807 | str | UnsetType = UNSET
     maxLength: JsonInt_gem9223372036854775808_le9223372036854775807 | str | UnsetType = UNSET
     maxProperties: JsonInt_gem9223372036854775808_le9223372036854775807 | str | UnsetType = UNSET
-    maximum: float | UnsetType = UNSET
+    maximum: JsonNumber | UnsetType = UNSET
     minItems: JsonInt_gem9223372036854775808_le9223372036854775807 | str | UnsetType = UNSET
     minLength: JsonInt_gem9223372036854775808_le9223372036854775807 | str | UnsetType = UNSET
     minProperties: JsonInt_gem9223372036854775808_le9223372036854775807 | str | UnsetType = UNSET
-    minimum: float | UnsetType = UNSET
+    minimum: JsonNumber | UnsetType = UNSET
     nullable: bool | UnsetType = UNSET
     pattern: str | UnsetType = UNSET
     properties: dict[str, Schema] | UnsetType = UNSET
@@ -1351,12 +1355,12 @@ class GenerationConfig(Struct, kw_only=True):
     candidateCount: JsonInt_gem2147483648_le2147483647 | UnsetType = UNSET
     enableAffectiveDialog: bool | UnsetType = UNSET
     enableEnhancedCivicAnswers: bool | UnsetType = UNSET
-    frequencyPenalty: float | UnsetType = UNSET
+    frequencyPenalty: JsonNumber | UnsetType = UNSET
     imageConfig: ImageConfig | UnsetType = UNSET
     logprobs: JsonInt_gem2147483648_le2147483647 | UnsetType = UNSET
     maxOutputTokens: JsonInt_gem2147483648_le2147483647 | UnsetType = UNSET
     mediaResolution: Literal['MEDIA_RESOLUTION_UNSPECIFIED', 'MEDIA_RESOLUTION_LOW', 'MEDIA_RESOLUTION_MEDIUM', 'MEDIA_RESOLUTION_HIGH'] | UnsetType = UNSET
-    presencePenalty: float | UnsetType = UNSET
+    presencePenalty: JsonNumber | UnsetType = UNSET
     responseFormat: ResponseFormatConfig | UnsetType = UNSET
     responseJsonSchema: Any | UnsetType = UNSET
     responseLogprobs: bool | UnsetType = UNSET
@@ -1366,10 +1370,10 @@ class GenerationConfig(Struct, kw_only=True):
     seed: JsonInt_gem2147483648_le2147483647 | UnsetType = UNSET
     speechConfig: SpeechConfig | UnsetType = UNSET
     stopSequences: list[str] | UnsetType = UNSET
-    temperature: float | UnsetType = UNSET
+    temperature: JsonNumber | UnsetType = UNSET
     thinkingConfig: ThinkingConfig | UnsetType = UNSET
     topK: JsonInt_gem2147483648_le2147483647 | UnsetType = UNSET
-    topP: float | UnsetType = UNSET
+    topP: JsonNumber | UnsetType = UNSET
     translationConfig: TranslationConfig | UnsetType = UNSET
 
     def __post_init__(self) -> None:
@@ -1654,8 +1658,8 @@ class LatLng(Struct, kw_only=True):
     longitude:
         The longitude in degrees. It must be in the range [-180.0, +180.0].
     """
-    latitude: float | UnsetType = UNSET
-    longitude: float | UnsetType = UNSET
+    latitude: JsonNumber | UnsetType = UNSET
+    longitude: JsonNumber | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.latitude) is float:

@@ -47,6 +47,8 @@ __all__ = [
 
 # JSON Schema integers: type checkers see `int`; msgspec also accepts a number with a zero
 # fractional part (1.0 is an integer in JSON Schema) and __post_init__ turns it into an int.
+# JSON Schema numbers: type checkers see `float`; msgspec reads a JSON integer as an `int`, so
+# that it keeps every digit (9007199254740993 as a float would be 9007199254740992).
 if TYPE_CHECKING:
     JsonInt_ge0: TypeAlias = int
 else:

@@ -73,10 +73,14 @@ __all__ = [
 
 # JSON Schema integers: type checkers see `int`; msgspec also accepts a number with a zero
 # fractional part (1.0 is an integer in JSON Schema) and __post_init__ turns it into an int.
+# JSON Schema numbers: type checkers see `float`; msgspec reads a JSON integer as an `int`, so
+# that it keeps every digit (9007199254740993 as a float would be 9007199254740992).
 if TYPE_CHECKING:
     JsonInt: TypeAlias = int
+    JsonNumber: TypeAlias = float
 else:
     JsonInt = int | float
+    JsonNumber = int | float
 
 
 AudioEncoding: TypeAlias = Literal['linear16', 'flac', 'mulaw', 'alaw', 'aac', 'mp3', 'opus']
@@ -392,7 +396,7 @@ class ModelResponse(Struct, kw_only=True, forbid_unknown_fields=True):
     """
     content: list[TextPart | ToolCallPart | AudioPart]
     usage: ModelUsage | UnsetType = UNSET
-    cost: float | UnsetType = UNSET
+    cost: JsonNumber | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.cost) is float:
@@ -482,11 +486,11 @@ class LanguageModelInput(Struct, kw_only=True, forbid_unknown_fields=True):
     toolChoice: ToolChoiceAuto | ToolChoiceNone | ToolChoiceRequired | ToolChoiceTool | UnsetType = UNSET
     responseFormat: ResponseFormatJson | ResponseFormatText | UnsetType = UNSET
     maxTokens: JsonInt | UnsetType = UNSET
-    temperature: float | UnsetType = UNSET
-    topP: float | UnsetType = UNSET
-    topK: float | UnsetType = UNSET
-    presencePenalty: float | UnsetType = UNSET
-    frequencyPenalty: float | UnsetType = UNSET
+    temperature: JsonNumber | UnsetType = UNSET
+    topP: JsonNumber | UnsetType = UNSET
+    topK: JsonNumber | UnsetType = UNSET
+    presencePenalty: JsonNumber | UnsetType = UNSET
+    frequencyPenalty: JsonNumber | UnsetType = UNSET
     seed: JsonInt | UnsetType = UNSET
     modalities: list[Modality] | UnsetType = UNSET
     extra: dict[str, Any] | UnsetType = UNSET
@@ -534,15 +538,15 @@ class LanguageModelPricing(Struct, kw_only=True, forbid_unknown_fields=True):
     outputCostPerImageToken:
         The cost in USD per single image token for output.
     """
-    inputCostPerTextToken: float | UnsetType = UNSET
-    inputCostPerCachedTextToken: float | UnsetType = UNSET
-    outputCostPerTextToken: float | UnsetType = UNSET
-    inputCostPerAudioToken: float | UnsetType = UNSET
-    inputCostPerCachedAudioToken: float | UnsetType = UNSET
-    outputCostPerAudioToken: float | UnsetType = UNSET
-    inputCostPerImageToken: float | UnsetType = UNSET
-    inputCostPerCachedImageToken: float | UnsetType = UNSET
-    outputCostPerImageToken: float | UnsetType = UNSET
+    inputCostPerTextToken: JsonNumber | UnsetType = UNSET
+    inputCostPerCachedTextToken: JsonNumber | UnsetType = UNSET
+    outputCostPerTextToken: JsonNumber | UnsetType = UNSET
+    inputCostPerAudioToken: JsonNumber | UnsetType = UNSET
+    inputCostPerCachedAudioToken: JsonNumber | UnsetType = UNSET
+    outputCostPerAudioToken: JsonNumber | UnsetType = UNSET
+    inputCostPerImageToken: JsonNumber | UnsetType = UNSET
+    inputCostPerCachedImageToken: JsonNumber | UnsetType = UNSET
+    outputCostPerImageToken: JsonNumber | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.inputCostPerTextToken) is float:

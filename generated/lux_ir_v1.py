@@ -99,10 +99,14 @@ __all__ = [
 
 # JSON Schema integers: type checkers see `int`; msgspec also accepts a number with a zero
 # fractional part (1.0 is an integer in JSON Schema) and __post_init__ turns it into an int.
+# JSON Schema numbers: type checkers see `float`; msgspec reads a JSON integer as an `int`, so
+# that it keeps every digit (9007199254740993 as a float would be 9007199254740992).
 if TYPE_CHECKING:
     JsonInt: TypeAlias = int
+    JsonNumber: TypeAlias = float
 else:
     JsonInt = int | float
+    JsonNumber = int | float
 
 
 LucentRole: TypeAlias = Literal['system', 'user', 'assistant', 'tool', 'model', 'developer']
@@ -302,8 +306,8 @@ class LucentStructuredOutputJsonSchema(Struct, kw_only=True, tag_field='type', t
 
 class LucentOptions(Struct, kw_only=True):
     """Schema #/definitions/LucentOptions."""
-    temperature: float | UnsetType = UNSET
-    top_p: float | UnsetType = UNSET
+    temperature: JsonNumber | UnsetType = UNSET
+    top_p: JsonNumber | UnsetType = UNSET
     top_k: JsonInt | UnsetType = UNSET
     max_output_tokens: JsonInt | UnsetType = UNSET
     stop: list[str] | UnsetType = UNSET

@@ -151,16 +151,26 @@ __all__ = [
 
 # JSON Schema integers: type checkers see `int`; msgspec also accepts a number with a zero
 # fractional part (1.0 is an integer in JSON Schema) and __post_init__ turns it into an int.
+# JSON Schema numbers: type checkers see `float`; msgspec reads a JSON integer as an `int`, so
+# that it keeps every digit (9007199254740993 as a float would be 9007199254740992).
 if TYPE_CHECKING:
     JsonInt: TypeAlias = int
     JsonInt_ge0_le20: TypeAlias = int
     JsonInt_ge1_le128: TypeAlias = int
     JsonInt_gem9223372036854776000_le9223372036854776000: TypeAlias = int
+    JsonNumber: TypeAlias = float
+    JsonNumber_ge0_le1: TypeAlias = float
+    JsonNumber_ge0_le2: TypeAlias = float
+    JsonNumber_gem2_le2: TypeAlias = float
 else:
     JsonInt = int | float
     JsonInt_ge0_le20 = Annotated[int, Meta(ge=0, le=20)] | float
     JsonInt_ge1_le128 = Annotated[int, Meta(ge=1, le=128)] | float
     JsonInt_gem9223372036854776000_le9223372036854776000 = int | float
+    JsonNumber = int | float
+    JsonNumber_ge0_le1 = Annotated[int, Meta(ge=0, le=1)] | Annotated[float, Meta(ge=0, le=1)]
+    JsonNumber_ge0_le2 = Annotated[int, Meta(ge=0, le=2)] | Annotated[float, Meta(ge=0, le=2)]
+    JsonNumber_gem2_le2 = Annotated[int, Meta(ge=-2, le=2)] | Annotated[float, Meta(ge=-2, le=2)]
 
 
 ModerationInputType: TypeAlias = Literal['text', 'image']
@@ -401,7 +411,7 @@ class ModerationResultBody(Struct, kw_only=True):
     model: str
     flagged: bool
     categories: dict[str, bool]
-    category_scores: dict[str, float]
+    category_scores: dict[str, JsonNumber]
     category_applied_input_types: dict[str, list[ModerationInputType]]
 
 
@@ -908,7 +918,7 @@ class ChatCompletionTokenLogprob(Struct, kw_only=True):
         List of the most likely tokens and their log probability, at this token position. The number of entries may be fewer than the requested `top_logprobs`.
     """
     token: str
-    logprob: float
+    logprob: JsonNumber
     bytes: list[JsonInt] | None
     top_logprobs: list[ChatCompletionTokenLogprobTopLogprobsItem]
 
@@ -932,7 +942,7 @@ class ChatCompletionTokenLogprobTopLogprobsItem(Struct, kw_only=True):
         The log probability of this token, if it is within the top 20 most likely tokens. Otherwise, the value `-9999.0` is used to signify that the token is very unlikely.
     """
     token: str
-    logprob: float
+    logprob: JsonNumber
     bytes: list[JsonInt] | None
 
     def __post_init__(self) -> None:
@@ -1182,8 +1192,8 @@ class CreateChatCompletionRequest(Struct, kw_only=True):
     """
     metadata: Metadata | UnsetType = UNSET
     top_logprobs: JsonInt_ge0_le20 | UnsetType = UNSET
-    temperature: Annotated[float, Meta(ge=0, le=2)] | None | UnsetType = UNSET
-    top_p: Annotated[float, Meta(ge=0, le=1)] | None | UnsetType = UNSET
+    temperature: JsonNumber_ge0_le2 | None | UnsetType = UNSET
+    top_p: JsonNumber_ge0_le1 | None | UnsetType = UNSET
     user: str | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
@@ -1196,8 +1206,8 @@ class CreateChatCompletionRequest(Struct, kw_only=True):
     verbosity: Verbosity | UnsetType = UNSET
     reasoning_effort: ReasoningEffort | UnsetType = UNSET
     max_completion_tokens: JsonInt | None | UnsetType = UNSET
-    frequency_penalty: Annotated[float, Meta(ge=-2, le=2)] | None | UnsetType = UNSET
-    presence_penalty: Annotated[float, Meta(ge=-2, le=2)] | None | UnsetType = UNSET
+    frequency_penalty: JsonNumber_gem2_le2 | None | UnsetType = UNSET
+    presence_penalty: JsonNumber_gem2_le2 | None | UnsetType = UNSET
     web_search_options: CreateChatCompletionRequestWebSearchOptions | UnsetType = UNSET
     response_format: ResponseFormatText | ResponseFormatJsonSchema | ResponseFormatJsonObject | UnsetType = UNSET
     audio: CreateChatCompletionRequestAudio | None | UnsetType = UNSET
@@ -1710,8 +1720,8 @@ class CreateModelResponseProperties(Struct, kw_only=True):
     """
     metadata: Metadata | UnsetType = UNSET
     top_logprobs: JsonInt_ge0_le20 | UnsetType = UNSET
-    temperature: Annotated[float, Meta(ge=0, le=2)] | None | UnsetType = UNSET
-    top_p: Annotated[float, Meta(ge=0, le=1)] | None | UnsetType = UNSET
+    temperature: JsonNumber_ge0_le2 | None | UnsetType = UNSET
+    top_p: JsonNumber_ge0_le1 | None | UnsetType = UNSET
     user: str | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
@@ -1743,8 +1753,8 @@ class ModelResponseProperties(Struct, kw_only=True):
     """
     metadata: Metadata | UnsetType = UNSET
     top_logprobs: JsonInt_ge0_le20 | None | UnsetType = UNSET
-    temperature: Annotated[float, Meta(ge=0, le=2)] | None | UnsetType = UNSET
-    top_p: Annotated[float, Meta(ge=0, le=1)] | None | UnsetType = UNSET
+    temperature: JsonNumber_ge0_le2 | None | UnsetType = UNSET
+    top_p: JsonNumber_ge0_le1 | None | UnsetType = UNSET
     user: str | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET

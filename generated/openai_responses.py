@@ -483,6 +483,8 @@ __all__ = [
 
 # JSON Schema integers: type checkers see `int`; msgspec also accepts a number with a zero
 # fractional part (1.0 is an integer in JSON Schema) and __post_init__ turns it into an int.
+# JSON Schema numbers: type checkers see `float`; msgspec reads a JSON integer as an `int`, so
+# that it keeps every digit (9007199254740993 as a float would be 9007199254740992).
 if TYPE_CHECKING:
     JsonInt: TypeAlias = int
     JsonInt_ge0_le100: TypeAlias = int
@@ -490,6 +492,9 @@ if TYPE_CHECKING:
     JsonInt_ge0_le3: TypeAlias = int
     JsonInt_ge1000: TypeAlias = int
     JsonInt_ge16: TypeAlias = int
+    JsonNumber: TypeAlias = float
+    JsonNumber_ge0_le1: TypeAlias = float
+    JsonNumber_ge0_le2: TypeAlias = float
 else:
     JsonInt = int | float
     JsonInt_ge0_le100 = Annotated[int, Meta(ge=0, le=100)] | float
@@ -497,6 +502,9 @@ else:
     JsonInt_ge0_le3 = Annotated[int, Meta(ge=0, le=3)] | float
     JsonInt_ge1000 = Annotated[int, Meta(ge=1000)] | float
     JsonInt_ge16 = Annotated[int, Meta(ge=16)] | float
+    JsonNumber = int | float
+    JsonNumber_ge0_le1 = Annotated[int, Meta(ge=0, le=1)] | Annotated[float, Meta(ge=0, le=1)]
+    JsonNumber_ge0_le2 = Annotated[int, Meta(ge=0, le=2)] | Annotated[float, Meta(ge=0, le=2)]
 
 
 MessageRole: TypeAlias = Literal['unknown', 'user', 'assistant', 'system', 'critic', 'discriminator', 'developer', 'tool']
@@ -692,7 +700,7 @@ class RankingOptions(Struct, kw_only=True):
         Weights that control how reciprocal rank fusion balances semantic embedding matches versus sparse keyword matches when hybrid search is enabled.
     """
     ranker: RankerVersionType | UnsetType = UNSET
-    score_threshold: float | UnsetType = UNSET
+    score_threshold: JsonNumber | UnsetType = UNSET
     hybrid_search: HybridSearchOptions | UnsetType = UNSET
 
     def __post_init__(self) -> None:
@@ -710,8 +718,8 @@ class HybridSearchOptions(Struct, kw_only=True):
     text_weight:
         The weight of the text in the reciprocal ranking fusion.
     """
-    embedding_weight: float
-    text_weight: float
+    embedding_weight: JsonNumber
+    text_weight: JsonNumber
 
     def __post_init__(self) -> None:
         if type(self.embedding_weight) is float:
@@ -745,7 +753,7 @@ class ComparisonFilter(Struct, kw_only=True, forbid_unknown_fields=True):
     """
     type: Literal['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin']
     key: str
-    value: str | float | bool | list[str | float]
+    value: str | JsonNumber | bool | list[str | JsonNumber]
 
 
 class CompoundFilter(Struct, kw_only=True, forbid_unknown_fields=True):
@@ -2223,8 +2231,8 @@ class CreateModelResponseProperties(Struct, kw_only=True):
     """
     metadata: Metadata | UnsetType = UNSET
     top_logprobs: JsonInt_ge0_le20 | UnsetType = UNSET
-    temperature: Annotated[float, Meta(ge=0, le=2)] | None | UnsetType = UNSET
-    top_p: Annotated[float, Meta(ge=0, le=1)] | None | UnsetType = UNSET
+    temperature: JsonNumber_ge0_le2 | None | UnsetType = UNSET
+    top_p: JsonNumber_ge0_le1 | None | UnsetType = UNSET
     user: str | None | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
@@ -2277,8 +2285,8 @@ class CreateResponse(Struct, kw_only=True):
     """
     metadata: Metadata | UnsetType = UNSET
     top_logprobs: JsonInt_ge0_le20 | UnsetType = UNSET
-    temperature: Annotated[float, Meta(ge=0, le=2)] | None | UnsetType = UNSET
-    top_p: Annotated[float, Meta(ge=0, le=1)] | None | UnsetType = UNSET
+    temperature: JsonNumber_ge0_le2 | None | UnsetType = UNSET
+    top_p: JsonNumber_ge0_le1 | None | UnsetType = UNSET
     user: str | None | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
@@ -2739,7 +2747,7 @@ class LogProb(Struct, kw_only=True):
     Schema: #/$defs/LogProb
     """
     token: str
-    logprob: float
+    logprob: JsonNumber
     bytes: list[JsonInt]
     top_logprobs: list[TopLogProb]
 
@@ -2758,7 +2766,7 @@ class TopLogProb(Struct, kw_only=True):
     Schema: #/$defs/TopLogProb
     """
     token: str
-    logprob: float
+    logprob: JsonNumber
     bytes: list[JsonInt]
 
     def __post_init__(self) -> None:
@@ -2824,7 +2832,7 @@ class FileSearchToolCallResultsItem(Struct, kw_only=True):
     text: str | UnsetType = UNSET
     filename: str | UnsetType = UNSET
     attributes: VectorStoreFileAttributes | UnsetType = UNSET
-    score: float | UnsetType = UNSET
+    score: JsonNumber | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.score) is float:
@@ -3855,8 +3863,8 @@ class ModelResponseProperties(Struct, kw_only=True):
     """
     metadata: Metadata | UnsetType = UNSET
     top_logprobs: JsonInt_ge0_le20 | None | UnsetType = UNSET
-    temperature: Annotated[float, Meta(ge=0, le=2)] | None | UnsetType = UNSET
-    top_p: Annotated[float, Meta(ge=0, le=1)] | None | UnsetType = UNSET
+    temperature: JsonNumber_ge0_le2 | None | UnsetType = UNSET
+    top_p: JsonNumber_ge0_le1 | None | UnsetType = UNSET
     user: str | None | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
@@ -3909,7 +3917,7 @@ class ModerationResultBody(Struct, kw_only=True, tag_field='type', tag='moderati
     model: str
     flagged: bool
     categories: dict[str, bool]
-    category_scores: dict[str, float]
+    category_scores: dict[str, JsonNumber]
     category_applied_input_types: dict[str, list[ModerationInputType]]
 
 
@@ -4075,8 +4083,8 @@ class Response(Struct, kw_only=True):
     """
     metadata: Metadata
     top_logprobs: JsonInt_ge0_le20 | None | UnsetType = UNSET
-    temperature: Annotated[float, Meta(ge=0, le=2)] | None
-    top_p: Annotated[float, Meta(ge=0, le=1)] | None
+    temperature: JsonNumber_ge0_le2 | None
+    top_p: JsonNumber_ge0_le1 | None
     user: str | None | UnsetType = UNSET
     safety_identifier: Annotated[str, Meta(max_length=64)] | None | UnsetType = UNSET
     prompt_cache_key: str | None | UnsetType = UNSET
@@ -4094,8 +4102,8 @@ class Response(Struct, kw_only=True):
     id: str
     object: Literal['response']
     status: Literal['completed', 'failed', 'in_progress', 'cancelled', 'queued', 'incomplete'] | UnsetType = UNSET
-    created_at: float
-    completed_at: float | None | UnsetType = UNSET
+    created_at: JsonNumber
+    completed_at: JsonNumber | None | UnsetType = UNSET
     error: ResponseError
     incomplete_details: ResponseIncompleteDetailsObject | None
     output: list[OutputItem]
@@ -4958,7 +4966,7 @@ class ResponseLogProb(Struct, kw_only=True):
         The log probabilities of up to 20 of the most likely tokens.
     """
     token: str
-    logprob: float
+    logprob: JsonNumber
     top_logprobs: list[ResponseLogProbTopLogprobsItem] | UnsetType = UNSET
 
     def __post_init__(self) -> None:
@@ -4977,7 +4985,7 @@ class ResponseLogProbTopLogprobsItem(Struct, kw_only=True):
         The log probability of this token.
     """
     token: str | UnsetType = UNSET
-    logprob: float | UnsetType = UNSET
+    logprob: JsonNumber | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         if type(self.logprob) is float:
@@ -5943,7 +5951,7 @@ types.
 OutputMessageContent: TypeAlias = OutputTextContent | RefusalContent
 
 
-VectorStoreFileAttributes: TypeAlias = Annotated[dict[Annotated[str, Meta(max_length=64)], Annotated[str, Meta(max_length=512)] | float | bool], Meta(max_length=16)] | None
+VectorStoreFileAttributes: TypeAlias = Annotated[dict[Annotated[str, Meta(max_length=64)], Annotated[str, Meta(max_length=512)] | JsonNumber | bool], Meta(max_length=16)] | None
 
 
 if TYPE_CHECKING:

@@ -43,18 +43,24 @@ __all__ = [
 
 # JSON Schema integers: type checkers see `int`; msgspec also accepts a number with a zero
 # fractional part (1.0 is an integer in JSON Schema) and __post_init__ turns it into an int.
+# JSON Schema numbers: type checkers see `float`; msgspec reads a JSON integer as an `int`, so
+# that it keeps every digit (9007199254740993 as a float would be 9007199254740992).
 if TYPE_CHECKING:
     JsonInt_ge0_le1000000000: TypeAlias = int
     JsonInt_ge0_le15: TypeAlias = int
     JsonInt_ge0_le9223372036854775807: TypeAlias = int
     JsonInt_ge1_le10000000: TypeAlias = int
     JsonInt_ge1_le9223372036854775807: TypeAlias = int
+    JsonNumber_ge0_le2: TypeAlias = float
+    JsonNumber_le1_gt0: TypeAlias = float
 else:
     JsonInt_ge0_le1000000000 = Annotated[int, Meta(ge=0, le=1000000000)] | float
     JsonInt_ge0_le15 = Annotated[int, Meta(ge=0, le=15)] | float
     JsonInt_ge0_le9223372036854775807 = Annotated[int, Meta(ge=0, le=9223372036854775807)] | float
     JsonInt_ge1_le10000000 = Annotated[int, Meta(ge=1, le=10000000)] | float
     JsonInt_ge1_le9223372036854775807 = Annotated[int, Meta(ge=1, le=9223372036854775807)] | float
+    JsonNumber_ge0_le2 = Annotated[int, Meta(ge=0, le=2)] | Annotated[float, Meta(ge=0, le=2)]
+    JsonNumber_le1_gt0 = Annotated[int, Meta(le=1, gt=0)] | Annotated[float, Meta(le=1, gt=0)]
 
 
 class RemoteModelUsage(Struct, kw_only=True, forbid_unknown_fields=True):
@@ -145,8 +151,8 @@ class RemoteModelRequest(Struct, kw_only=True, forbid_unknown_fields=True):
     stream: bool
     response_format: dict[str, Any] | UnsetType = UNSET
     tool_choice: Any | UnsetType = UNSET
-    temperature: Annotated[float, Meta(ge=0, le=2)] | UnsetType = UNSET
-    top_p: Annotated[float, Meta(le=1, gt=0)] | UnsetType = UNSET
+    temperature: JsonNumber_ge0_le2 | UnsetType = UNSET
+    top_p: JsonNumber_le1_gt0 | UnsetType = UNSET
     seed: JsonInt_ge0_le9223372036854775807 | UnsetType = UNSET
 
     def __post_init__(self) -> None:

@@ -302,7 +302,7 @@ def test_the_harness_counts_no_valid_image_only_where_the_spec_declares_it() -> 
 
 def test_the_target_check_names_every_fault_and_skips_the_ones_named_already() -> None:
     value = {"protocolVersion": "1.0", "invocationId": "", "deadline": 5, "purpose": "SYNTHETIC_PROBE", "appId": "a", "model": "m",
-             "messages": [], "max_completion_tokens": 5, "stream": False, "temperature": 3, "top_p": 0}
+             "messages": [], "max_completion_tokens": 5, "stream": False, "temperature": 3, "top_p": 0.0}
     found = _check_target(value, "sparktide-remote-1.0", "RemoteModelRequest")
     assert [(d.field, d.status) for d in found] == [
         ("target:$.invocationId", "Invalid"),
@@ -331,7 +331,7 @@ def test_the_target_check_names_every_protocol_fault_beside_schema_faults() -> N
     assert [(d.field, d.detail) for d in _check_target(value, "sparktide-remote-1.0", "RemoteModelRequest")] == expected
     value["temperature"] = 5  # a schema fault elsewhere does not hide them
     found = [(d.field, d.detail) for d in _check_target(value, "sparktide-remote-1.0", "RemoteModelRequest")]
-    assert found == [*expected, ("target:$.temperature", "Expected `float` <= 2.0 (maximum)")]
+    assert found == [*expected, ("target:$.temperature", "Expected `int` <= 2 (maximum)")]  # 5 stays an int
 
 
 def test_the_target_check_runs_beside_an_invalid_diagnostic() -> None:
