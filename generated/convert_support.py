@@ -1276,24 +1276,41 @@ def convert_kept(value: Any, tp: Any, path: str, cx: Cx, what: str) -> Any:
 
 def report_unkept(value: Any, converted: Any, path: str, cx: Cx, what: str) -> None:
     """Report Unsupported, at its path under `path`, each member of the JSON value `value` that
-    `converted` (what msgspec made of it) does not keep."""
-    for where in _unkept(value, msgspec.to_builtins(converted), path):
+    `converted` (what msgspec made of it: Structs, dicts, lists) does not keep."""
+    for where in _unkept(value, converted, path):
         cx.report(where, "Unsupported", f"not a member {what} has; dropped")
 
 
 def _unkept(raw: Any, kept: Any, path: str) -> list[str]:
+    # Walks the converted value itself, not a copy of it (msgspec.to_builtins): a value msgspec
+    # kept as it was (a member typed Any, a tool's schema) is the same object, and is not walked.
     found: list[str] = []
     stack = [(raw, kept, path)]
     while stack:
         raw, kept, path = stack.pop()
-        if isinstance(raw, dict) and isinstance(kept, dict):
+        if raw is kept:
+            continue
+        if isinstance(kept, msgspec.Struct):
+            if not isinstance(raw, dict):
+                continue
+            cls = kept.__class__
+            names = dict(zip(cls.__struct_encode_fields__, cls.__struct_fields__))
+            tag = cls.__struct_config__.tag_field
+            for key, item in raw.items():
+                name = names.get(key)
+                if name is None:
+                    if key != tag:
+                        found.append(member(path, key))
+                elif item.__class__ in _JSON_CONTAINERS:
+                    stack.append((item, getattr(kept, name), member(path, key)))
+        elif isinstance(raw, dict) and isinstance(kept, dict):
             for key, item in raw.items():
                 if key not in kept:
                     found.append(member(path, key))
-                elif item.__class__ in _JSON_CONTAINERS:
+                elif item.__class__ in _JSON_CONTAINERS and kept[key] is not item:
                     stack.append((item, kept[key], member(path, key)))
         elif isinstance(raw, list) and isinstance(kept, list) and len(raw) == len(kept):
-            stack.extend((item, kept[i], f"{path}[{i}]") for i, item in enumerate(raw) if item.__class__ in _JSON_CONTAINERS)
+            stack.extend((item, kept[i], f"{path}[{i}]") for i, item in enumerate(raw) if item.__class__ in _JSON_CONTAINERS and kept[i] is not item)
     return sorted(found)
 
 

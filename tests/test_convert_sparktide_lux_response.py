@@ -167,7 +167,7 @@ def test_context_created_at_is_written_and_a_mistyped_context_value_is_invalid()
     assert result.value.created_at == 1893456000
     result = lucent.convert(json.dumps(TEXT_REPLY), "sparktide", "lux", kind="response", context={"id": 7, "model": "qwen-max"})
     assert set(diag(result)) == {("target:$.id", "Invalid")}
-    assert "context['id'] is of type int, not a JSON string" in (result.diagnostics[0].detail or "")
+    assert "context['id'] is a JSON integer, not a JSON string" in (result.diagnostics[0].detail or "")
 
 
 def test_malformed_tool_arguments_are_carried_and_reported_invalid() -> None:

@@ -81,7 +81,9 @@ def hold():
 threading.Thread(target=hold, daemon=True).start()
 held.wait()
 import lucent, lucent.generated
-names = [m.name for m in pkgutil.iter_modules(lucent.__path__, "lucent.") if m.name != "lucent.__main__"]
+# lucent.__path__[0] only: from a source checkout the package path also holds the checkout root
+# (for lucent.generated), whose noxfile.py is no lucent module
+names = [m.name for m in pkgutil.iter_modules(lucent.__path__[:1], "lucent.") if m.name != "lucent.__main__"]
 names += [m.name for m in pkgutil.iter_modules(lucent.generated.__path__, "lucent.generated.") if not m.name.endswith("_strategies")]
 for name in names:
     importlib.import_module(name)
