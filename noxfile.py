@@ -83,3 +83,4 @@ def fuzz(session: nox.Session) -> None:
     (tests/test_fuzz.py). Fails on a crash, a loss, a time ratio over 50 or a pattern hazard."""
     session.install("-e", ".[tests,codegen,fuzz]")
     session.run("python", "-m", "tests.fuzz", *(session.posargs or ["--execs", "1000000", "--examples", "30"]))
+    session.run("python", "-m", "pytest", "-m", "timing")  # the timed regressions, kept out of the suite

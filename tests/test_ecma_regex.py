@@ -426,6 +426,7 @@ def _worst_case_inputs(pattern: str) -> Iterator[str]:
 LINEAR_PATTERNS = [r"^\S+$", r"^[^@\s]+@[^@\s]+\.[^@\s]+$", r"\bword\B", r"^\w+$", r"^.+$", r"^\S(.*\S)?$"]
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 @pytest.mark.parametrize("pattern", SCHEMA_PATTERNS + LINEAR_PATTERNS)
 def test_pattern_runs_in_linear_time_on_long_input(pattern: str) -> None:
     compiled = python(pattern)

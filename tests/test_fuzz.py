@@ -89,6 +89,7 @@ def test_hostile_inputs_raise_only_lucent_errors() -> None:
     assert findings(harness) == []
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 def test_a_saved_input_is_timed_again_outside_the_fuzzing_process(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # atheris's hooks slow lucent's Python steps, not msgspec's: the session judges its worst
     # inputs by this uninstrumented time (fuzz seed 71: 56x, 79x and 79x there; 22-30x here)

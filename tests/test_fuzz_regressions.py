@@ -147,6 +147,7 @@ def test_nests_deeper_finds_the_depth_of_bracket_dense_text(text: str, deepest: 
     assert nests_deeper(text, deepest - 1) and not nests_deeper(text, deepest)
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 def test_an_unterminated_string_of_escaped_quotes_is_refused_as_fast_as_valid_text() -> None:
     def make(n: int) -> str:
         return "[" * (MAX_JSON_TEXT_DEPTH + 88) + '"' + '\\"' * n
@@ -167,6 +168,7 @@ def test_an_unterminated_string_of_escaped_quotes_is_refused_as_fast_as_valid_te
     assert ratio(run, hostile, valid) < MAX_RATIO
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 def test_sparktide_arguments_of_escaped_quotes_are_a_typed_error_as_fast_as_a_valid_request() -> None:
     request = json.loads(open("examples/sparktide-request.json", "rb").read())
 
@@ -208,6 +210,7 @@ def _escape_sparse(size: int) -> bytes:
     return json.dumps({"a": ["[" * 600, 'x\\"y'] + ["x" * 60] * (size // 64)}).encode()
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 def test_the_depth_checks_cost_does_not_grow_with_the_density_of_escapes() -> None:
     dense, sparse = _escape_dense(1 << 19), _escape_sparse(1 << 19)
     assert len(sparse) >= len(dense) > 1 << 19 and b'\\"' in sparse
@@ -219,6 +222,7 @@ def test_the_depth_checks_cost_does_not_grow_with_the_density_of_escapes() -> No
     assert ratio(lambda data: nests_deeper(data, 64), dense, sparse) < 8
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 def test_a_chat_request_of_escaped_quotes_decodes_as_fast_as_a_valid_request_of_its_size() -> None:
     folder = "tests/data/lingua/snapshots/openAIMultipleReasoningSignaturesReplayParam/chat-completions"
     request = json.loads(open(f"{folder}/request.json", "rb").read())
@@ -240,6 +244,7 @@ ROOTS_OF_DEFINITIONS = sorted(
 )
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 @pytest.mark.parametrize("schema", ROOTS_OF_DEFINITIONS)
 def test_a_root_of_definitions_parses_a_refused_text_once(schema: str) -> None:
     module = importlib.import_module(f"lucent.generated.{lucent.SCHEMAS[schema]}")
@@ -256,6 +261,7 @@ def test_a_root_of_definitions_parses_a_refused_text_once(schema: str) -> None:
     assert ratio(refused, None, names[0]) < 1 + (len(names) - 1) / 2
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 @pytest.mark.parametrize("unit", [b"\r", b"\n", b"\r\n", b"\n\n"], ids=["cr", "lf", "crlf", "blank-pairs"])
 def test_runs_of_blank_lines_dispatch_nothing_and_cost_what_a_valid_stream_costs(unit: bytes) -> None:
     assert list(sse.parse([unit * 1000])) == []
@@ -386,6 +392,7 @@ def test_convert_union_tries_no_branch_for_a_tag_none_names() -> None:
     assert tried == [1]
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 def test_an_unknown_anthropic_tool_type_is_refused_as_fast_as_a_valid_request() -> None:
     """The fuzz input of the second long run (272 bytes), timed against the valid request."""
     valid = {
@@ -514,6 +521,7 @@ def test_convert_tree_agrees_with_msgspec_convert(schema: str, definition: str) 
     assert refused >= compared // 3 and refused < compared
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 def test_an_unknown_responses_stream_event_is_refused_as_fast_as_a_valid_event() -> None:
     good = json.dumps({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0, "content_index": 0,
                        "delta": "Hi there", "sequence_number": 1, "logprobs": []}).encode()
@@ -533,6 +541,7 @@ def test_an_unknown_responses_stream_event_is_refused_as_fast_as_a_valid_event()
     assert ratio(run, bad, good) < MAX_RATIO
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 def test_a_composed_conversion_places_many_findings_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
     # 8. Each second-hop finding scanned every recorded path of the first hop: 8,000 Chat
     #    messages with a `name` (each named Unsupported by Anthropic) took 102x the same request
@@ -599,6 +608,7 @@ def _gemini_text_stream(chunks: int, runs: int) -> bytes:
     return b"".join(out)
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 @pytest.mark.parametrize("fmt", ["anthropic", "gemini"])
 def test_text_deltas_of_one_part_assemble_in_linear_time(fmt: str) -> None:
     # 9. Each text delta copied the text so far (value["text"] + delta): 15 MB of deltas into one
@@ -630,6 +640,7 @@ def _schema_chain(levels: int, leaf: Any, sibling: Any) -> Any:
     return node
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 @pytest.mark.parametrize("sibling", [None, "before", "after"], ids=["alone", "valid-key-before", "valid-key-after"])
 def test_a_fault_at_the_end_of_a_chain_of_dicts_is_named_in_linear_time(sibling: Any) -> None:
     # found by fuzzing: each dict's faulty key was found by checking its values again, level by
@@ -726,6 +737,7 @@ def test_an_integer_written_as_a_number_is_judged_integral_first(tokens: float, 
     assert (raised.value.code, raised.value.path) == verdict == (oracle.code, "$" + "".join(f".{p}" for p in oracle.path))
 
 
+@pytest.mark.timing  # a time ratio: run by `nox -s fuzz`, not the suite (no timed test in CI)
 def test_a_fault_beside_a_shallower_one_is_not_walked_into(monkeypatch: pytest.MonkeyPatch) -> None:
     # fuzz seed 67 (49.1x, bound 50): a 299-byte DiagnosticReport with a fault at $.kind walked
     # every diagnostic for faults that could not be as shallow; a value at the depth of the best
