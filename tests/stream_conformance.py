@@ -39,9 +39,10 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ from hypothesis import strategies as st
 
 import lucent
 from lucent import streams
-from lucent.errors import StreamError
+from lucent.errors import LucentError, StreamError
 from lucent._stream_convert import FINISH_FROM_SPARKTIDE
 from lucent.generated.convert_support import canonical_json
 
@@ -379,6 +380,230 @@ def corpus() -> list[tuple[str, str, Any]]:
     return found
 
 
+# ------------------------------------------------------------------------------ commutation
+
+COMMUTATION_TARGETS = streams.FORMATS
+"""Every target of the commutation table (:func:`commutation`)."""
+
+
+def without_nulls(value: Any) -> Any:
+    """``value`` (a JSON value) with every object member whose value is null left out."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
+
+
+_INDEX = re.compile(r"\[\d+\]")
+_EVENT = re.compile(r"\$\[(\d+)\]")
+
+_DOCUMENT_PREFIX: dict[str, list[tuple[str, str, str]]] = {
+    # format -> (event kind, member of the event, what it is in the assembled document)
+    "anthropic": [
+        ("message_start", ".message", "$"),
+        ("message_start", "", "$"),
+        ("content_block_start", ".content_block", "$.content[]"),
+        ("content_block_start", "", "$.content[]"),
+        ("content_block_delta", ".delta.citation", "$.content[].citations"),
+        ("content_block_delta", ".delta.partial_json", "$.content[].input"),
+        ("content_block_delta", ".delta", "$.content[]"),
+        ("content_block_delta", "", "$.content[]"),
+        ("content_block_stop", "", "$.content[]"),
+        ("message_delta", ".delta", "$"),
+        ("message_delta", "", "$"),
+        ("*", "", "$"),
+    ],
+    "openai-chat": [("*", ".choices[].delta", "$.choices[].message"), ("*", "", "$")],
+    "openai-responses": [
+        ("response.output_item.added", ".item", "$.output[]"),
+        ("response.output_item.done", ".item", "$.output[]"),
+        ("response.output_item.added", "", "$.output[]"),
+        ("response.output_item.done", "", "$.output[]"),
+        ("response.content_part.added", ".part", "$.output[].content[]"),
+        ("response.content_part.done", ".part", "$.output[].content[]"),
+        ("response.output_text.annotation.added", ".annotation", "$.output[].content[].annotations"),
+        ("response.output_text.delta", ".delta", "$.output[].content[].text"),
+        ("response.output_text.delta", "", "$.output[].content[]"),
+        ("response.refusal.delta", "", "$.output[].content[]"),
+        ("response.reasoning_summary_part.added", ".part", "$.output[].summary[]"),
+        ("response.reasoning_summary_part.added", "", "$.output[].summary[]"),
+        ("response.reasoning_summary_text.delta", "", "$.output[].summary[]"),
+        ("response.function_call_arguments.delta", "", "$.output[].arguments"),
+        ("*", ".response", "$"),
+        ("response.created", "", "$"),
+        ("response.in_progress", "", "$"),
+        ("response.completed", "", "$"),
+        ("response.incomplete", "", "$"),
+        ("response.failed", "", "$"),
+        ("*", "", "$.output[]"),
+    ],
+    "gemini": [("*", "", "$")],
+    "lux": [
+        ("conversation_start", ".meta", "$"),
+        ("item_start", ".item.message", "$.choices[].message"),
+        ("item_start", "", "$.choices[]"),
+        ("item_end", "", "$.choices[]"),
+        ("block_start", ".block_type", "$.choices[].message.content[]"),
+        ("block_start", "", "$.choices[].message.content[]"),
+        ("block_delta", ".delta", "$.choices[].message.content[]"),
+        ("block_delta", "", "$.choices[].message.content[]"),
+        ("block_end", "", "$.choices[].message.content[]"),
+        ("finish", ".finish_reason", "$.choices[].finish_reason"),
+        ("*", "", "$"),
+    ],
+    "sparktide": [
+        ("text.delta", "", "$.message.content"),
+        ("tool.delta", "", "$.message.tool_calls[]"),
+        ("*", "", "$"),
+    ],
+    "llm-sdk": [("*", ".delta.part", "$.content[]"), ("*", ".delta", "$.content[]"), ("*", "", "$.content[]")],
+}
+"""Where a member of a source stream event lives in the assembled document, per format: the first
+row whose kind (``*`` any) and member prefix match (paths without indexes)."""
+
+
+def _event_kind(event: Any) -> str:
+    tags = msgspec.to_builtins(event) if not isinstance(event, dict) else event
+    if isinstance(tags, dict):
+        kind = tags.get("type", tags.get("event"))
+        if isinstance(kind, str):
+            return kind
+    return "?"
+
+
+def document_member(source: str, events: Sequence[Any], field: str) -> str:
+    """The member of the assembled document (its path without indexes) that a stream
+    diagnostic's ``field`` names: ``$[3].delta.stop_reason`` of an Anthropic stream is
+    ``$.stop_reason``. A ``target:`` path and a document path are kept, without indexes."""
+    match = _EVENT.match(field)
+    if match is None:
+        return _INDEX.sub("[]", field)
+    n = int(match.group(1))
+    kind = _event_kind(events[n]) if n < len(events) else "?"
+    rest = _INDEX.sub("[]", field[match.end():])
+    for row_kind, member, document in _DOCUMENT_PREFIX[source]:
+        if row_kind not in ("*", kind) or (member and rest != member and not rest.startswith(member + ".")):
+            continue
+        return document + rest[len(member):]
+    return "$" + rest
+
+
+def commutation_context(source: str) -> dict[str, Any]:
+    """What the target needs and a ``source`` stream cannot carry: the chat ``created`` and the
+    Responses ``created_at`` for every source, ``id`` and ``model`` for SparkTide and llm-sdk
+    (whose streams have neither). A context value wins over the source's in a document
+    conversion, so a source that has its own id and model gets none."""
+    envelope = {"created": FULL_CONTEXT["created"], "created_at": FULL_CONTEXT["created_at"]}
+    return {**CONTEXT, **envelope} if source in ("sparktide", "llm-sdk") else envelope
+
+
+def format_limits(expected: Any, events: Sequence[Any], source: str, target: str) -> Any:
+    """The converted document without what the target's *stream* cannot hold: :func:`normalized`
+    (a SparkTide stream's own finish reason; no usage or cost in an llm-sdk stream), and a Lux
+    stream has no ``created_at`` and no ``provider_payload``."""
+    expected = normalized(expected, events, source, target)
+    if target == "lux":
+        expected = msgspec.structs.replace(expected, created_at=msgspec.UNSET, provider_payload=msgspec.UNSET)
+    return expected
+
+
+def value_differences(streamed: Any, converted: Any, path: str = "$") -> list[str]:
+    """The paths where two JSON values differ, each with both values (shortened)."""
+    if isinstance(streamed, dict) and isinstance(converted, dict):
+        return [d for k in sorted(set(streamed) | set(converted)) for d in value_differences(streamed.get(k, "<absent>"), converted.get(k, "<absent>"), f"{path}.{k}")]
+    if isinstance(streamed, list) and isinstance(converted, list) and len(streamed) == len(converted):
+        return [d for i, (a, b) in enumerate(zip(streamed, converted)) for d in value_differences(a, b, f"{path}[{i}]")]
+    if streamed == converted:
+        return []
+    return [f"{path} stream {json.dumps(streamed, ensure_ascii=False)[:80]} / document {json.dumps(converted, ensure_ascii=False)[:80]}"]
+
+
+def statuses_by_member(diagnostics: Sequence[Any], member_of: Callable[[str], str]) -> dict[str, set[str]]:
+    """Member -> the statuses the diagnostics report for it."""
+    found: dict[str, set[str]] = {}
+    for d in diagnostics:
+        found.setdefault(member_of(d.field), set()).add(d.status)
+    return found
+
+
+def commutation(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[bool, bool, str]:
+    """Compare ``assemble(convert_stream(s, source, target))`` with
+    ``convert(assemble(s, source), source, target)``: (values equal, diagnostics equal, what
+    differs). The values are compared as JSON with null members left out; the diagnostics as
+    the statuses reported per member of the source (:func:`document_member` names a stream's
+    event member as the document member it becomes). A path that raises gives its error
+    code as its value (and no diagnostics)."""
+    context = commutation_context(source) if context is None else context
+    try:
+        conversion = streams.convert_stream(events, source, target, context=context)
+        out = list(conversion)
+        streamed: Any = without_nulls(msgspec.to_builtins(streams.assemble(out, target)))
+        streamed_diagnostics = statuses_by_member(conversion.diagnostics, lambda f: document_member(source, events, f))
+    except LucentError as exc:
+        streamed, streamed_diagnostics = ("raised", exc.code), {}
+    try:
+        result = lucent.convert(streams.assemble(events, source), source, target, kind="response", context=context)
+        converted: Any = without_nulls(msgspec.to_builtins(format_limits(result.value, events, source, target)))
+        converted_diagnostics = statuses_by_member(result.diagnostics, lambda f: _INDEX.sub("[]", f))
+    except LucentError as exc:
+        converted, converted_diagnostics = ("raised", exc.code), {}
+    why = []
+    if streamed != converted:
+        why.append("value: " + ", ".join(value_differences(streamed, converted)[:8]))
+    if streamed_diagnostics != converted_diagnostics:
+        members = sorted(set(streamed_diagnostics) | set(converted_diagnostics))
+        why.append("diagnostics: " + ", ".join(f"{m} {sorted(streamed_diagnostics.get(m, ()))}/{sorted(converted_diagnostics.get(m, ()))}" for m in members if streamed_diagnostics.get(m) != converted_diagnostics.get(m)))
+    return streamed == converted, streamed_diagnostics == converted_diagnostics, "; ".join(why)
+
+
+def commutation_table(recorded: Sequence[tuple[str, str, Any]], *, verbose: bool = False) -> dict[tuple[str, str], list[int]]:
+    """(source, target) -> [streams, value differences, diagnostic differences] over the
+    streams that assemble (a stream ending with the model's error has no document)."""
+    table: dict[tuple[str, str], list[int]] = {}
+    for name, source, events in recorded:
+        try:
+            streams.assemble(list(events), source)
+        except StreamError:
+            continue
+        for target in COMMUTATION_TARGETS:
+            if target == source:
+                continue
+            same_value, same_diagnostics, why = commutation(events, source, target)
+            row = table.setdefault((source, target), [0, 0, 0])
+            row[0] += 1
+            row[1] += not same_value
+            row[2] += not same_diagnostics
+            if verbose and why:
+                print(f"commutation  {name} {source} -> {target}: {why}")
+    return table
+
+
+def print_commutation(table: dict[tuple[str, str], list[int]], label: str) -> None:
+    print(f"commutation ({label}): assemble(convert_stream(s)) against convert(assemble(s))")
+    print(f"  {'source':>16} -> {'target':<16} {'streams':>7} {'values':>7} {'diagnostics':>11}")
+    total = [0, 0, 0]
+    for (source, target), row in sorted(table.items()):
+        print(f"  {source:>16} -> {target:<16} {row[0]:>7} {row[1]:>7} {row[2]:>11}")
+        total = [a + b for a, b in zip(total, row)]
+    print(f"  {'total':>36} {total[0]:>7} {total[1]:>7} {total[2]:>11}")
+
+
+def generated_streams(source: str, count: int, *, seed: int | None = None) -> list[tuple[str, str, Any]]:
+    """``count`` generated streams of ``source`` (:data:`GENERATORS`), as (name, format, events)."""
+    found: list[tuple[str, str, Any]] = []
+
+    @settings(max_examples=count, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(GENERATORS[source]())
+    def one(stream: list[dict[str, Any]]) -> None:
+        found.append((f"generated {source} #{len(found)}", source, stream))
+
+    if seed is not None:
+        one = hypothesis.seed(seed)(one)
+    one()
+    return found
+
+
 def run_pair(source: str, target: str, count: int, *, seed: int | None = None) -> tuple[int, int]:
     """Check ``count`` generated streams of the pair; returns (streams, target events)."""
     tally = [0, 0]
@@ -399,9 +624,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.stream_conformance", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--count", type=int, default=500, help="generated streams per pair (default 500)")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--corpus-only", action="store_true", help="only the commutation table of the recorded streams (quick)")
+    parser.add_argument("--show", action="store_true", help="print what differs for each stream of the commutation table")
+    parser.add_argument("--fail-on-difference", action="store_true", help="fail when the commutation table has a difference")
     args = parser.parse_args(argv)
     failed = False
     streams_in_corpus = corpus()
+    start = time.perf_counter()
+    table = commutation_table(streams_in_corpus + vendor_corpus(), verbose=args.show)
+    print_commutation(table, f"recorded streams, {time.perf_counter() - start:.1f}s")
+    different = any(row[1] or row[2] for row in table.values())
+    if args.corpus_only:
+        return 1 if args.fail_on_difference and different else 0
+    start = time.perf_counter()
+    generated = [s for source in FORMATS for s in generated_streams(source, args.count, seed=args.seed)]
+    generated_table = commutation_table(generated, verbose=args.show)
+    print_commutation(generated_table, f"{args.count} generated streams per source, {time.perf_counter() - start:.1f}s")
+    different = different or any(row[1] or row[2] for row in generated_table.values())
+    failed = bool(args.fail_on_difference and different)
     for source, target in PAIRS:
         start = time.perf_counter()
         mine = [(name, events) for name, fmt, events in streams_in_corpus if fmt == source]
