@@ -44,6 +44,7 @@ from lucent._stream_anthropic import read_input_json
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent._stream_events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
+from lucent.formats.anthropic.tables import ERROR_KIND, ERROR_TYPE, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_COUNTS, finish_reason_exact, stop_reason_exact, usage_members
 from lucent.generated.anthropic import (
     CitationsDelta,
     ContentBlockDeltaEvent,
@@ -83,21 +84,6 @@ from lucent.generated.lux_ir_v1 import (
     LucentStreamEventUsage,
     LucentUsage,
 )
-
-FINISH_TO_LUX: dict[str, tuple[str, bool]] = {
-    "end_turn": ("stop", True), "stop_sequence": ("stop", False), "max_tokens": ("length", True), "tool_use": ("tool_calls", True),
-    "refusal": ("content_filter", False), "model_context_window_exceeded": ("length", False), "pause_turn": ("stop", False),
-}
-"""Anthropic ``stop_reason`` -> (Lux finish reason, one to one)."""
-
-FINISH_FROM_LUX = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal", "safety": "refusal", "recitation": "refusal", "malformed_tool_call": "end_turn", "error": "end_turn"}
-"""Lux finish reason -> Anthropic ``stop_reason`` (Degraded unless the reverse of FINISH_TO_LUX)."""
-
-ERROR_KIND = {"rate_limit_error": "rate_limit", "invalid_request_error": "invalid_request", "authentication_error": "authentication", "permission_error": "authentication", "overloaded_error": "server_error", "api_error": "server_error", "not_found_error": "invalid_request", "request_too_large": "invalid_request", "billing_error": "authentication", "timeout_error": "server_error"}
-"""Anthropic error ``type`` -> Lux error kind (``provider_code`` keeps the type)."""
-
-ERROR_TYPE = {"rate_limit": "rate_limit_error", "invalid_request": "invalid_request_error", "authentication": "authentication_error", "server_error": "api_error", "content_filter": "invalid_request_error"}
-
 
 def anthropic_usage_to_lux(usage: Mapping[str, Any]) -> LucentUsage:
     """Anthropic counts (input excludes cache reads and writes) -> Lux (inclusive); the thinking
@@ -178,7 +164,7 @@ class AnthropicReader(_Reader):
                 if value is None:
                     continue
                 self._usage[name] = value
-                if name not in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens_details"):
+                if name not in USAGE_COUNTS:
                     self._sink.report(f"{at}.usage.{name}", "Unsupported", "a Lux usage has no such count; dropped")
             self._usage_at = f"{at}.usage"
         elif isinstance(event, MessageStopEvent):
@@ -191,8 +177,8 @@ class AnthropicReader(_Reader):
                 self._sink.report(at, "Degraded", "no message_delta gave a stop_reason: the Lux stream finishes with stop")
             else:
                 reason, where = self._finish
-                lux, exact = FINISH_TO_LUX.get(reason, ("stop", False))
-                if not exact:
+                lux = STOP_REASON_TO_LUX.get(reason, "stop")
+                if not stop_reason_exact(reason):
                     self._sink.report(where, "Degraded", f"Lux has no {reason}; read as {lux}")
                 out.append((LucentStreamEventFinish(finish_reason=lux), where))  # type: ignore[arg-type]
             out.append((LucentStreamEventUsage(usage=anthropic_usage_to_lux(self._usage)), self._usage_at))
@@ -210,7 +196,7 @@ class AnthropicReader(_Reader):
         prompt = anthropic_usage_to_lux(usage).prompt_tokens
         out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=message["id"], model=message["model"], usage_input=prompt)), at))
         for name, value in usage.items():
-            if name not in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens", "output_tokens_details") and value is not None:
+            if name not in USAGE_COUNTS and value is not None:
                 self._sink.report(f"{at}.message.usage.{name}", "Unsupported", "a Lux stream has no such usage member; dropped")
         for name in ("stop_reason", "stop_sequence", "stop_details", "container"):
             if message.get(name) is not None:
@@ -322,6 +308,7 @@ class AnthropicWriter(VendorWriter):
         self._next = 0
         self._finish: tuple[str, str] | None = None
         self._usage: LucentUsage | None = None
+        self._usage_origin = "$"
         self._started = False
         self._ended = False
 
@@ -350,6 +337,7 @@ class AnthropicWriter(VendorWriter):
             self._finish = (event.finish_reason, self.at(origin, ".finish_reason"))
         elif isinstance(event, LucentStreamEventUsage):
             self._usage = event.usage
+            self._usage_origin = self.at(origin, ".usage.prompt_tokens")
         elif isinstance(event, LucentStreamEventError):
             error = event.error
             self._ended = True
@@ -466,17 +454,16 @@ class AnthropicWriter(VendorWriter):
         reason = "end_turn"
         if self._finish is not None:
             lux, where = self._finish
-            reason = FINISH_FROM_LUX.get(lux, "end_turn")
-            if FINISH_TO_LUX.get(reason, ("", False)) != (lux, True):
-                self._sink.report(where, "Degraded" if lux in ("safety", "recitation") else "Unsupported", f"Anthropic has no stop_reason for {lux}; written as {reason}")
+            reason = STOP_REASON_FROM_LUX.get(lux, "end_turn")
+            if not finish_reason_exact(lux):
+                self._sink.report(where, "Degraded", f"Anthropic has no stop reason {lux}; written as {reason}")
         usage: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
         if self._usage is not None:
             u = self._usage
-            read = 0 if u.cached_tokens is UNSET else u.cached_tokens
-            write = 0 if u.cache_creation_tokens is UNSET else u.cache_creation_tokens
-            usage = {"input_tokens": u.prompt_tokens - read - write, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": u.completion_tokens}
-            if u.reasoning_tokens is not UNSET:
-                usage["output_tokens_details"] = {"thinking_tokens": u.reasoning_tokens}
+            known = [None if n is UNSET else n for n in (u.cached_tokens, u.cache_creation_tokens, u.reasoning_tokens)]
+            usage = usage_members(u.prompt_tokens, u.completion_tokens, *known)
+            if u.prompt_tokens < (known[0] or 0) + (known[1] or 0):
+                self._sink.report(self._usage_origin, "Invalid", "prompt_tokens is less than cached_tokens + cache_creation_tokens, which Lux counts inside it; input_tokens written as 0")
         else:
             self._sink.report(self.at(origin, ""), "Invalid", "message_delta needs usage, and the Lux stream has none: the counts say 0")
         if not self._started:

@@ -16,9 +16,10 @@ keeps so that a signature stays on the part it came with). Other parts (``inline
 (``groundingMetadata``, ``safetyRatings``, ``finishMessage``, ...) are Unsupported. The
 candidate's ``finishReason`` ends its blocks and its item. When the source ends: ``finish``
 (``STOP`` -> ``stop``, or ``tool_calls`` when the candidate called a function; ``MAX_TOKENS`` ->
-``length``; ``SAFETY``, ``RECITATION``, ``MALFORMED_FUNCTION_CALL`` one to one; the image and
-blocking variants to safety, recitation, content_filter or malformed_tool_call and any other
-reason to ``error``, Degraded: :data:`FINISH_TO_LUX`), ``usage`` from the last ``usageMetadata``
+``length``; ``SAFETY``, ``RECITATION``, ``PROHIBITED_CONTENT`` (content_filter),
+``MALFORMED_FUNCTION_CALL`` one to one; the image and blocking variants to safety, recitation,
+content_filter or malformed_tool_call and any other reason to ``error``, Degraded:
+:data:`lucent.formats.gemini.tables.FINISH_REASON_TO_LUX`), ``usage`` from the last ``usageMetadata``
 (``prompt_tokens`` = ``promptTokenCount + toolUsePromptTokenCount``,
 ``completion_tokens`` = ``candidatesTokenCount + thoughtsTokenCount``, ``reasoning_tokens`` =
 ``thoughtsTokenCount``, ``cached_tokens`` = ``cachedContentTokenCount``) and ``done``.
@@ -46,6 +47,7 @@ from lucent._stream_base import parse_arguments
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.errors import EncodeError
+from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, finish_reason_exact, finish_reason_to_lux
 from lucent.generated._support import JsonTextError, dump_json_text
 from lucent.generated.gemini import GenerateContentResponse
 from lucent.generated.lux_ir_v1 import (
@@ -74,20 +76,6 @@ from lucent.generated.lux_ir_v1 import (
     LucentStreamEventUsage,
     LucentUsage,
 )
-
-FINISH_TO_LUX: dict[str, tuple[str, bool]] = {
-    "STOP": ("stop", True), "MAX_TOKENS": ("length", True), "SAFETY": ("safety", True), "RECITATION": ("recitation", True),
-    "MALFORMED_FUNCTION_CALL": ("malformed_tool_call", True), "IMAGE_SAFETY": ("safety", False), "IMAGE_RECITATION": ("recitation", False),
-    "BLOCKLIST": ("content_filter", False), "PROHIBITED_CONTENT": ("content_filter", False), "SPII": ("content_filter", False),
-    "IMAGE_PROHIBITED_CONTENT": ("content_filter", False), "UNEXPECTED_TOOL_CALL": ("malformed_tool_call", False),
-    "TOO_MANY_TOOL_CALLS": ("malformed_tool_call", False),
-}
-"""Gemini ``finishReason`` -> (Lux finish reason, one to one); any other value (``OTHER``,
-``LANGUAGE``, ``NO_IMAGE``, ...) is ``error`` (Degraded): the table of the gemini document
-converter (mappings/gemini_lux_response.toml, decision 3), so that a stream and its document agree."""
-
-FINISH_FROM_LUX = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "safety": "SAFETY", "recitation": "RECITATION", "malformed_tool_call": "MALFORMED_FUNCTION_CALL", "content_filter": "PROHIBITED_CONTENT", "error": "OTHER"}
-"""Lux finish reason -> Gemini ``finishReason`` (``tool_calls`` is ``STOP`` with a function call)."""
 
 CANDIDATE_DROPPED = ("safetyRatings", "groundingMetadata", "citationMetadata", "finishMessage", "tokenCount", "avgLogprobs", "logprobsResult", "urlContextMetadata", "groundingAttributions")
 TEXT_KEYS = frozenset({"text", "thought", "thoughtSignature"})
@@ -304,10 +292,8 @@ class GeminiReader(_Reader):
             first = self._candidates[min(self._candidates)]
             assert first.finish is not None
             reason, where = first.finish
-            lux, exact = FINISH_TO_LUX.get(reason, ("error", False))
-            if lux == "stop" and first.calls:
-                lux = "tool_calls"
-            if not exact:
+            lux = finish_reason_to_lux(reason, bool(first.calls))
+            if not finish_reason_exact(reason):
                 self._sink.report(where, "Degraded", f"Lux has no {reason}; read as {lux}")
             if any(c.finish is not None and c.finish[0] != reason for c in self._candidates.values()):
                 self._sink.report(where, "Degraded", "a Lux stream has one finish reason; the candidates' differ, the first candidate's is kept")
@@ -346,6 +332,7 @@ class GeminiWriter(VendorWriter):
         self._written: set[int] = set()
         self._finish: tuple[str, str] | None = None
         self._usage: tuple[LucentUsage, str] | None = None
+        self._calls = False  # a functionCall part was written
 
     def _chunk(self, candidate: dict[str, Any]) -> dict[str, Any]:
         return {"candidates": [candidate], **self._top}
@@ -486,15 +473,18 @@ class GeminiWriter(VendorWriter):
             stem = re.sub(r"-[0-9]+$", "", block.call.id)
             if block.call.id != derived_call_id(block.call.name, text or "{}") and stem != derived_call_id(block.call.name, text or "{}"):
                 call["id"] = block.call.id  # an id the reader derived (the part had none) is left out
+            self._calls = True
             self._part({"functionCall": call}, out)
 
     def _done(self, out: list[Any]) -> None:
         reason = "STOP"
         if self._finish is not None:
             lux, where = self._finish
-            reason = FINISH_FROM_LUX.get(lux, "OTHER")
-            if lux in ("content_filter", "error"):
-                self._sink.report(where, "Degraded", f"Gemini has no {lux}; written as {reason}")
+            reason = FINISH_REASON_FROM_LUX[lux]
+            if lux == "tool_calls" and not self._calls:
+                self._sink.report(where, "Unsupported", "Gemini says STOP when the model calls functions; without a function call in the message, tool_calls is written as STOP and comes back as stop")
+            elif lux == "stop" and self._calls:
+                self._sink.report(where, "Degraded", "Gemini says STOP when the model calls functions; it comes back as tool_calls")
         held = self._held
         last = held["candidates"][0]["index"] if held is not None else None
         for n in self._ended:

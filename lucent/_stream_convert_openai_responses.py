@@ -29,9 +29,10 @@ members other than ``id``, ``model``, ``status``, ``output`` and ``usage`` are t
 are; without it, the defaults of an empty request, Degraded ``target:$.response``), then per
 Lux block an output item: ``output_item.added``, its part and delta events, the ``*.done``
 events and ``output_item.done``; at ``done`` one ``response.completed`` (or
-``response.incomplete`` for ``length`` / ``content_filter``) holding every output item and the
+``response.incomplete`` for ``length``, ``content_filter``, ``safety``, ``recitation``: :data:`lucent.formats.openai_responses.tables.STATUS_FROM_LUX`) holding every output item and the
 usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not carry, are
-``<kind>_lucent_<n>`` (Degraded). A Responses target keeps each output item until the end:
+``<prefix>_lucent_<n>`` (Degraded; ``rs``, ``msg``, ``fc``, n counting each prefix from 1,
+as the document converter makes them). A Responses target keeps each output item until the end:
 ``response.completed`` repeats the whole output.
 """
 
@@ -50,6 +51,7 @@ from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent._stream_openai_responses import ENVELOPE, TERMINAL
 from lucent._stream_openai_responses_items import OutputItems, Part, part_text
+from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
     LucentBlockDeltaSignature,
@@ -89,13 +91,9 @@ from lucent.generated.openai_responses import (
 )
 
 SUMMARY_JOIN = "\n\n"
-ERROR_KIND = {"rate_limit_exceeded": "rate_limit", "invalid_prompt": "invalid_request", "server_error": "server_error", "vector_store_timeout": "server_error", "invalid_image": "invalid_request"}
 
 _RESPONSE_ERROR_CODES = frozenset(typing.get_args(ResponseErrorCode))
 """The codes a Responses ``response.failed`` error may carry (#/$defs/ResponseErrorCode)."""
-_ERROR_CODES = {"rate_limit": "rate_limit_exceeded", "invalid_request": "invalid_prompt", "server_error": "server_error"}
-"""A Lux error kind -> the Responses error code for it, where its provider_code is not one
-(authentication and content_filter have none: server_error)."""
 
 ITEM_CARRIED: dict[str, tuple[str, ...]] = {
     "reasoning": ("id", "type", "summary", "content", "encrypted_content", "status"),
@@ -348,7 +346,7 @@ class OpenAIResponsesReader(_Reader):
             where = f"{at}.response.status"
             if isinstance(event, ResponseIncompleteEvent):
                 details = msgspec.to_builtins(response.incomplete_details) or {}
-                reason = "content_filter" if details.get("reason") == "content_filter" else "length"
+                reason = INCOMPLETE_REASON_TO_LUX.get(details.get("reason"), "length")
                 where = f"{at}.response.incomplete_details"
             out.append((LucentStreamEventFinish(finish_reason=reason), where))  # type: ignore[arg-type]
         if response.usage is not UNSET and response.usage is not None:
@@ -384,6 +382,7 @@ class OpenAIResponsesWriter(VendorWriter):
         self._blocks: dict[int, _Out] = {}
         self._output: list[dict[str, Any]] = []
         self._count = 0  # output items started
+        self._made = dict.fromkeys(MADE_ID_PREFIX.values(), 0)  # ids made, per prefix
         self._held_done: dict[str, Any] | None = None
         self._state = "before"
         self._finish: tuple[str, str] | None = None
@@ -445,12 +444,12 @@ class OpenAIResponsesWriter(VendorWriter):
             self._flush_done(out)
             self._ended = True
             error = event.error
-            code = _ERROR_CODES.get(error.kind, "server_error")
+            code = ERROR_CODE.get(error.kind, "server_error")
             if error.provider_code is not UNSET and error.provider_code in _RESPONSE_ERROR_CODES:
                 code = error.provider_code
             elif error.provider_code is not UNSET:
                 self._sink.report(self.at(origin, ".error.provider_code"), "Degraded", f"not a Responses error code; written as {code}, from the error's kind")
-            elif error.kind not in _ERROR_CODES:
+            elif error.kind not in ERROR_CODE:
                 self._sink.report(self.at(origin, ".error.kind"), "Degraded", "Responses has no error code for this kind; written as server_error")
             self._emit({"type": "response.failed", "response": {**self._response("failed", output=self._output, usage=None if self._usage is None else usage_from_lux(self._usage)), "error": {"code": code, "message": error.message}}}, out)
         elif isinstance(event, LucentStreamEventDone):
@@ -545,13 +544,13 @@ class OpenAIResponsesWriter(VendorWriter):
         kind = event.block_type
         n = self._count
         if kind == "thinking":
-            block = _Out("reasoning", n, f"rs_lucent_{n}")
+            block = _Out("reasoning", n, self._made_id("rs"))
             item: dict[str, Any] = {"id": block.id, "type": "reasoning", "summary": []}
         elif kind in ("text", "refusal"):
-            block = _Out(str(kind), n, f"msg_lucent_{n}")
+            block = _Out(str(kind), n, self._made_id("msg"))
             item = {"id": block.id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"}
         elif isinstance(kind, LucentBlockTypeToolCall):
-            block = _Out("call", n, f"fc_lucent_{n}", call=kind)
+            block = _Out("call", n, self._made_id("fc"), call=kind)
             item = {"id": block.id, "type": "function_call", "status": "in_progress", "arguments": "", "call_id": kind.id, "name": kind.name}
         else:
             self._blocks[event.index] = _Out("drop", -1, "")
@@ -564,6 +563,12 @@ class OpenAIResponsesWriter(VendorWriter):
         if block.kind in ("text", "refusal"):
             part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""} if block.kind == "text" else {"type": "refusal", "refusal": ""}
             self._emit({"type": "response.content_part.added", "item_id": block.id, "output_index": n, "content_index": 0, "part": part}, out)
+
+    def _made_id(self, prefix: str) -> str:
+        """``<prefix>_lucent_<n>``, n counting the ids of the prefix from 1 (the document
+        converter's ids: ``converter_support_openai_responses._made_id``)."""
+        self._made[prefix] += 1
+        return f"{prefix}_lucent_{self._made[prefix]}"
 
     def _end_block(self, block: _Out, out: list[Any]) -> None:
         common = {"item_id": block.id, "output_index": block.index}
@@ -610,7 +615,7 @@ class OpenAIResponsesWriter(VendorWriter):
         if held is None:
             return
         self._held_done = None
-        if reason in ("length", "content_filter") and held["item"].get("type") == "message":
+        if reason is not None and STATUS_FROM_LUX[reason][0] == "incomplete" and held["item"].get("type") == "message":
             held["item"]["status"] = "incomplete"
         self._emit(held, out)
 
@@ -620,11 +625,14 @@ class OpenAIResponsesWriter(VendorWriter):
         usage = None if self._usage is None else usage_from_lux(self._usage)
         reason, where = self._finish if self._finish is not None else ("stop", "$")
         self._flush_done(out, reason)
-        if reason in ("length", "content_filter"):
+        status, incomplete = STATUS_FROM_LUX[reason]
+        if status == "incomplete":
+            if reason in DEGRADED_FINISH:
+                self._sink.report(where, "Degraded", f"Responses has no {reason} finish; written as status incomplete")
             response = self._response("incomplete", output=self._output, usage=usage)
-            response["incomplete_details"] = {"reason": "max_output_tokens" if reason == "length" else "content_filter"}
+            response["incomplete_details"] = {"reason": incomplete}
             self._emit({"type": "response.incomplete", "response": response}, out)
             return
-        if reason not in ("stop", "tool_calls"):
+        if status != "completed":
             self._sink.report(where, "Unsupported", f"a completed Responses response has no finish reason; {reason} is not carried")
         self._emit({"type": "response.completed", "response": self._response("completed", output=self._output, usage=usage)}, out)

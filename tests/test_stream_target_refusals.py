@@ -48,10 +48,6 @@ REFUSED = {
     "a Chat tool call named ''": (_chat_tool_call(""), "openai-chat", "$[0].choices[0].delta.tool_calls[0]", "$.content_block.name", "minLength", None, ("content_block", "name"), ""),
     "a Lux tool call named ''": (_lux(name=""), "lux", "$[2]", "$.content_block.name", "minLength", None, ("content_block", "name"), ""),
     "a tool call id outside the pattern": (_lux(call_id="call one"), "lux", "$[2]", "$.content_block.id", "pattern", "call one", ("content_block", "id"), "call one"),
-    "more cached tokens than prompt tokens": (
-        _lux(usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2, "cached_tokens": 5}),
-        "lux", "$[8]", "$.usage.input_tokens", "minimum", None, ("usage", "input_tokens"), -4,  # written at done
-    ),
 }
 
 

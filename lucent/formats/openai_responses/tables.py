@@ -1,0 +1,44 @@
+"""The OpenAI Responses value tables, written once: the document transforms
+(``converter_support_openai_responses``) and the stream converter
+(``lucent._stream_convert_openai_responses``) both read them."""
+
+from __future__ import annotations
+
+from typing import Final
+
+STATUS_FROM_LUX: Final[dict[str, tuple[str, str | None]]] = {
+    "stop": ("completed", None),
+    "tool_calls": ("completed", None),
+    "length": ("incomplete", "max_output_tokens"),
+    "content_filter": ("incomplete", "content_filter"),
+    "safety": ("incomplete", "content_filter"),
+    "recitation": ("incomplete", "content_filter"),
+    "malformed_tool_call": ("failed", None),
+    "error": ("failed", None),
+}
+"""Lux ``finish_reason`` -> (Responses ``status``, ``incomplete_details.reason``); safety,
+recitation and malformed_tool_call are Degraded (Responses has no such finish)."""
+
+DEGRADED_FINISH: Final[frozenset[str]] = frozenset({"safety", "recitation", "malformed_tool_call"})
+"""The Lux finish reasons whose Responses status does not give them back."""
+
+INCOMPLETE_REASON_TO_LUX: Final[dict[str, str]] = {"max_output_tokens": "length", "content_filter": "content_filter"}
+"""``incomplete_details.reason`` of an incomplete response -> Lux ``finish_reason`` (any other,
+or none, is ``length``)."""
+
+ERROR_KIND: Final[dict[str, str]] = {
+    "rate_limit_exceeded": "rate_limit",
+    "invalid_prompt": "invalid_request",
+    "server_error": "server_error",
+    "vector_store_timeout": "server_error",
+    "invalid_image": "invalid_request",
+}
+"""Responses error ``code`` -> Lux error kind (any other: server_error)."""
+
+ERROR_CODE: Final[dict[str, str]] = {"rate_limit": "rate_limit_exceeded", "invalid_request": "invalid_prompt", "server_error": "server_error"}
+"""A Lux error kind -> the Responses error code for it, where its provider_code is not one
+(authentication and content_filter have none: server_error)."""
+
+MADE_ID_PREFIX: Final[dict[str, str]] = {"reasoning": "rs", "message": "msg", "function_call": "fc"}
+"""Output item type -> the prefix of the id lucent makes for it when Lux has none:
+``<prefix>_lucent_<n>``, n counting that prefix's ids from 1, in output order."""
