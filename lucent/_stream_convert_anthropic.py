@@ -23,7 +23,9 @@ null ``stop_reason``/``stop_sequence``/``stop_details`` and the input count Lux 
 Lux block a ``content_block_start`` (``{"type": "text", "text": ""}``, ``{"type": "thinking",
 "thinking": "", "signature": ""}``, ``{"type": "tool_use", "id", "name", "input": {}}``), one
 ``content_block_delta`` per Lux delta and ``content_block_stop``, block indexes counted in start
-order; then one ``message_delta`` (``stop_reason`` from the Lux finish, the usage split back:
+order. A thinking block waits for its signature (an Anthropic thinking block carries the one
+Anthropic issued): one that ends without is dropped, Unsupported, as the document converter
+drops it; another block starting first writes it as it is, so that the blocks keep their order; then one ``message_delta`` (``stop_reason`` from the Lux finish, the usage split back:
 ``input_tokens`` = prompt - cached - cache writes) and ``message_stop``. A Lux ``error`` becomes
 an ``error`` event. Only item 0 fits an Anthropic message; other items are Unsupported. A tool
 call's arguments go out piece by piece as they come; when, whole, they are not what an Anthropic
@@ -305,6 +307,7 @@ class AnthropicWriter(VendorWriter):
         self._index: dict[int, int] = {}  # Lux block -> anthropic index
         self._kind: dict[int, str] = {}
         self._arguments: dict[int, tuple[list[str], str]] = {}  # tool block -> its pieces, where it started
+        self._held: dict[int, list[tuple[Any, str]]] = {}  # thinking block -> its events, until its signature
         self._next = 0
         self._finish: tuple[str, str] | None = None
         self._usage: LucentUsage | None = None
@@ -392,29 +395,62 @@ class AnthropicWriter(VendorWriter):
 
     def _block(self, event: Any, origin: str, out: list[Any]) -> None:
         if isinstance(event, LucentStreamEventBlockStart):
-            kind = event.block_type
-            where = self.at(origin, ".block_type")
-            name = kind if isinstance(kind, str) else "tool"
-            if kind == "text":
-                block: dict[str, Any] = {"type": "text", "text": ""}
-            elif kind == "thinking":
-                block = {"type": "thinking", "thinking": "", "signature": ""}
-            elif isinstance(kind, LucentBlockTypeToolCall):
-                block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}, "caller": {"type": "direct"}}
-                self._arguments[event.index] = ([], self.at(origin, ""))
-            elif kind == "refusal":
-                self._sink.report(where, "Degraded", "Anthropic has no refusal block; the refusal is written as text (stop_reason refusal says it)")
-                block = {"type": "text", "text": ""}
-                name = "text"
-            else:
-                self._sink.report(where, "Unsupported", f"an Anthropic stream has no {kind} block; dropped")
-                self._kind[event.index] = "drop"
+            self._release(out)
+            if event.block_type == "thinking":
+                self._held[event.index] = [(event, origin)]  # until its signature
                 return
-            n = self._index[event.index] = self._next
-            self._next += 1
-            self._kind[event.index] = name
-            self._emit({"type": "content_block_start", "index": n, "content_block": block}, ContentBlockStartEvent, out)
+            self._open(event, origin, out)
             return
+        held = self._held.get(event.index)
+        if held is not None:
+            if isinstance(event, LucentStreamEventBlockDelta) and not isinstance(event.delta, LucentBlockDeltaSignature):
+                held.append((event, origin))
+                return
+            if isinstance(event, (LucentStreamEventBlockEnd, LucentStreamEventBlockDiscard)):
+                del self._held[event.index]
+                if isinstance(event, LucentStreamEventBlockEnd):
+                    self._sink.report(self.at(held[0][1], ""), "Unsupported", "an Anthropic thinking block carries the signature Anthropic issued, and this one has none; dropped")
+                return
+            self._release(out)
+        self._written_block(event, origin, out)
+
+    def _release(self, out: list[Any]) -> None:
+        """Write the thinking blocks held for their signature as they are (a signature came, or
+        another block starts: the blocks keep their order)."""
+        held = [e for events in self._held.values() for e in events]
+        self._held.clear()
+        for event, origin in held:
+            if isinstance(event, LucentStreamEventBlockStart):
+                self._open(event, origin, out)
+            else:
+                self._written_block(event, origin, out)
+
+    def _open(self, event: LucentStreamEventBlockStart, origin: str, out: list[Any]) -> None:
+        kind = event.block_type
+        where = self.at(origin, ".block_type")
+        name = kind if isinstance(kind, str) else "tool"
+        if kind == "text":
+            block: dict[str, Any] = {"type": "text", "text": ""}
+        elif kind == "thinking":
+            block = {"type": "thinking", "thinking": "", "signature": ""}
+        elif isinstance(kind, LucentBlockTypeToolCall):
+            block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}, "caller": {"type": "direct"}}
+            self._arguments[event.index] = ([], self.at(origin, ""))
+        elif kind == "refusal":
+            self._sink.report(where, "Degraded", "Anthropic has no refusal block; the refusal is written as text (stop_reason refusal says it)")
+            block = {"type": "text", "text": ""}
+            name = "text"
+        else:
+            self._sink.report(where, "Unsupported", f"an Anthropic stream has no {kind} block; dropped")
+            self._kind[event.index] = "drop"
+            return
+        n = self._index[event.index] = self._next
+        self._next += 1
+        self._kind[event.index] = name
+        self._emit({"type": "content_block_start", "index": n, "content_block": block}, ContentBlockStartEvent, out)
+
+    def _written_block(self, event: Any, origin: str, out: list[Any]) -> None:
+        """A delta, end, discard or annotations event of a block written already (or dropped)."""
         if self._kind.get(event.index, "drop") == "drop":
             return
         n = self._index[event.index]

@@ -42,6 +42,7 @@ from msgspec import UNSET
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent.errors import StreamError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
+from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
     LucentBlockDeltaText,
@@ -76,12 +77,6 @@ from lucent.generated.openai_chat import (
     CreateChatCompletionStreamResponse,
     CreateChatCompletionStreamResponseChoicesItem,
 )
-
-FINISH_TO_LUX = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "content_filter": "content_filter", "function_call": "tool_calls"}
-"""Chat ``finish_reason`` -> Lux finish reason (``function_call``, the deprecated form, Degraded)."""
-
-FINISH_FROM_LUX = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "content_filter": "content_filter", "safety": "content_filter", "recitation": "content_filter", "malformed_tool_call": "stop"}
-"""Lux finish reason -> chat; ``safety``/``recitation`` (Degraded) and ``malformed_tool_call`` (Unsupported) have no chat name."""
 
 ENVELOPE = ("created", "system_fingerprint", "service_tier")
 
@@ -298,7 +293,7 @@ class OpenAIChatReader(_Reader):
             assert first is not None
             if any(r != first for r in reasons):
                 self._sink.report(f"$[{self._choices[min(self._choices)].finished_at}]", "Degraded", "a Lux stream has one finish reason; the choices' differ, the first choice's is kept")
-            out.append((LucentStreamEventFinish(finish_reason=FINISH_TO_LUX[first]), f"$[{self._choices[min(self._choices)].finished_at}].choices"))  # type: ignore[arg-type]
+            out.append((LucentStreamEventFinish(finish_reason=FINISH_REASON_TO_LUX[first]), f"$[{self._choices[min(self._choices)].finished_at}].choices"))  # type: ignore[arg-type]
         else:
             out.append((LucentStreamEventFinish(finish_reason="stop"), at))
             self._sink.report(at, "Degraded", "no choice came: the Lux stream finishes with stop")
@@ -459,11 +454,11 @@ class OpenAIChatWriter(VendorWriter):
             self._delta(out, tool_calls=[ChatCompletionMessageToolCallChunk(index=block.tool, function=ChatCompletionMessageToolCallChunkFunction(arguments=delta.arguments))])
 
     def _finish(self, reason: str, where: str, out: list[Any]) -> None:
-        chat = FINISH_FROM_LUX.get(reason)
-        if chat is None or reason == "malformed_tool_call":
-            chat = "stop"
-            self._sink.report(where, "Unsupported", f"chat has no finish reason for {reason}; written as stop")
-        elif chat != reason:
-            self._sink.report(where, "Degraded", f"chat has no {reason}; written as {chat}")
+        chat = FINISH_REASON_FROM_LUX.get(reason, "stop")
+        loss = FINISH_REASON_LOSS.get(reason)
+        if loss == "Unsupported":
+            self._sink.report(where, loss, f"Chat Completions has no {reason} finish reason; written as stop")
+        elif loss is not None:
+            self._sink.report(where, loss, f"Chat Completions reports a {reason} stop as {chat}")
         for n in self._ended:
             out.append(self._chunk([CreateChatCompletionStreamResponseChoicesItem(delta=ChatCompletionStreamResponseDelta(), finish_reason=chat, index=n)]))  # type: ignore[arg-type]

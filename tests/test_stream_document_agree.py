@@ -113,3 +113,36 @@ def test_more_cached_tokens_than_prompt_tokens_to_anthropic_is_input_tokens_0_in
     streamed, converted, streamed_statuses, converted_statuses = both(events, "lux", "anthropic")
     assert streamed["usage"] == converted["usage"] == {"input_tokens": 0, "output_tokens": 1, "cache_read_input_tokens": 5}
     assert streamed_statuses["$.usage.prompt_tokens"] == converted_statuses["$.usage.prompt_tokens"] == {"Invalid"}
+
+
+def lux_thinking_stream(text: str | None, signature: str | None) -> list[dict[str, Any]]:
+    """A Lux stream of a thinking block (text pieces, a signature or neither), then text."""
+    events: list[dict[str, Any]] = [
+        {"event": "conversation_start", "meta": {"id": "resp_1", "model": "model-1"}},
+        {"event": "item_start", "index": 0, "item": {"type": "message", "message": {"role": "assistant", "content": []}}},
+        {"event": "block_start", "index": 0, "block_type": "thinking"},
+    ]
+    if text is not None:
+        events += [{"event": "block_delta", "index": 0, "delta": {"type": "thinking", "text": piece}} for piece in (text[:2], text[2:])]
+    if signature is not None:
+        events.append({"event": "block_delta", "index": 0, "delta": {"type": "signature", "signature": signature}})
+    events += [
+        {"event": "block_end", "index": 0},
+        {"event": "block_start", "index": 1, "block_type": "text"},
+        {"event": "block_delta", "index": 1, "delta": {"type": "text", "text": "Answer"}},
+        {"event": "block_end", "index": 1},
+        {"event": "item_end", "index": 0},
+        {"event": "finish", "finish_reason": "stop"},
+        {"event": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}},
+        {"event": "done"},
+    ]
+    return events
+
+
+@pytest.mark.parametrize(("text", "signature"), [(None, None), ("plan it", None), ("plan it", "SIG"), (None, "SIG")], ids=["empty", "text only", "text and signature", "signature only"])
+def test_lux_thinking_reaches_anthropic_as_the_document_says(text: str | None, signature: str | None) -> None:
+    """An Anthropic thinking block carries its signature: one without is dropped (Unsupported)
+    by both paths, the stream holding the block until its signature or its end."""
+    streamed, converted, _, _ = both(lux_thinking_stream(text, signature), "lux", "anthropic")
+    assert streamed["content"] == converted["content"]
+    assert [b["type"] for b in streamed["content"]] == (["thinking", "text"] if signature else ["text"])
