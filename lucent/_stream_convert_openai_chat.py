@@ -19,7 +19,7 @@ Writing (Lux -> chunks) produces the shape the API sends: the first chunk of a c
 ``delta: {"role": "assistant", "content": "", "refusal": null}`` (``content: null`` and the
 first tool call when the choice starts with a tool call), every text, refusal and arguments
 piece is one chunk, a tool call starts with its ``index``, ``id``, ``type`` and ``name`` and
-``arguments: ""``, each choice ends with ``delta: {}`` and its ``finish_reason``, and a usage
+``arguments: ""`` (one that streams no arguments then gets ``"{}"``, as the Lux assembler reads it), each choice ends with ``delta: {}`` and its ``finish_reason``, and a usage
 chunk (``choices: []``) follows when the Lux stream has usage. ``encode_sse(...,
 format="openai-chat")`` writes the closing ``data: [DONE]``. The chunk envelope: ``id`` and
 ``model`` from ``conversation_start.meta`` (else ``context``), ``created``,
@@ -307,6 +307,7 @@ class OpenAIChatReader(_Reader):
 class _Out:
     kind: str  # content, refusal, tool, drop
     tool: int = -1
+    sent: bool = False  # a tool call's arguments went out
 
 
 class OpenAIChatWriter(VendorWriter):
@@ -360,6 +361,9 @@ class OpenAIChatWriter(VendorWriter):
             block = self._blocks.get(event.index)
             if isinstance(event, LucentStreamEventBlockDiscard) and block is not None and block.kind != "drop":
                 self._sink.report(self.at(origin, ""), "Invalid", "the block was written already, and a chat stream cannot take it back; it stays")
+            elif block is not None and block.kind == "tool" and not block.sent:
+                # a Lux tool call that streamed no arguments takes none: "{}", as the Lux assembler
+                self._block_delta(event.index, LucentBlockDeltaToolArguments(arguments="{}"), out)
         elif isinstance(event, LucentStreamEventAnnotations):
             self._sink.report(self.at(origin, ".annotations"), "Unsupported", "a chat stream delta has no annotations; dropped")
         elif isinstance(event, LucentStreamEventItemEnd):
@@ -451,6 +455,7 @@ class OpenAIChatWriter(VendorWriter):
         elif block.kind == "refusal" and isinstance(delta, LucentBlockDeltaRefusal) and delta.text:
             self._delta(out, refusal=delta.text)
         elif block.kind == "tool" and isinstance(delta, LucentBlockDeltaToolArguments) and delta.arguments:
+            block.sent = True
             self._delta(out, tool_calls=[ChatCompletionMessageToolCallChunk(index=block.tool, function=ChatCompletionMessageToolCallChunkFunction(arguments=delta.arguments))])
 
     def _finish(self, reason: str, where: str, out: list[Any]) -> None:

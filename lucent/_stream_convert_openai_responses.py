@@ -595,6 +595,9 @@ class OpenAIResponsesWriter(VendorWriter):
             item = {"id": block.id, "type": "message", "status": "completed", "content": [part], "role": "assistant"}
         else:
             assert block.call is not None
+            if not text:  # a Lux tool call that streamed no arguments takes none: "{}", as the Lux assembler
+                text = "{}"
+                self._emit({"type": "response.function_call_arguments.delta", **common, "delta": text}, out)
             done: dict[str, Any] = {"type": "response.function_call_arguments.done", **common, "arguments": text}
             if DONE_NEEDS_NAME:
                 done["name"] = block.call.name

@@ -146,3 +146,40 @@ def test_lux_thinking_reaches_anthropic_as_the_document_says(text: str | None, s
     streamed, converted, _, _ = both(lux_thinking_stream(text, signature), "lux", "anthropic")
     assert streamed["content"] == converted["content"]
     assert [b["type"] for b in streamed["content"]] == (["thinking", "text"] if signature else ["text"])
+
+
+def lux_tool_stream(arguments: list[str]) -> list[dict[str, Any]]:
+    """A Lux stream of one tool call whose arguments come in ``arguments`` (none: no delta)."""
+    events: list[dict[str, Any]] = [
+        {"event": "conversation_start", "meta": {"id": "resp_1", "model": "model-1"}},
+        {"event": "item_start", "index": 0, "item": {"type": "message", "message": {"role": "assistant", "content": []}}},
+        {"event": "block_start", "index": 0, "block_type": {"type": "tool_call", "id": "call_1", "name": "now"}},
+    ]
+    events += [{"event": "block_delta", "index": 0, "delta": {"type": "tool_arguments", "arguments": piece}} for piece in arguments]
+    events += [
+        {"event": "block_end", "index": 0},
+        {"event": "item_end", "index": 0},
+        {"event": "finish", "finish_reason": "tool_calls"},
+        {"event": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}},
+        {"event": "done"},
+    ]
+    return events
+
+
+def _arguments(value: Any) -> list[Any]:
+    """Every tool call's arguments (or input, or args) in a response document, in order."""
+    members = ("arguments", "input", "args")
+    if isinstance(value, dict):
+        return [value[k] for k in members if k in value] + [a for k, v in value.items() if k not in members for a in _arguments(v)]
+    if isinstance(value, list):
+        return [a for v in value for a in _arguments(v)]
+    return []
+
+
+@pytest.mark.parametrize("arguments", [[], ['{"q":', '"x"}']], ids=["without arguments", "with arguments"])
+@pytest.mark.parametrize("target", VENDOR_TARGETS)
+def test_lux_tool_call_arguments_reach_the_target_as_the_document_says(arguments: list[str], target: str) -> None:
+    """A tool call that streams no arguments takes none (``"{}"``, as the Lux assembler reads
+    it): every target writes what the document writes (Chat and Responses wrote "" before)."""
+    streamed, converted, _, _ = both(lux_tool_stream(arguments), "lux", target)
+    assert _arguments(streamed) == _arguments(converted) != []
