@@ -105,6 +105,7 @@ def test_decode_and_convert_take_every_format() -> None:
         assert CONVERT_FORMATS[name] == f.schema
         assert lucent.SCHEMAS[f.schema] == f.module
         assert (_ROOT / "schemas" / f.schema_file).is_file(), f.schema_file
+        assert (_ROOT / "generated" / f"{f.module}.py").is_file(), f.module
     assert set(lucent.SCHEMAS) == {f.schema for f in FORMATS.values()} | {"lucent-diagnostics-v1"}
 
 
