@@ -13,8 +13,8 @@ import msgspec
 from lucent._best_error import shallowest
 from lucent._first_use import LOCK, imported, once
 from lucent._limits import Limits, limits_of
-from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.formats import FORMATS as _REGISTRY
+from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import MSGSPEC_CODES, RuleViolation, nests_deeper, violation
 
 SCHEMAS: dict[str, str] = {**{f.schema: f.module for f in _REGISTRY.values()}, "lucent-diagnostics-v1": "lucent_diagnostics_v1"}

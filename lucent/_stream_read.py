@@ -21,6 +21,8 @@ from lucent._decode import SCHEMAS, _decode_as, _decoder, _no_key_lost, too_deep
 from lucent._first_use import LOCK, imported
 from lucent._limits import DEFAULT_MAX_STREAM_BYTES, Limits, limits_of
 from lucent._stream_sse import SSEParser, chunk_bytes
+from lucent.formats import FORMATS as _REGISTRY
+from lucent.formats import resolve
 from lucent.errors import (
     DecodeError,
     LucentError,
@@ -28,8 +30,6 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
-from lucent.formats import FORMATS as _REGISTRY
-from lucent.formats import resolve
 from lucent.generated._support import described, member
 
 _SSE_FRAMING = len(b"data: \n\n")
