@@ -543,33 +543,70 @@ def value_differences(streamed: Any, converted: Any, path: str = "$") -> list[st
     return [f"{path} stream {json.dumps(streamed, ensure_ascii=False)[:80]} / document {json.dumps(converted, ensure_ascii=False)[:80]}"]
 
 
-def statuses_by_member(diagnostics: Sequence[Any], member_of: Callable[[str], str]) -> dict[str, set[str]]:
-    """Member -> the statuses the diagnostics report for it."""
-    found: dict[str, set[str]] = {}
+_SEVERITY = {"Degraded": 1, "Unsupported": 2, "Invalid": 3}
+_SEGMENT = re.compile(r'\.([^.\[]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
+_MISSING = object()
+
+
+def value_at(value: Any, path: str) -> Any:
+    """The JSON value at ``path`` (``$.a[0].b``, ``$["a b"]``) in ``value``, else a sentinel."""
+    for match in _SEGMENT.finditer(path, 1):
+        name, index, quoted = match.groups()
+        key: Any = int(index) if index is not None else (json.loads(f'"{quoted}"') if quoted is not None else name)
+        if isinstance(key, int) and isinstance(value, list) and key < len(value):
+            value = value[key]
+        elif isinstance(key, str) and isinstance(value, dict) and key in value:
+            value = value[key]
+        else:
+            return _MISSING
+    return value
+
+
+def statuses_by_member(diagnostics: Sequence[Any], member_of: Callable[[str], str], source_value: Callable[[str], Any] | None = None) -> dict[str, str]:
+    """Member -> the worst status the diagnostics report for it (Invalid, Unsupported,
+    Degraded: a conversion composed through Lux reports a member kept Degraded by one hop and
+    dropped Unsupported by the next; what the member became is the worse). A diagnostic on a
+    null source value is left out, as null members are left out of the values."""
+    found: dict[str, str] = {}
     for d in diagnostics:
-        found.setdefault(member_of(d.field), set()).add(d.status)
+        if source_value is not None and source_value(d.field) is None:
+            continue
+        member = member_of(d.field)
+        if _SEVERITY.get(d.status, 0) > _SEVERITY.get(found.get(member, ""), 0):
+            found[member] = d.status
     return found
+
+
+def stream_value(events: Sequence[Any], field: str) -> Any:
+    """The value a stream diagnostic's ``field`` (``$[3].delta.stop_reason``) names in ``events``."""
+    match = _EVENT.match(field)
+    if match is None or int(match.group(1)) >= len(events):
+        return _MISSING
+    event = events[int(match.group(1))]
+    return value_at(event if isinstance(event, dict) else msgspec.to_builtins(event), "$" + field[match.end():])
 
 
 def commutation(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[bool, bool, str]:
     """Compare ``assemble(convert_stream(s, source, target))`` with
     ``convert(assemble(s, source), source, target)``: (values equal, diagnostics equal, what
     differs). The values are compared as JSON with null members left out; the diagnostics as
-    the statuses reported per member of the source (:func:`document_member` names a stream's
-    event member as the document member it becomes). A path that raises gives its error
+    the worst status reported per member of the source (:func:`statuses_by_member`;
+    :func:`document_member` names a stream's event member as the document member it becomes). A path that raises gives its error
     code as its value (and no diagnostics)."""
     context = commutation_context(source) if context is None else context
     try:
         conversion = streams.convert_stream(events, source, target, context=context)
         out = list(conversion)
         streamed: Any = without_nulls(msgspec.to_builtins(streams.assemble(out, target)))
-        streamed_diagnostics = statuses_by_member(conversion.diagnostics, lambda f: document_member(source, events, f))
+        streamed_diagnostics = statuses_by_member(conversion.diagnostics, lambda f: document_member(source, events, f), lambda f: stream_value(events, f))
     except LucentError as exc:
         streamed, streamed_diagnostics = ("raised", exc.code), {}
     try:
-        result = lucent.convert(streams.assemble(events, source), source, target, kind="response", context=context)
+        document = streams.assemble(events, source)
+        result = lucent.convert(document, source, target, kind="response", context=context)
+        tree = msgspec.to_builtins(document)
         converted: Any = without_nulls(msgspec.to_builtins(format_limits(result.value, events, source, target)))
-        converted_diagnostics = statuses_by_member(result.diagnostics, lambda f: _INDEX.sub("[]", f))
+        converted_diagnostics = statuses_by_member(result.diagnostics, lambda f: _INDEX.sub("[]", f), lambda f: value_at(tree, f))
     except LucentError as exc:
         converted, converted_diagnostics = ("raised", exc.code), {}
     if source in ("anthropic", "gemini"):
@@ -579,7 +616,7 @@ def commutation(events: Sequence[Any], source: str, target: str, context: Mappin
         why.append("value: " + ", ".join(value_differences(streamed, converted)[:8]))
     if streamed_diagnostics != converted_diagnostics:
         members = sorted(set(streamed_diagnostics) | set(converted_diagnostics))
-        why.append("diagnostics: " + ", ".join(f"{m} {sorted(streamed_diagnostics.get(m, ()))}/{sorted(converted_diagnostics.get(m, ()))}" for m in members if streamed_diagnostics.get(m) != converted_diagnostics.get(m)))
+        why.append("diagnostics: " + ", ".join(f"{m} {streamed_diagnostics.get(m, '-')}/{converted_diagnostics.get(m, '-')}" for m in members if streamed_diagnostics.get(m) != converted_diagnostics.get(m)))
     return streamed == converted, streamed_diagnostics == converted_diagnostics, "; ".join(why)
 
 
