@@ -159,6 +159,8 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from lucent.formats.anthropic.tables import STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
+
 from ._support import JsonTextError, RuleViolation, convert_as, dump_json_text, load_json_text
 from .anthropic import (
     CacheControlEphemeral,
@@ -1072,17 +1074,9 @@ def carried_cache_control(value: Any, path: str, cx: Cx) -> CacheControlEphemera
 # ============================================================= Anthropic response -> Lux response
 
 # stop_reason -> Lux finish_reason; the reasons a finish reason gives back need nothing kept
-_FINISH: dict[str, LucentFinishReason] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "max_tokens": "length",
-    "tool_use": "tool_calls",
-    "refusal": "content_filter",
-    "pause_turn": "stop",
-    "model_context_window_exceeded": "length",
-}
-_STOP: dict[str, str] = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
-_USAGE_KEPT = ("cache_creation", "inference_geo", "server_tool_use", "service_tier")
+_FINISH = cast("dict[str, LucentFinishReason]", STOP_REASON_TO_LUX)
+_STOP = {finish: reason for finish, reason in STOP_REASON_FROM_LUX.items() if finish_reason_exact(finish)}
+_USAGE_KEPT = USAGE_KEPT
 
 
 def _has_tool_use(content: Any) -> bool:
@@ -1274,7 +1268,7 @@ def anthropic_stop_reason(choices: list[Any], path: str, cx: Cx) -> StopReason |
         return "stop_sequence"
     if finish in _STOP:
         return cast("StopReason", _STOP[finish])
-    written = {"safety": "refusal", "recitation": "refusal", "malformed_tool_call": "tool_use", "error": "end_turn"}[finish]
+    written = STOP_REASON_FROM_LUX[finish]
     cx.report(f"{path}[0].finish_reason", "Degraded", f"Anthropic has no stop reason {finish}; written as {written}")
     return cast("StopReason", written)
 

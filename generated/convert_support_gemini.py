@@ -159,6 +159,8 @@ from typing import Any, Literal, cast
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
+from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_TO_LUX
+
 from ._support import JsonTextError, convert_as, dump_json_text, load_json_text
 from .convert_support import Cx, Status, member, shown
 from .gemini import (
@@ -1324,18 +1326,8 @@ def gemini_model(model: str, kept: Any, path: str, cx: Cx) -> str | UnsetType:
 # =============================================================================== responses
 
 
-_FINISH = {
-    "STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "safety", "IMAGE_SAFETY": "safety",
-    "RECITATION": "recitation", "IMAGE_RECITATION": "recitation",
-    "BLOCKLIST": "content_filter", "PROHIBITED_CONTENT": "content_filter", "SPII": "content_filter",
-    "IMAGE_PROHIBITED_CONTENT": "content_filter",
-    "MALFORMED_FUNCTION_CALL": "malformed_tool_call", "UNEXPECTED_TOOL_CALL": "malformed_tool_call",
-    "TOO_MANY_TOOL_CALLS": "malformed_tool_call",
-}
-_FINISH_BACK: dict[str, Any] = {
-    "stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "safety": "SAFETY", "recitation": "RECITATION",
-    "content_filter": "PROHIBITED_CONTENT", "malformed_tool_call": "MALFORMED_FUNCTION_CALL", "error": "OTHER",
-}
+_FINISH = FINISH_REASON_TO_LUX
+_FINISH_BACK: dict[str, Any] = FINISH_REASON_FROM_LUX
 
 
 def _finish(reason: str | UnsetType, blocks: list[LucentContent]) -> LucentFinishReason:

@@ -150,6 +150,8 @@ from typing import Any, Literal
 
 from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
+from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS
+
 from ._support import convert_as
 from .lux_ir_v1 import (
     LucentAnnotation,
@@ -1101,12 +1103,7 @@ def chat_usage_details(usage: CompletionUsage | UnsetType, path: str, cx: Cx, st
 
 # ------------------------------------------------------------------------ Lux -> Chat responses
 
-_FINISH: dict[str, Literal["stop", "length", "tool_calls", "content_filter"]] = {
-    "stop": "stop",
-    "length": "length",
-    "tool_calls": "tool_calls",
-    "content_filter": "content_filter",
-}
+_FINISH = {lux: chat for lux, chat in FINISH_REASON_FROM_LUX.items() if lux not in FINISH_REASON_LOSS}
 
 
 def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatCompletionResponseMessage:
@@ -1191,12 +1188,13 @@ def chat_finish(reason: LucentFinishReason, path: str, cx: Cx) -> Literal["stop"
     if _members(_parent(path), "finish_reason", ("function_call",), cx) == "function_call" and reason == "tool_calls":
         return "function_call"
     if reason in _FINISH:
-        return _FINISH[reason]
-    if reason in ("safety", "recitation"):
-        cx.report(path, "Degraded", f"Chat Completions reports a {reason} stop as content_filter")
-        return "content_filter"
-    cx.report(path, "Unsupported", f"Chat Completions has no {reason} finish reason; written as stop")
-    return "stop"
+        return _FINISH[reason]  # type: ignore[return-value]
+    written = FINISH_REASON_FROM_LUX[reason]
+    if FINISH_REASON_LOSS[reason] == "Degraded":
+        cx.report(path, "Degraded", f"Chat Completions reports a {reason} stop as {written}")
+    else:
+        cx.report(path, "Unsupported", f"Chat Completions has no {reason} finish reason; written as {written}")
+    return written  # type: ignore[return-value]
 
 
 def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) -> Any:

@@ -153,6 +153,8 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from lucent.formats.openai_responses.tables import STATUS_FROM_LUX
+
 from ._support import RuleViolation, convert_as
 from .openai_responses import OutputItem, dispatch_InputItem
 from .convert_support import Cx, Status, member
@@ -1167,16 +1169,7 @@ def responses_usage(usage: msgspec.Struct | None | UnsetType, path: str, cx: Cx)
 # ---------------------------------------------------------------------- Lux -> Responses: response
 
 
-_STATUS_OF: dict[str, tuple[str, str | None]] = {
-    "stop": ("completed", None),
-    "tool_calls": ("completed", None),
-    "length": ("incomplete", "max_output_tokens"),
-    "content_filter": ("incomplete", "content_filter"),
-    "safety": ("incomplete", "content_filter"),
-    "recitation": ("incomplete", "content_filter"),
-    "malformed_tool_call": ("failed", None),
-    "error": ("failed", None),
-}
+_STATUS_OF = STATUS_FROM_LUX
 
 
 def _choice(choices: list[LucentChoice], path: str, cx: Cx) -> LucentChoice | None:
@@ -1263,12 +1256,14 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
             blocks = taken + blocks
             break
     run: list[tuple[int, LucentContent]] = []
+    run_made: list[dict[str, Any]] = []  # the message items made here
     made = {"msg": 0, "rs": 0}
 
     def flush() -> None:
         if run:
             content = _lux_parts([b for _i, b in run], f"{where}.content", "assistant", None, members, cx, [i for i, _b in run])
             items.append({"type": "message", "id": _made_id("msg", made, f"{where}.content[{run[0][0]}]", cx), "role": "assistant", "status": "completed", "content": content})
+            run_made.append(items[-1])
             run.clear()
 
     for index, block in blocks:
@@ -1288,6 +1283,8 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
         else:
             cx.report(at, "Unsupported", f"Responses output has no {_tag(block)} item; dropped")
     flush()
+    if items and run_made and items[-1] is run_made[-1] and _STATUS_OF[choice.finish_reason][0] == "incomplete":
+        items[-1]["status"] = "incomplete"  # a truncated message is incomplete, as the API (and a stream) says
     return items
 
 

@@ -50,12 +50,7 @@ def both(events: list[Any], source: str, target: str) -> tuple[Any, Any, dict[st
     )
 
 
-_ITEM_STATUS = "the document writes the truncated message item completed; the API (and the stream) say incomplete"
 NOT_YET = {
-    ("length", "openai-responses"): _ITEM_STATUS,
-    ("content_filter", "openai-responses"): _ITEM_STATUS,
-    ("safety", "openai-responses"): _ITEM_STATUS,
-    ("recitation", "openai-responses"): _ITEM_STATUS,
     ("malformed_tool_call", "openai-responses"): "the document says status failed; a stream's response.failed is the model's error, which does not assemble",
     ("error", "openai-responses"): "the document says status failed; a stream's response.failed is the model's error, which does not assemble",
 }
