@@ -27,7 +27,7 @@ GENERATED = ROOT / "generated"
 def render_all() -> dict[str, str]:
     """Every file of generated/ (and docs/ for the mapping tables), keyed by path from the repo root."""
     protocols = tomllib.loads((Path(__file__).parent / "protocols.toml").read_text(encoding="utf-8"))
-    files: dict[str, str] = {"generated/__init__.py": _package_init(), "generated/py.typed": "", "generated/_support.py": emit.render_support()}
+    files: dict[str, str] = {"generated/__init__.py": _package_init(), "generated/py.typed": ""}
     for document in load_all():
         model = BindingCompiler(document, protocols.get(document.stem)).compile()
         files[f"generated/{document.module}.py"] = emit.render_module(model)

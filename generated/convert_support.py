@@ -34,10 +34,10 @@ from .htmlp_model_request import (
     Role,
     ThinkingLevel,
 )
-from ._support import BUILD_LOCK, JsonTextError, convert_as, dump_json_text, load_json_text
-from ._support import described as described  # a msgspec error as a diagnostic may quote it; re-exported
-from ._support import printable as printable  # the one escaping function; re-exported
-from ._support import member as member  # defined with the bindings' helpers; re-exported for the converters
+from lucent._validation import BUILD_LOCK, JsonTextError, convert_as, dump_json_text, load_json_text
+from lucent._validation import described as described  # a msgspec error as a diagnostic may quote it; re-exported
+from lucent._validation import printable as printable  # the one escaping function; re-exported
+from lucent._validation import member as member  # defined with the bindings' helpers; re-exported for the converters
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentChoice,

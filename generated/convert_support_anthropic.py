@@ -159,7 +159,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._support import JsonTextError, RuleViolation, convert_as, dump_json_text, load_json_text
+from lucent._validation import JsonTextError, RuleViolation, convert_as, dump_json_text, load_json_text
 from .anthropic import (
     CacheControlEphemeral,
     Container,

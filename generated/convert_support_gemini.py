@@ -159,7 +159,7 @@ from typing import Any, Literal, cast
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from ._support import JsonTextError, convert_as, dump_json_text, load_json_text
+from lucent._validation import JsonTextError, convert_as, dump_json_text, load_json_text
 from .convert_support import Cx, Status, member, shown
 from .gemini import (
     Blob,

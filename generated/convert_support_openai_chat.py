@@ -150,7 +150,7 @@ from typing import Any, Literal
 
 from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
-from ._support import convert_as
+from lucent._validation import convert_as
 from .lux_ir_v1 import (
     LucentAnnotation,
     LucentChoice,

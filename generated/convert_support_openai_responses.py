@@ -153,7 +153,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ._support import RuleViolation, convert_as
+from lucent._validation import RuleViolation, convert_as
 from .openai_responses import OutputItem, dispatch_InputItem
 from .convert_support import Cx, Status, member
 from .lux_ir_v1 import (

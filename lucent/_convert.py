@@ -36,7 +36,7 @@ from lucent._first_use import LOCK
 from lucent._limits import Limits
 from lucent._stream_base import context_of, flag
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
-from lucent.generated._support import RuleViolation, convert_as, member
+from lucent._validation import RuleViolation, convert_as, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 

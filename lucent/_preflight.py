@@ -17,7 +17,7 @@ import msgspec
 
 from lucent._convert import FORMATS, _decode_source, _definition, _source_paths
 from lucent.errors import UsageError
-from lucent.generated._support import member
+from lucent._validation import member
 from lucent.generated.convert_registry import CONVERTERS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 from lucent.generated.lux_ir_v1 import LucentCapabilities, LucentDiscovery, ProviderCapability

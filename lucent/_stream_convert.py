@@ -66,7 +66,7 @@ from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent._stream_sparktide import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError, UsageError
 from lucent.generated import convert_support as support
-from lucent.generated._support import RuleViolation, check_json_object_text, described, printable
+from lucent._validation import RuleViolation, check_json_object_text, described, printable
 from lucent.generated.convert_lux_sparktide_error import lux_to_sparktide_error
 from lucent.generated.convert_lux_sparktide_response import lux_to_sparktide_response
 from lucent.generated.convert_sparktide_lux_error import sparktide_to_lux_error

@@ -77,7 +77,7 @@ _CHUNK = 65536  # bytes read at a time: a stream is converted as it arrives
 def _text(text: str) -> str:
     """A message, path or detail as printed: control characters as their escapes (a message may
     quote a property name of the input)."""
-    from lucent.generated._support import printable
+    from lucent._validation import printable
 
     return printable(text)
 

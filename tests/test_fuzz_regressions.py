@@ -51,7 +51,7 @@ import lucent.generated
 from lucent import sse
 from lucent._best_error import segments
 from lucent.errors import DecodeError, ValidationError
-from lucent.generated._support import (
+from lucent._validation import (
     _SPARSE,
     MAX_JSON_TEXT_DEPTH,
     JsonTextError,
@@ -708,7 +708,7 @@ def test_faults_in_dicts_of_schemas_are_named_where_jsonschema_names_them() -> N
 @pytest.mark.parametrize(("key", "path"), [("a", "$.a"), ("城市", '$["城市"]'), ("a\n", '$["a\\n"]'), ("a b", '$["a b"]')])
 def test_a_path_names_a_key_as_an_ascii_name_or_quoted(key: str, path: str) -> None:
     from lucent._best_error import _child_path
-    from lucent.generated._support import member
+    from lucent._validation import member
 
     assert member("$", key) == _child_path("$", key) == path
     assert segments(path) == [key]

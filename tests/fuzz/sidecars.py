@@ -34,7 +34,7 @@ import msgspec
 
 import lucent
 from lucent.errors import LucentError
-from lucent.generated._support import member
+from lucent._validation import member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from tests.conformance.paths import REPO
 from tests.conservation import leaves, lost_values
