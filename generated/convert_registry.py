@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .convert_support import Origins
+    from lucent._conversion import Origins
     from .lucent_diagnostics_v1 import ConversionDiagnostic
 
 __all__ = ["CONVERTERS", "DOCUMENTS", "MODULES", "UNREACHABLE", "Converter"]

@@ -83,7 +83,7 @@ def _lux_view(struct: Any, fmt: str, context: Mapping[str, Any] | None) -> tuple
     Lux request: its paths are its own)."""
     if fmt == "lux":
         return msgspec.to_builtins(struct), None
-    from lucent.generated.convert_support import Origins
+    from lucent._conversion import Origins
 
     origins = Origins()
     lux, _diagnostics = CONVERTERS[(fmt, "lux", "request")](struct, context, origins)
