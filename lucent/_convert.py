@@ -37,7 +37,8 @@ from lucent._limits import Limits
 from lucent._stream_base import context_of, flag
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
+from lucent._converters import Converter
+from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
 if TYPE_CHECKING:
