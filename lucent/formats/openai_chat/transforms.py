@@ -976,8 +976,9 @@ _FINISH: dict[str, Literal["stop", "length", "tool_calls", "content_filter"]] = 
 
 
 def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatCompletionResponseMessage:
-    """Text blocks as the content (several joined with a newline, Degraded), refusal blocks as
-    the refusal (likewise), tool_use blocks as tool_calls, url annotations as url_citation; the
+    """Text blocks as the content (several concatenated, Degraded: Lux text blocks are pieces of
+    one text, as Anthropic splits a text around its citations), refusal blocks as the refusal
+    (several joined with a newline, Degraded), tool_use blocks as tool_calls, url annotations as url_citation; the
     members kept at the choice put back; other blocks Unsupported."""
     choice = _parent(path)
     if message.role != "assistant":
@@ -990,8 +991,6 @@ def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatComp
     for j, block in enumerate(message.content):
         where = f"{path}.content[{j}]"
         if isinstance(block, LucentContentText):
-            if texts:
-                offset += 1  # the newline that joins this text to the one before
             if block.annotations is not UNSET:
                 annotations.extend(_url_citations(block.annotations, f"{where}.annotations", offset, cx))
             texts.append(block.text)
@@ -1005,12 +1004,13 @@ def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatComp
             cx.forget(where)
         else:
             _unsupported(where, "response message", cx)
-    for name, items in (("text", texts), ("refusal", refusals)):
-        if len(items) > 1:
-            cx.report(f"{path}.content", "Degraded", f"a Chat response message holds one {name}; the {len(items)} {name} blocks are joined with a newline")
+    if len(texts) > 1:
+        cx.report(f"{path}.content", "Degraded", f"a Chat response message holds one text; the {len(texts)} text blocks are concatenated")
+    if len(refusals) > 1:
+        cx.report(f"{path}.content", "Degraded", f"a Chat response message holds one refusal; the {len(refusals)} refusal blocks are joined with a newline")
     out = ChatCompletionResponseMessage(
         role="assistant",
-        content="\n".join(texts) if texts else None,
+        content="".join(texts) if texts else None,
         refusal="\n".join(refusals) if refusals else None,
     )
     if calls:
