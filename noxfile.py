@@ -16,9 +16,11 @@ PYTHON = "3.11"
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The test suite (unit tests, cases, corpus, a small conformance budget)."""
+    """The test suite (unit tests, cases, corpus, a small conformance budget), on every core
+    (pytest-xdist; ``loadfile`` keeps each file on one worker: tests/test_codegen.py edits a
+    generated file and restores it, and its neighbours must not see it in between)."""
     session.install("-e", ".[tests,codegen]")
-    session.run("python", "-m", "pytest", *session.posargs)
+    session.run("python", "-m", "pytest", "-n", "auto", "--dist", "loadfile", *session.posargs)
 
 
 @nox.session(python=PYTHON)

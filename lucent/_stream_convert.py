@@ -67,8 +67,9 @@ from lucent._stream_sparktide import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError, UsageError
 from lucent._conversion import Cx
 from lucent._transforms import json_object_problem
-from lucent.formats.sparktide.transforms import derived_finish_reason, usage_to_lux
 from lucent._validation import RuleViolation, check_json_object_text, described, printable
+from lucent.formats import FORMATS as _REGISTRY
+from lucent.formats.sparktide.transforms import derived_finish_reason, usage_to_lux
 from lucent.generated.convert_lux_sparktide_error import lux_to_sparktide_error
 from lucent.generated.convert_lux_sparktide_response import lux_to_sparktide_response
 from lucent.generated.convert_sparktide_lux_error import sparktide_to_lux_error
@@ -1177,8 +1178,12 @@ class LlmSdkWriter(_OneMessageWriter):
 
 # ------------------------------------------------------------------------------------ the pipeline
 
-_READERS: dict[str, type[_Reader]] = {"sparktide": SparkTideReader, "llm-sdk": LlmSdkReader, "lux": LuxReader}
-_WRITERS: dict[str, type[_Writer]] = {"sparktide": SparkTideWriter, "llm-sdk": LlmSdkWriter, "lux": LuxWriter}
+# Format name -> its stream reader and writer: those of this module here, the others' once registered
+# (lucent._stream_convert_vendor.register); lucent.formats names each format's classes.
+_BUILT_IN = [(name, prefix) for name, f in _REGISTRY.items() if f.stream is not None
+             for module, _, prefix in [f.stream.converter.partition(":")] if module == __name__]
+_READERS: dict[str, type[_Reader]] = {name: globals()[f"{prefix}Reader"] for name, prefix in _BUILT_IN}
+_WRITERS: dict[str, type[_Writer]] = {name: globals()[f"{prefix}Writer"] for name, prefix in _BUILT_IN}
 
 
 class _Pipeline:
