@@ -29,7 +29,7 @@ def render_all() -> dict[str, str]:
     protocols = tomllib.loads((Path(__file__).parent / "protocols.toml").read_text(encoding="utf-8"))
     files: dict[str, str] = {"generated/__init__.py": _package_init(), "generated/py.typed": "", "generated/_support.py": emit.render_support()}
     for document in load_all():
-        files[f"generated/{document.module}.py"] = render_schema(document, protocols.get(document.stem))
+        files[f"generated/{document.module}.py"] = render_schema(document, protocols.get(document.stem), trusted=True)
         vendor = document.path.parent.name == "vendor"
         files[f"generated/{document.module}_strategies.py"] = strategies.render(document.module, document.raw, document.stem, lenient=vendor)
     for name, text in mappings.render_all(ROOT).items():

@@ -4,6 +4,13 @@
 what ``python -m tests.schema_suite`` runs for each schema of the JSON-Schema-Test-Suite.
 Raises :class:`codegen.schema.SchemaError` naming the keyword and JSON pointer of a construct
 that cannot be compiled exactly.
+
+Two compilers: codegen/bindings.py makes msgspec Structs (the fast path: msgspec checks types
+and bounds while it parses), codegen/validators.py makes validation functions over plain JSON
+values (every draft 2020-12 keyword, anywhere). The shipped schemas (schemas/, checked against
+jsonschema by ``nox -s conformance``) take the fast path (``trusted``); any other document takes
+the fast path when :func:`codegen.exact.fast_path_exact` finds that its Structs express it
+exactly, else the validation functions.
 """
 
 from __future__ import annotations
@@ -13,12 +20,18 @@ from typing import Any
 from codegen import emit
 from codegen.bindings import BindingCompiler
 from codegen.schema import SchemaDocument
+from codegen.validators import render_validator_module
 
 
-def render_schema(document: SchemaDocument, protocol: dict[str, Any] | None = None, remotes: dict[str, Any] | None = None) -> str:
+def render_schema(
+    document: SchemaDocument, protocol: dict[str, Any] | None = None, remotes: dict[str, Any] | None = None, *, trusted: bool = False
+) -> str:
     """The generated module's source for ``document``.
 
     ``protocol`` is the document's table of codegen/protocols.toml (None: no protocol rules);
-    ``remotes`` maps absolute URIs to the schemas that references outside the document name.
+    ``remotes`` maps absolute URIs to the schemas that references outside the document name;
+    ``trusted``: the document is one of schemas/ (its Structs are checked by conformance).
     """
-    return emit.render_module(BindingCompiler(document, protocol).compile())
+    if trusted:
+        return emit.render_module(BindingCompiler(document, protocol).compile())
+    return render_validator_module(document, remotes)
