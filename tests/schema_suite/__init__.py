@@ -148,9 +148,13 @@ def _stem(run: int, file: str, index: int, mode: str) -> str:
 
 class Compiler:
     """Compiles documents into modules under a temporary folder, imported as
-    ``lucent.generated.<stem>`` and registered with lucent's decode under their stem."""
+    ``lucent.generated.<stem>`` and registered with lucent's decode under their stem.
 
-    def __init__(self, remotes: dict[str, Any]) -> None:
+    ``structs``: compile as the shipped schemas are (codegen/bindings.py's msgspec Structs,
+    ``render_schema(trusted=True)``), to measure that fast path on the suite."""
+
+    def __init__(self, remotes: dict[str, Any], structs: bool = False) -> None:
+        self.structs = structs
         import lucent.generated  # noqa: F401 (the package the modules join)
 
         self.remotes = remotes
@@ -172,7 +176,7 @@ class Compiler:
         path = self.dir / f"{stem}.json"
         text = json.dumps(raw)
         document = SchemaDocument(path=path, stem=stem, raw=raw, text=text)
-        source = render_schema(document, None, self.remotes)
+        source = render_schema(document, None, self.remotes, trusted=self.structs)
         module_name = document.module
         file = self.dir / f"{module_name}.py"
         file.write_text(source, encoding="utf-8")
@@ -265,11 +269,14 @@ def _oracle_fails(oracle: Oracle, raw: Any, uri: str, definition: str | None, da
     return True
 
 
-def run(tests_dir: Path, mode: str = "root", keywords: Iterable[str] = (), remotes_dir: Path | None = None) -> Iterator[FileResult]:
-    """One FileResult per keyword file of ``tests_dir``, in file-name order."""
+def run(
+    tests_dir: Path, mode: str = "root", keywords: Iterable[str] = (), remotes_dir: Path | None = None, structs: bool = False
+) -> Iterator[FileResult]:
+    """One FileResult per keyword file of ``tests_dir``, in file-name order (``structs``: through
+    the msgspec Structs compiler of the shipped schemas)."""
     remotes = load_remotes(remotes_dir if remotes_dir is not None else find_remotes(tests_dir))
     oracle = Oracle(remotes) if mode != "root" else None
-    compiler = Compiler(remotes)
+    compiler = Compiler(remotes, structs)
     try:
         for path in keyword_files(tests_dir, keywords):
             yield run_file(path, mode, compiler, oracle)
