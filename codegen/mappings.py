@@ -153,6 +153,7 @@ import jinja2
 
 from codegen.bindings import INTEGER_FORMATS
 from codegen.ecma_regex import translate
+from lucent.formats import FORMATS as REGISTRY
 
 __all__ = ["MappingSpecError", "TRANSFORMS", "load_specs", "render_all", "render_docs"]
 
@@ -170,17 +171,8 @@ class Format:
     label: str  # how a diagnostic names the format ("SparkTide temperature has maximum 2")
 
 
-FORMATS: dict[str, Format] = {
-    "lux": Format("lux", "lux-ir-v1.json", "lux_ir_v1", "Lux IR v1", "Lux"),
-    "sparktide": Format("sparktide", "sparktide-remote-1.0.json", "sparktide_remote_1_0", "SparkTide REMOTE 1.0", "SparkTide"),
-    "htmlp": Format("htmlp", "htmlp-model-request.json", "htmlp_model_request", "htmlp", "htmlp"),
-    "llm-sdk": Format("llm-sdk", "llm-sdk.json", "llm_sdk", "llm-sdk", "llm-sdk"),
-    # The vendor wire formats (schemas/vendor/, extracted by `python -m codegen vendor`).
-    "openai-chat": Format("openai-chat", "vendor/openai-chat.json", "openai_chat", "OpenAI Chat Completions", "Chat Completions"),
-    "openai-responses": Format("openai-responses", "vendor/openai-responses.json", "openai_responses", "OpenAI Responses", "Responses"),
-    "anthropic": Format("anthropic", "vendor/anthropic.json", "anthropic", "Anthropic Messages", "Anthropic"),
-    "gemini": Format("gemini", "vendor/gemini.json", "gemini", "Gemini generateContent", "Gemini"),
-}
+FORMATS: dict[str, Format] = {f.name: Format(f.name, f.schema_file, f.module, f.title, f.label) for f in REGISTRY.values()}
+"""Format name -> what the mapping specs and docs need of it, from the format registry (lucent.formats)."""
 
 # The closed vocabulary of transforms: name -> (where it may be used, what it does). Each one is a
 # function of generated/convert_support.py (template codegen/templates/converter_support.py.jinja).
@@ -665,7 +657,18 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
         spec = Spec(path, data, schemas[sf.schema_file], schemas[tf.schema_file], sf, tf)
         Checker(spec).run()
         specs.append(spec)
+    _check_kinds(specs)
     return specs
+
+
+def _check_kinds(specs: list[Spec]) -> None:
+    """Each format's specs convert exactly the kinds the registry (lucent.formats) declares, both
+    ways through Lux; raises MappingSpecError naming the format and the kinds that differ."""
+    for name, fmt in REGISTRY.items():
+        ways = [{s.data["pair"]["kind"] for s in specs if s.data["pair"][end] == name} for end in ("source", "target")]
+        for way, found in zip(("from", "to"), ways):
+            if found != set(fmt.kinds):
+                raise MappingSpecError(f"lucent/formats/__init__.py: {name} declares kinds {sorted(fmt.kinds)}, but mappings/ converts {sorted(found)} {way} it")
 
 
 def spellings(specs: list[Spec]) -> dict[str, dict[str, tuple[str, ...]]]:

@@ -35,6 +35,7 @@ from lucent._decode import (
 from lucent._first_use import LOCK
 from lucent._limits import Limits
 from lucent._stream_base import context_of, flag
+from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import RuleViolation, convert_as, member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
@@ -45,19 +46,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMATS", "convert"]
 
-FORMATS: dict[str, str] = {
-    "lux": "lux-ir-v1",
-    "sparktide": "sparktide-remote-1.0",
-    "llm-sdk": "llm-sdk",
-    "htmlp": "htmlp-model-request",
-    # The vendor wire formats (schemas/vendor/<stem>.json): decode and validate take them; their
-    # converters are the mapping specs whose [pair] names them (mappings/*.toml).
-    "openai-chat": "openai-chat",
-    "openai-responses": "openai-responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-}
-"""Format name -> schema file stem (``schemas/<stem>.json`` or ``schemas/vendor/<stem>.json``)."""
+FORMATS: dict[str, str] = {f.name: f.schema for f in _REGISTRY.values()}
+"""Format name -> schema file stem (``schemas/<stem>.json`` or ``schemas/vendor/<stem>.json``), from
+the format registry (:data:`lucent.formats.FORMATS`)."""
 
 _LOSSY = ("Unsupported", "Invalid")
 

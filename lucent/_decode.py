@@ -13,23 +13,14 @@ import msgspec
 from lucent._best_error import shallowest
 from lucent._first_use import LOCK, imported, once
 from lucent._limits import Limits, limits_of
+from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
 from lucent.generated._support import MSGSPEC_CODES, RuleViolation, nests_deeper, violation
 
-SCHEMAS: dict[str, str] = {
-    "lux-ir-v1": "lux_ir_v1",
-    "sparktide-remote-1.0": "sparktide_remote_1_0",
-    "llm-sdk": "llm_sdk",
-    "htmlp-model-request": "htmlp_model_request",
-    "lucent-diagnostics-v1": "lucent_diagnostics_v1",
-    # The vendor wire formats (schemas/vendor/, extracted from the vendors' published specs by
-    # `python -m codegen vendor`); each module is imported only when first used.
-    "openai-chat": "openai_chat",
-    "openai-responses": "openai_responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-}
-"""Schema file stem -> generated module name (lucent.generated.<module>)."""
+SCHEMAS: dict[str, str] = {**{f.schema: f.module for f in _REGISTRY.values()}, "lucent-diagnostics-v1": "lucent_diagnostics_v1"}
+"""Schema file stem -> generated module name (lucent.generated.<module>): each format's schema
+(:data:`lucent.formats.FORMATS`; vendor modules are imported only when first used) and the
+diagnostics schema, which is no format."""
 
 _ENCODER = msgspec.json.Encoder()
 

@@ -65,6 +65,7 @@ from lucent._stream_lux import _DELTAS as _LUX_DELTAS
 from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent._stream_sparktide import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError, UsageError
+from lucent.formats import FORMATS as _REGISTRY
 from lucent.generated import convert_support as support
 from lucent.generated._support import RuleViolation, check_json_object_text, described, printable
 from lucent.generated.convert_lux_sparktide_error import lux_to_sparktide_error
@@ -1175,8 +1176,12 @@ class LlmSdkWriter(_OneMessageWriter):
 
 # ------------------------------------------------------------------------------------ the pipeline
 
-_READERS: dict[str, type[_Reader]] = {"sparktide": SparkTideReader, "llm-sdk": LlmSdkReader, "lux": LuxReader}
-_WRITERS: dict[str, type[_Writer]] = {"sparktide": SparkTideWriter, "llm-sdk": LlmSdkWriter, "lux": LuxWriter}
+# Format name -> its stream reader and writer: those of this module here, the others' once registered
+# (lucent._stream_convert_vendor.register); lucent.formats names each format's classes.
+_BUILT_IN = [(name, prefix) for name, f in _REGISTRY.items() if f.stream is not None
+             for module, _, prefix in [f.stream.converter.partition(":")] if module == __name__]
+_READERS: dict[str, type[_Reader]] = {name: globals()[f"{prefix}Reader"] for name, prefix in _BUILT_IN}
+_WRITERS: dict[str, type[_Writer]] = {name: globals()[f"{prefix}Writer"] for name, prefix in _BUILT_IN}
 
 
 class _Pipeline:
