@@ -8,9 +8,10 @@ that cannot be compiled exactly.
 Two compilers: codegen/bindings.py makes msgspec Structs (the fast path: msgspec checks types
 and bounds while it parses), codegen/validators.py makes validation functions over plain JSON
 values (every draft 2020-12 keyword, anywhere). The shipped schemas (schemas/, checked against
-jsonschema by ``nox -s conformance``) take the fast path (``trusted``); any other document takes
-the fast path when :func:`codegen.exact.fast_path_exact` finds that its Structs express it
-exactly, else the validation functions.
+jsonschema by ``nox -s conformance``) take the fast path (``trusted``), after
+:func:`codegen.exact.refuse_inexact` has refused the forms the Structs compiler gets wrong. Any
+other document takes the fast path when neither refuse_inexact nor the Structs compiler refuses
+it, else the validation functions.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any
 
 from codegen import emit
 from codegen.bindings import BindingCompiler
-from codegen.schema import SchemaDocument
-from codegen.validators import render_validator_module
+from codegen.exact import refuse_inexact
+from codegen.schema import SchemaDocument, SchemaError
+from codegen.validators import DRAFT_2020_12, render_validator_module
 
 
 def render_schema(
@@ -33,5 +35,12 @@ def render_schema(
     ``trusted``: the document is one of schemas/ (its Structs are checked by conformance).
     """
     if trusted:
+        refuse_inexact(document.raw)
         return emit.render_module(BindingCompiler(document, protocol).compile())
-    return render_validator_module(document, remotes)
+    try:
+        if isinstance(document.raw, dict) and str(document.raw.get("$schema", DRAFT_2020_12)).rstrip("#") != DRAFT_2020_12:
+            raise SchemaError("#/$schema: the Structs compiler does not read vocabularies")
+        refuse_inexact(document.raw)
+        return emit.render_module(BindingCompiler(document, protocol).compile())
+    except SchemaError:
+        return render_validator_module(document, remotes)

@@ -41,3 +41,11 @@ def test_optional_no_wrong_answer(tests_dir) -> None:
     results = list(run(tests_dir / "optional", "root"))
     assert {r.file for r in results} >= {"ecmascript-regex", "bignum", "non-bmp-regex"}
     assert _failed(results) == []
+
+
+def test_the_structs_compiler_refuses_what_it_gets_wrong(tests_dir) -> None:
+    """The fast path of the shipped schemas, forced on the suite: refusals, never a wrong
+    answer (codegen/exact.py)."""
+    results = list(run(tests_dir, "root", structs=True))
+    assert _failed(results) == []
+    assert sum(r.count("pass") for r in results) >= 100

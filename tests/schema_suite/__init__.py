@@ -151,7 +151,7 @@ class Compiler:
     ``lucent.generated.<stem>`` and registered with lucent's decode under their stem.
 
     ``structs``: compile as the shipped schemas are (codegen/bindings.py's msgspec Structs,
-    ``render_schema(trusted=True)``), to measure that fast path on the suite."""
+    guarded by codegen/exact.py: ``render_schema(trusted=True)``), to measure that fast path."""
 
     def __init__(self, remotes: dict[str, Any], structs: bool = False) -> None:
         self.structs = structs

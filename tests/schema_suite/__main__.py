@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suite", type=Path, default=None, help="a folder of keyword files (default: the suite's tests/draft2020-12)")
     parser.add_argument("--remotes", type=Path, default=None, help="the suite's remotes/ (default: found above --suite)")
     parser.add_argument("--mode", choices=MODES, default="root")
-    parser.add_argument("--structs", action="store_true", help="compile as the shipped schemas are (msgspec Structs, codegen/bindings.py), not as a user's schema")
+    parser.add_argument("--structs", action="store_true", help="force the msgspec Structs compiler of the shipped schemas (codegen/bindings.py behind codegen/exact.py)")
     parser.add_argument("--keyword", action="append", default=[], metavar="FILE", help="only this keyword file (repeatable): not, ref.json, ...")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="list wrong answers and crashes (-vv: refusals too)")
     args = parser.parse_args(argv)
