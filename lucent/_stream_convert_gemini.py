@@ -48,7 +48,7 @@ from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.errors import EncodeError
 from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, finish_reason_exact, finish_reason_to_lux
-from lucent.generated._support import JsonTextError, dump_json_text
+from lucent._validation import JsonTextError, dump_json_text
 from lucent.generated.gemini import GenerateContentResponse
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,

@@ -22,7 +22,7 @@ from lucent._first_use import LOCK, imported
 from lucent._stream_convert import Hub, Status, _Sink, _Writer
 from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import EncodeError
-from lucent.generated._support import RuleViolation, convert_as, violation
+from lucent._validation import RuleViolation, convert_as, violation
 from lucent.generated.lux_ir_v1 import (
     LucentConversationItemMessage,
     LucentMessage,

@@ -30,7 +30,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
-from lucent.generated._support import described, member
+from lucent._validation import described, member
 
 _SSE_FRAMING = len(b"data: \n\n")
 _MISSING = object()

@@ -81,7 +81,7 @@ _CHUNK = 65536  # bytes read at a time: a stream is converted as it arrives
 def _text(text: str) -> str:
     """A message, path or detail as printed: control characters as their escapes (a message may
     quote a property name of the input)."""
-    from lucent.generated._support import printable
+    from lucent._validation import printable
 
     return printable(text)
 
@@ -564,7 +564,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.run(args, console)
     except ConversionError as exc:
         _print_diagnostics(exc.diagnostics, console)
-        from lucent.generated.convert_support import represented  # a folded diagnostic counts what it stands for
+        from lucent._conversion import represented  # a folded diagnostic counts what it stands for
 
         lossy = sum(represented(d) for d in exc.diagnostics if d.status in ("Unsupported", "Invalid"))
         console.err(f"lucent: strict conversion refused: {lossy} of {sum(map(represented, exc.diagnostics))} diagnostic(s) are Unsupported or Invalid [{exc.code}]")

@@ -50,7 +50,7 @@ failure, kept). The codes, one per class of failure:
   ``tool_identity_changed``, ``tool_name_not_declared`` (with ``tools``), ``incomplete_tool_call``
   (no id or name), ``malformed_arguments`` (the concatenation is not one closed JSON object, as
   ``lucent.decode`` reads it: a number out of range such as ``1e999``, nesting deeper than
-  ``lucent.generated._support.MAX_JSON_TEXT_DEPTH`` or a lone surrogate is refused too),
+  ``lucent._validation.MAX_JSON_TEXT_DEPTH`` or a lone surrogate is refused too),
   ``length_with_tool_calls``, ``model_error`` (a ``model.error`` frame; ``.error`` is the frame);
 * llm-sdk: ``part_type_changed``, ``tool_identity_changed``, ``part_field_changed`` (a part id or
   audio format field changed), ``tool_name_not_declared``, ``incomplete_tool_call``,
