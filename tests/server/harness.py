@@ -6,6 +6,7 @@ The fake upstream reads the model name ``<scenario>.<turn>.<format>``: ``toolCal
 serves ``toolCallRequest/anthropic/response.json`` (turn 2: ``followup-response.json``; a stream:
 ``response-streaming.json`` as SSE). Fault scenarios: ``fault-500``, ``fault-429``,
 ``fault-cut`` (a stream closed mid-event), ``fault-big`` (a stream of 5 MiB of text),
+``nousage`` (a Chat reply without usage), ``slow-ok`` (the recorded reply after 0.5 s),
 ``fault-slow`` (a stream that sends one event, then waits 30 s: the deadline and disconnect
 tests), ``fault-identity`` (a Chat stream whose tool call changes its id), ``fault-usage-cut``
 (an Anthropic stream cut after its message_start, which carries usage). Each call is counted in
@@ -38,6 +39,7 @@ UPSTREAM_KEYS = {fmt: f"upstream-secret-{fmt}-7f3a" for fmt in DIRS}
 GATEWAY_KEY = "gateway-test-key-1"
 OTHER_KEY = "gateway-test-key-2"
 PLATFORM_KEY = "sparktide-platform-key"
+OTHER_PLATFORM_KEY = "sparktide-platform-key-2"
 VENDOR_FRONTS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 _REQUESTS = {"openai-chat": "CreateChatCompletionRequest", "openai-responses": "CreateResponse",
              "anthropic": "CreateMessageParams", "gemini": "GenerateContentRequest"}
@@ -84,7 +86,13 @@ def upstream_app() -> Starlette:
             return JSONResponse({"error": {"message": f"internal failure; key {UPSTREAM_KEYS[fmt]}", "type": "server_error"}}, status_code=500)
         if scenario == "fault-429":
             return JSONResponse({"error": {"message": "slow down"}}, status_code=429)
-        if scenario.startswith("fault-"):
+        if scenario == "nousage":  # a Chat reply without usage
+            return JSONResponse({"id": "c1", "object": "chat.completion", "created": 1, "model": "m", "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": "hello", "refusal": None}, "finish_reason": "stop", "logprobs": None}]})
+        if scenario == "slow-ok":  # half a second, then the recorded reply
+            await asyncio.sleep(0.5)
+            scenario = "toolCallRequest"
+        elif scenario.startswith("fault-"):
             return StreamingResponse(_fault(request, scenario, fmt), media_type="text/event-stream")
         name = ("response" if turn == "1" else "followup-response") + ("-streaming.json" if stream else ".json")
         reply = recorded(scenario, fmt, name)
@@ -168,14 +176,14 @@ def gateway_config(upstream_url: str, store: str = "sqlite::memory:") -> dict[st
             "anthropic": f"{upstream_url}/anthropic", "gemini": f"{upstream_url}/gemini"}
     return {
         "gateway": {"store": store, "timeout": 20},
-        "fronts": {**{front: {"keys_env": ["GW_KEY", "GW_KEY_2"]} for front in VENDOR_FRONTS}, "sparktide": {"keys_env": ["PLATFORM_KEY"]}},
+        "fronts": {**{front: {"keys_env": ["GW_KEY", "GW_KEY_2"]} for front in VENDOR_FRONTS}, "sparktide": {"keys_env": ["PLATFORM_KEY", "PLATFORM_KEY_2"]}},
         "upstreams": {f"up-{fmt}": {"format": fmt, "base_url": base[fmt], "key_env": f"UP_KEY_{i}"} for i, fmt in enumerate(DIRS)},
         "routes": [{"model": f"*.{fmt}", "upstream": f"up-{fmt}"} for fmt in DIRS] + [{"model": "internal-model", "upstream": "up-openai-chat", "upstream_model": "toolCallRequest.1.openai-chat"}],
     }
 
 
 def environ() -> dict[str, str]:
-    env = {"GW_KEY": GATEWAY_KEY, "GW_KEY_2": OTHER_KEY, "PLATFORM_KEY": PLATFORM_KEY}
+    env = {"GW_KEY": GATEWAY_KEY, "GW_KEY_2": OTHER_KEY, "PLATFORM_KEY": PLATFORM_KEY, "PLATFORM_KEY_2": OTHER_PLATFORM_KEY}
     env.update({f"UP_KEY_{i}": UPSTREAM_KEYS[fmt] for i, fmt in enumerate(DIRS)})
     return env
 
