@@ -44,6 +44,6 @@ def json_object(body: bytes) -> dict[str, Any] | None:
 
     try:
         value = msgspec.json.decode(body)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # lucent.decode says why (its max_depth comes first)
         return None
     return value if isinstance(value, dict) else None

@@ -74,7 +74,7 @@ async def relay(gateway: Gateway, front: str, request: Request, log: RequestLog,
         log.done(200)
         return Response(out, media_type="application/json")
     response = await open_stream(gateway.client, upstream, upstream_body, upstream_model)
-    return StreamingResponse(_stream(response, upstream.format, front, envelope, log), media_type="text/event-stream",
+    return StreamingResponse(_stream(response, upstream.format, front, envelope, log, model), media_type="text/event-stream",
                              headers={"cache-control": "no-cache"})
 
 
@@ -137,10 +137,10 @@ def _reply(gateway: Gateway, upstream: str, front: str, reply: bytes, envelope: 
     return lucent.encode(result.value)
 
 
-async def _stream(response: Any, upstream: str, front: str, envelope: dict[str, Any], log: RequestLog) -> Any:
+async def _stream(response: Any, upstream: str, front: str, envelope: dict[str, Any], log: RequestLog, model: str) -> Any:
     """The front's SSE bytes, event by event; the upstream response is closed at the end, on a
     failure and when the client goes away (the task is cancelled)."""
-    state: dict[str, Any] = {}
+    state: dict[str, Any] = {"model": model}
     conversion = streams.aconvert_stream(response.aiter_raw(), upstream, front, context=envelope or None)
     status, code = 200, None
     try:

@@ -15,7 +15,8 @@ Document errors (``error_body``), by front:
 
 Stream errors (``stream_error``): Chat a ``data: {"error": {...}}`` event and no ``[DONE]``;
 Responses a ``response.failed`` event (the stream's ``response.created`` response, status
-``failed``, ``sequence_number`` the next); Anthropic an ``error`` event; Gemini a
+``failed``, ``sequence_number`` the next; a stream that failed before its first event gets a
+``response.created`` first, as the SDKs require); Anthropic an ``error`` event; Gemini a
 ``data: {"error": {...}}`` chunk (google-genai raises it); SparkTide a ``model.error`` frame.
 
 Messages name lucent's code and path, never a value of the request and never an upstream key.
@@ -24,6 +25,8 @@ Messages name lucent's code and path, never a value of the request and never an 
 from __future__ import annotations
 
 import json
+import time
+import uuid
 from typing import Any
 
 __all__ = ["error_body", "sparktide_code", "stream_error"]
@@ -89,11 +92,27 @@ def stream_error(front: str, status: int, code: str, message: str, state: dict[s
         body = error_body(front, status, code, message)
         return b"event: error\ndata: " + _json(body) + b"\n\n"
     if front == "openai-responses":
-        response = dict(state.get("response") or {})
-        response.update(status="failed", error={"code": "server_error", "message": f"{message} [{code}]"}, output=response.get("output", []))
-        event = {"type": "response.failed", "sequence_number": state.get("sequence", -1) + 1, "response": response}
-        return b"event: response.failed\ndata: " + _json(event) + b"\n\n"
+        out = b""
+        sequence = state.get("sequence", -1) + 1
+        response = state.get("response")
+        if response is None:  # nothing was sent yet: the SDKs need the response created first
+            response = _created(state)
+            out += _named("response.created", {"type": "response.created", "sequence_number": sequence, "response": response})
+            sequence += 1
+        failed = dict(response, status="failed", error={"code": "server_error", "message": f"{message} [{code}]"})
+        return out + _named("response.failed", {"type": "response.failed", "sequence_number": sequence, "response": failed})
     return b"data: " + _json(error_body(front, status, code, message)) + b"\n\n"  # Chat (no [DONE]) and Gemini
+
+
+def _named(name: str, event: Any) -> bytes:
+    return b"event: " + name.encode() + b"\ndata: " + _json(event) + b"\n\n"
+
+
+def _created(state: dict[str, Any]) -> dict[str, Any]:
+    """A Responses ``Response`` in progress, for a stream that failed before its first event."""
+    return {"id": f"resp_{uuid.uuid4().hex}", "object": "response", "created_at": int(time.time()), "status": "in_progress",
+            "model": state.get("model", ""), "output": [], "error": None, "incomplete_details": None, "instructions": None,
+            "metadata": {}, "parallel_tool_calls": True, "temperature": None, "tool_choice": "auto", "tools": [], "top_p": None}
 
 
 def _json(value: Any) -> bytes:
