@@ -220,3 +220,32 @@ def served(app: Any) -> Iterator[Served]:
         yield server
     finally:
         server.stop()
+
+
+def toml_of(config: dict[str, Any]) -> str:
+    """A configuration mapping of :func:`gateway_config`'s shape as TOML text."""
+
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return "{ " + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + " }"
+
+    lines = ["[gateway]"] + [f"{k} = {value(v)}" for k, v in config.get("gateway", {}).items()]
+    lines += ["", "[fronts]"] + [f"{json.dumps(k)} = {value(v)}" for k, v in config["fronts"].items()]
+    for name, upstream in config["upstreams"].items():
+        lines += ["", f"[upstreams.{json.dumps(name)}]"] + [f"{k} = {value(v)}" for k, v in upstream.items()]
+    for route in config["routes"]:
+        lines += ["", "[[routes]]"] + [f"{k} = {value(v)}" for k, v in route.items()]
+    return "\n".join(lines) + "\n"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
