@@ -12,6 +12,7 @@ of the front's keys. It is the scope of the caller's idempotency records and sna
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 from collections.abc import AsyncIterator
@@ -42,6 +43,10 @@ def build_app(config: Config, *, transport: Any = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if config.warm_up:  # the first requests do not pay for building the converters
+            import lucent
+
+            await asyncio.to_thread(lucent.warm_up, config.formats())
         gateway.open(transport)
         app.state.gateway = gateway
         try:

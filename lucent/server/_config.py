@@ -8,6 +8,7 @@ Shape (every key but ``fronts``, ``upstreams`` and ``routes`` is optional)::
     max_body_bytes = 33554432       # a vendor front's request body cap (SparkTide: 1 MiB, fixed)
     timeout = 300                   # seconds an upstream call may take (SparkTide: 60 s or the deadline)
     idempotency_ttl = 86400         # seconds a SparkTide result is kept for its invocationId
+    warm_up = true                  # build the fronts' and upstreams' converters before serving
 
     [fronts]                        # the APIs clients call, each with the env vars of its keys
     openai-chat = { keys_env = ["LUCENT_GATEWAY_KEY"] }
@@ -96,6 +97,11 @@ class Config:
     max_body_bytes: int = 32 * 1024 * 1024
     timeout: float = 300.0
     idempotency_ttl: float = 86400.0
+    warm_up: bool = True
+
+    def formats(self) -> list[str]:
+        """The lucent formats this gateway reads and writes: its fronts' and its upstreams'."""
+        return sorted(set(self.fronts) | {upstream.format for upstream in self.upstreams.values()})
 
     def route(self, model: str) -> tuple[Upstream, str] | None:
         """The upstream for ``model`` and the model name to send it; None when no route matches."""
@@ -122,7 +128,10 @@ def parse_config(data: Mapping[str, Any], environ: Mapping[str, str] | None = No
     env = os.environ if environ is None else environ
     _only(data, {"gateway", "fronts", "upstreams", "routes"}, "$")
     gateway = _table(data.get("gateway", {}), "$.gateway")
-    _only(gateway, {"store", "max_body_bytes", "timeout", "idempotency_ttl"}, "$.gateway")
+    _only(gateway, {"store", "max_body_bytes", "timeout", "idempotency_ttl", "warm_up"}, "$.gateway")
+    warm_up = gateway.get("warm_up", True)
+    if not isinstance(warm_up, bool):
+        raise UsageError("warm_up is true or false", code="invalid_config", path="$.gateway.warm_up")
     fronts: dict[str, Front] = {}
     for name, spec in _table(data.get("fronts"), "$.fronts").items():
         where = f"$.fronts.{name}"
@@ -184,6 +193,7 @@ def parse_config(data: Mapping[str, Any], environ: Mapping[str, str] | None = No
         max_body_bytes=int(_positive(gateway.get("max_body_bytes", 32 * 1024 * 1024), "$.gateway.max_body_bytes", int)),
         timeout=float(_positive(gateway.get("timeout", 300.0), "$.gateway.timeout", (int, float))),
         idempotency_ttl=float(_positive(gateway.get("idempotency_ttl", 86400.0), "$.gateway.idempotency_ttl", (int, float))),
+        warm_up=warm_up,
     )
 
 

@@ -8,7 +8,8 @@ lucent's code and path) -> the upstream call -> ``lucent.convert(reply, upstream
 "response")``, or for a stream each upstream event converted and written as the front's SSE
 as it arrives. A Responses request in front of a stateless upstream goes through the
 ConversationSnapshot store (:mod:`lucent.snapshots`, scoped by the caller's key): restored
-before the call (``previous_response_id``), recorded after it (document replies).
+before the call (``previous_response_id``), recorded after it (document replies) under a
+response id of the gateway's own (``resp_`` and 32 hex digits), which the client gets.
 
 A stream cut or broken upstream ends with the front's error event (:mod:`lucent.server._shapes`);
 a client that goes away cancels the upstream call (the response is closed).
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from typing import Any
 
 import msgspec
@@ -130,11 +132,12 @@ def _reply(gateway: Gateway, upstream: str, front: str, reply: bytes, envelope: 
         log.count(result.diagnostics)
     except LucentError as error:
         raise Failure(502, "upstream_protocol_error", f"the upstream's reply breaks its format: {error.code} at {error.path}") from None
+    response_id = f"resp_{uuid.uuid4().hex}"  # the gateway's own: an upstream id is no Responses id, nor unique to it
     try:
-        gateway.snapshots.record(restored, lux.value, scope=scope, response_id=result.value.id)
+        gateway.snapshots.record(restored, lux.value, scope=scope, response_id=response_id)
     except LucentError as error:
         raise Failure(503, error.code, "the conversation could not be stored for a continuation") from None
-    return lucent.encode(result.value)
+    return lucent.encode(msgspec.structs.replace(result.value, id=response_id))
 
 
 async def _stream(response: Any, upstream: str, front: str, envelope: dict[str, Any], log: RequestLog, model: str) -> Any:
