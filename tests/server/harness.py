@@ -94,6 +94,8 @@ def upstream_app() -> Starlette:
             scenario = "toolCallRequest"
         elif scenario.startswith("fault-"):
             return StreamingResponse(_fault(request, scenario, fmt), media_type="text/event-stream")
+        if not (SNAPSHOTS / scenario).is_dir():  # any other model: the simplest recorded exchange
+            scenario, turn = "simpleRequest", "1"
         name = ("response" if turn == "1" else "followup-response") + ("-streaming.json" if stream else ".json")
         reply = recorded(scenario, fmt, name)
         if stream:
