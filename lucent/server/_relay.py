@@ -8,7 +8,7 @@ lucent's code and path) -> the upstream call -> ``lucent.convert(reply, upstream
 "response")``, or for a stream each upstream event converted and written as the front's SSE
 as it arrives. A Responses request in front of a stateless upstream goes through the
 ConversationSnapshot store (:mod:`lucent.snapshots`, scoped by the caller's key): restored
-before the call (``previous_response_id``), recorded after it (document replies) under a
+before the call (``previous_response_id``), recorded after it (documents here, streams by :mod:`lucent.server._continuation`) under a
 response id of the gateway's own (``resp_`` and 32 hex digits), which the client gets.
 
 A stream cut or broken upstream ends with the front's error event (:mod:`lucent.server._shapes`);
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from typing import Any
 
 import msgspec
@@ -30,6 +29,7 @@ import lucent
 from lucent import streams
 from lucent.errors import LucentError, StoreError, StreamError, UsageError
 from lucent.server._body import json_object, read_body, refusal
+from lucent.server._continuation import StreamRecord, response_id as new_response_id
 from lucent.server._events import sse, tag_of
 from lucent.server._log import RequestLog
 from lucent.server._shapes import stream_error
@@ -76,7 +76,8 @@ async def relay(gateway: Gateway, front: str, request: Request, log: RequestLog,
         log.done(200)
         return Response(out, media_type="application/json")
     response = await open_stream(gateway.client, upstream, upstream_body, upstream_model)
-    return StreamingResponse(_stream(response, upstream.format, front, envelope, log, model), media_type="text/event-stream",
+    record = StreamRecord(gateway, restored, scope) if restored is not None else None
+    return StreamingResponse(_stream(response, upstream.format, front, envelope, log, model, record), media_type="text/event-stream",
                              headers={"cache-control": "no-cache"})
 
 
@@ -132,7 +133,7 @@ def _reply(gateway: Gateway, upstream: str, front: str, reply: bytes, envelope: 
         log.count(result.diagnostics)
     except LucentError as error:
         raise Failure(502, "upstream_protocol_error", f"the upstream's reply breaks its format: {error.code} at {error.path}") from None
-    response_id = f"resp_{uuid.uuid4().hex}"  # the gateway's own: an upstream id is no Responses id, nor unique to it
+    response_id = new_response_id()  # the gateway's own: an upstream id is no Responses id, nor unique to it
     try:
         gateway.snapshots.record(restored, lux.value, scope=scope, response_id=response_id)
     except LucentError as error:
@@ -140,26 +141,49 @@ def _reply(gateway: Gateway, upstream: str, front: str, reply: bytes, envelope: 
     return lucent.encode(msgspec.structs.replace(result.value, id=response_id))
 
 
-async def _stream(response: Any, upstream: str, front: str, envelope: dict[str, Any], log: RequestLog, model: str) -> Any:
+async def _stream(response: Any, upstream: str, front: str, envelope: dict[str, Any], log: RequestLog, model: str, record: StreamRecord | None) -> Any:
     """The front's SSE bytes, event by event; the upstream response is closed at the end, on a
-    failure and when the client goes away (the task is cancelled)."""
+    failure and when the client goes away (the task is cancelled). With ``record`` (a Responses
+    continuation), the terminal event is held until the snapshot is stored."""
     state: dict[str, Any] = {"model": model}
     conversion = streams.aconvert_stream(response.aiter_raw(), upstream, front, context=envelope or None)
     status, code = 200, None
+    pending: bytes | None = None
     try:
         try:
             async for event in conversion:
+                if record is not None:
+                    event = record.event(event)
                 if front == "openai-responses":
                     _track(event, state)
-                yield sse(event, front)
+                if record is None:
+                    yield sse(event, front)
+                    continue
+                if pending is not None:
+                    yield pending
+                pending = sse(event, front)
+            if record is not None:
+                try:
+                    await asyncio.to_thread(record.save)
+                except LucentError as error:
+                    code = f"snapshot_not_stored:{error.code}"
+            if pending is not None:
+                yield pending
+                pending = None
             if front == "openai-chat":
                 yield b"data: [DONE]\n\n"
         except StreamError as error:
+            if pending is not None:
+                yield pending
+                pending = None
             status, code = 502, ("upstream_interrupted" if error.code in ("interrupted", "missing_terminal") else "upstream_protocol_error")
             if error.code == "model_error":
                 code = "upstream_error"
             yield stream_error(front, status, code, f"the upstream stream failed: {error.code} at {error.path}", state)
         except LucentError as error:
+            if pending is not None:
+                yield pending
+                pending = None
             status, code = 502, "upstream_protocol_error"
             yield stream_error(front, status, code, f"the upstream stream could not be converted: {error.code}", state)
     except asyncio.CancelledError:

@@ -212,3 +212,20 @@ def test_another_callers_key_never_continues_a_stored_conversation(gateway, call
         other.responses.create(**second)
     assert caught.value.body["code"] == "previous_response_not_found"
     assert len(calls) == 2
+
+
+def test_a_streamed_responses_reply_is_continued_too(gateway, calls) -> None:
+    from tests.server.sdk_clients import openai_client
+
+    client = openai_client(gateway.url)
+    with client.responses.stream(**_request("openai-responses", "toolCallRequest.1.gemini")) as events:
+        first = events.get_final_response()
+    assert first.id.startswith("resp_") and len(first.id) == 37
+    call_id = next(item.call_id for item in first.output if item.type == "function_call")
+    second = {"model": "toolCallRequest.2.gemini", "previous_response_id": first.id, "tools": _request("openai-responses", "m")["tools"],
+              "input": [{"type": "function_call_output", "call_id": call_id, "output": "71 degrees"}]}
+    with client.responses.stream(**second) as events:
+        assert events.get_final_response().output
+    sent = calls[-1]["body"]
+    assert [c["role"] for c in sent["contents"]] == ["user", "model", "user"]
+    assert sent["contents"][2]["parts"][0]["functionResponse"]["id"] == call_id
