@@ -1,5 +1,5 @@
-"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``typecheck``, ``corpus``,
-``bench``, ``fuzz``.
+"""nox sessions: ``nox -s tests``, ``generate``, ``conformance``, ``schema-suite``, ``typecheck``,
+``corpus``, ``bench``, ``fuzz``.
 
 ``nox -s generate -- --check`` is ``python -m codegen --check``: it writes nothing and fails when
 generated/ differs from a fresh codegen run.
@@ -46,6 +46,18 @@ def conformance(session: nox.Session) -> None:
     # Conversions: validity, conservation and round trips per pair, 1,000 generated inputs per
     # source kind plus the corpus.
     session.run("python", "-m", "tests.convert_conformance", "--count", "1000")
+
+
+@nox.session(python=PYTHON, name="schema-suite")
+def schema_suite(session: nox.Session) -> None:
+    """The official JSON-Schema-Test-Suite (draft 2020-12, ../shared/json-schema-test-suite)
+    through codegen and lucent.decode, as the document root, as a $defs member and as a
+    property: per keyword file tests, pass, refused, wrong, crash (issue 17;
+    ``-- --keyword not -v`` narrows it, ``-- --suite DIR`` takes any folder in the suite's
+    format)."""
+    session.install("-e", ".[tests,codegen]")
+    for mode in ("root", "defs", "property"):
+        session.run("python", "-m", "tests.schema_suite", "--mode", mode, *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 
 from codegen import emit, mappings, strategies
-from codegen.bindings import BindingCompiler
+from codegen.generate import render_schema
 from codegen.schema import load_all
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,10 +27,9 @@ GENERATED = ROOT / "generated"
 def render_all() -> dict[str, str]:
     """Every file of generated/ (and docs/ for the mapping tables), keyed by path from the repo root."""
     protocols = tomllib.loads((Path(__file__).parent / "protocols.toml").read_text(encoding="utf-8"))
-    files: dict[str, str] = {"generated/__init__.py": _package_init(), "generated/py.typed": "", "generated/_support.py": emit.render_support()}
+    files: dict[str, str] = {"generated/__init__.py": _package_init(), "generated/py.typed": ""}
     for document in load_all():
-        model = BindingCompiler(document, protocols.get(document.stem)).compile()
-        files[f"generated/{document.module}.py"] = emit.render_module(model)
+        files[f"generated/{document.module}.py"] = render_schema(document, protocols.get(document.stem), trusted=True)
         vendor = document.path.parent.name == "vendor"
         files[f"generated/{document.module}_strategies.py"] = strategies.render(document.module, document.raw, document.stem, lenient=vendor)
     for name, text in mappings.render_all(ROOT).items():

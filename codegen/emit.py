@@ -87,7 +87,7 @@ _OPTIONAL_SUPPORT = ("convert_union", "dispatch_tagged", "first_branches", "key_
 
 
 def _extra_support(model: ModuleModel, code: str) -> list[str]:
-    """Helpers of _support that only some modules call (imported only where used)."""
+    """Helpers of lucent._validation that only some modules call (imported only where used)."""
     code += "\n".join(line for s in model.structs.values() for line in s.checks)
     return [name for name in _OPTIONAL_SUPPORT if f"{name}(" in code]
 
@@ -126,10 +126,6 @@ def _dispatch_context(model: ModuleModel) -> tuple[list[dict[str, Any]], list[di
             checks.append({"key": name, "name": "_decoded_" + re.sub(r"\W", "_", name or "root"), "lines": lines})
     code = "\n".join(line for group in (wrappers, checks) for item in group for line in item["lines"])
     return dispatches, wrappers, checks, code
-
-
-def render_support() -> str:
-    return environment().get_template("support.py.jinja").render()
 
 
 def _tidy(text: str) -> str:

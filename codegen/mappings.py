@@ -17,7 +17,7 @@ Spec format
 ``[maps.NAME]``
     One mapping: ``source`` is a definition of the source schema, ``target`` a definition of the
     target schema, ``object`` (a free JSON object), ``json`` (any JSON value) or a collector of
-    the support module (``MessageParts``, ``LlmSdkParts``: :data:`COLLECTORS`). A type may also be
+    the format's transforms module (``MessageParts``, ``LlmSdkParts``: :data:`COLLECTORS`). A type may also be
     named by a path from a definition: ``Def.prop`` (a property's type, such as an inline union),
     ``Def.prop[]`` (its items) or ``Union.tag`` (one variant of a union). A mapping compiles to one
     function ``_NAME``; the value it builds is recorded with the source path it came from and the
@@ -42,7 +42,8 @@ Spec format
       Unsupported at its source path, naming the keyword and bound, and the value by its type
       only ("SparkTide temperature has maximum 2; the value (an integer) is left out"). A ``context`` rule checks its source value the same way (the
       field then stays missing: Invalid ``target:$.field``);
-    - ``via = "T"``: the transform ``T`` of the support module (vocabulary: :data:`TRANSFORMS`)
+    - ``via = "T"``: the transform ``T`` (vocabulary: :data:`TRANSFORMS`; a function of
+      lucent/formats/<format>/transforms.py or of lucent/_transforms.py)
       turns the ``from`` value(s) into the target value; ``with = [fields]`` also passes target
       fields computed before (without ``from``, the transform gets only those and the path of
       the source object); ``carried = "key"`` names the carried key the transform reads;
@@ -145,6 +146,7 @@ import ast
 import json
 import keyword
 import pathlib
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -153,6 +155,7 @@ import jinja2
 
 from codegen.bindings import INTEGER_FORMATS
 from codegen.ecma_regex import translate
+from lucent.formats import FORMATS as REGISTRY
 
 __all__ = ["MappingSpecError", "TRANSFORMS", "load_specs", "render_all", "render_docs"]
 
@@ -170,20 +173,11 @@ class Format:
     label: str  # how a diagnostic names the format ("SparkTide temperature has maximum 2")
 
 
-FORMATS: dict[str, Format] = {
-    "lux": Format("lux", "lux-ir-v1.json", "lux_ir_v1", "Lux IR v1", "Lux"),
-    "sparktide": Format("sparktide", "sparktide-remote-1.0.json", "sparktide_remote_1_0", "SparkTide REMOTE 1.0", "SparkTide"),
-    "htmlp": Format("htmlp", "htmlp-model-request.json", "htmlp_model_request", "htmlp", "htmlp"),
-    "llm-sdk": Format("llm-sdk", "llm-sdk.json", "llm_sdk", "llm-sdk", "llm-sdk"),
-    # The vendor wire formats (schemas/vendor/, extracted by `python -m codegen vendor`).
-    "openai-chat": Format("openai-chat", "vendor/openai-chat.json", "openai_chat", "OpenAI Chat Completions", "Chat Completions"),
-    "openai-responses": Format("openai-responses", "vendor/openai-responses.json", "openai_responses", "OpenAI Responses", "Responses"),
-    "anthropic": Format("anthropic", "vendor/anthropic.json", "anthropic", "Anthropic Messages", "Anthropic"),
-    "gemini": Format("gemini", "vendor/gemini.json", "gemini", "Gemini generateContent", "Gemini"),
-}
+FORMATS: dict[str, Format] = {f.name: Format(f.name, f.schema_file, f.module, f.title, f.label) for f in REGISTRY.values()}
+"""Format name -> what the mapping specs and docs need of it, from the format registry (lucent.formats)."""
 
 # The closed vocabulary of transforms: name -> (where it may be used, what it does). Each one is a
-# function of generated/convert_support.py (template codegen/templates/converter_support.py.jinja).
+# function of lucent/_transforms.py (shared) or of a format's lucent/formats/<format>/transforms.py.
 TRANSFORMS: dict[str, tuple[str, str]] = {
     "function_tools": ("via", "Chat Completions function tools as LucentTool (absent parameters -> null); other shapes are left to verbatim_tools"),
     "verbatim_tools": ("via", "tools that are not the Chat Completions function shape, verbatim with their index"),
@@ -203,7 +197,7 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
     "settle_assistant_content": ("then", "an assistant turn left with neither text nor tool calls gets content \"\""),
     "emit_message": ("emit", "tool results first, then the message unless it only carried tool results (then its role is reported Degraded)"),
     "settle_tool_ids": ("then", "tool call ids / function names SparkTide cannot hold replaced by lucent_call_<n> / lucent_tool_<n> (the same for every use), reported Degraded"),
-    # SparkTide responses and failures <-> Lux (codegen/templates/converter_support_responses.jinja)
+    # SparkTide responses and failures <-> Lux (lucent/formats/sparktide/transforms.py)
     "absent_flag": ("via", "true when the source field is absent (a distinction only the source format makes)"),
     "empty_list_flag": ("via", "true when the source list is present and empty"),
     "derived_finish_reason": ("via", "tool_calls when the message has a tool call, else stop"),
@@ -218,7 +212,7 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
     "failure_code": ("via", "provider_code when it is a SparkTide code, else the code of the kind (content_filter -> MODEL_REQUEST_REJECTED)"),
     "standard_failure_message": ("degraded_when", "the message is the fixed description of the code written"),
     "empty_assistant_message": ("empty", "an assistant message with content \"\", reported Invalid: the Lux response has no choice and SparkTide requires a message"),
-    # htmlp <-> Lux (codegen/templates/converter_support_htmlp.jinja)
+    # htmlp <-> Lux (lucent/formats/htmlp/transforms.py)
     "thinking_level_to_reasoning": ("via", "off -> no reasoning configuration; low / medium / high -> {enabled: true, effort}; xhigh / max -> effort high, reported"),
     "thinking_level_kept": ("via", "the thinking levels a Lux effort does not name (xhigh, max)"),
     "null_kept": ("via", "a JSON null kept as null (it differs from an absent member)"),
@@ -240,7 +234,7 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
     "reasoning_block": ("via", "a thinking block as a reasoning block; a redacted one is reported and dropped"),
     "inline_image": ("via", "an inline image whose base64 text is in extra.media as an htmlp image; any other image is reported and dropped"),
     "side_car_leftovers": ("via", "no items; after the conversation, reports the extra.htmlp.members entries no item read and empty or mistyped side-car objects"),
-    # llm-sdk <-> Lux (codegen/templates/converter_support_llm_sdk.jinja)
+    # llm-sdk <-> Lux (lucent/formats/llm_sdk/transforms.py)
     "whole_number": ("via", "a number that is a whole number (|n| <= 2**53) as an integer"),
     "fraction": ("via", "a number whole_number does not take, reported"),
     "response_format_to_lux": ("via", "llm-sdk responseFormat: text -> text, json with a schema -> json_schema, json alone -> json_object"),
@@ -280,12 +274,12 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
     "emit_response_content": ("emit", "the first choice's parts as the llm-sdk response content; other choices, the finish reason (Degraded when the content gives it back), an index other than 0 and a role other than assistant are reported"),
 }
 
-# Vendor support modules. A spec whose [pair] names `support = "X"` calls the transforms of
-# generated/convert_support_X.py (template codegen/templates/converter_support_X.py.jinja, which
-# places `{{ shared_imports }}` after its docstring: the shared transforms of convert_support.py it
-# does not define itself, re-exported, so `_s.NAME` reaches both). Its vocabulary is
+# Format transforms. A generated converter calls `_s.NAME` while it is lowered; render_all binds each
+# name to the module of the spec's format, lucent/formats/<package>/transforms.py (package: [pair]
+# `support`, else the format of the pair that is not Lux, with "-" as "_"), when it defines NAME,
+# else to the shared lucent/_transforms.py. The vocabulary of a format is
 # codegen/vocabulary/X.toml: `[transforms]` then `NAME = { use = "via", does = "..." }`. Each
-# support module is its own namespace: two vocabularies may both name a transform (with the same
+# format module is its own namespace: two vocabularies may both name a transform (with the same
 # `use`), but none may shadow a shared one of TRANSFORMS.
 VOCABULARY_DIR = pathlib.Path(__file__).parent / "vocabulary"
 
@@ -320,7 +314,7 @@ VARIANT_RULE_KEYS = {"const", "rules", "from", "map", "emit", "via", "into", "st
 UNMAPPED_KEYS = {"status", "reason", "implied", "never", "when", "degraded_when", "keep", "as", "unless"}
 STATUSES = ("Exact", "Degraded", "Unsupported", "Invalid")
 PARTS_FIELDS = ("texts", "tool_calls", "tool_messages")
-# The collectors a `collect` mapping may fill (classes of generated/convert_support.py) -> fields.
+# The collectors a `collect` mapping may fill (classes of the format's transforms module) -> fields.
 COLLECTORS: dict[str, tuple[str, ...]] = {"MessageParts": PARTS_FIELDS, "LlmSdkParts": ("parts", "results")}
 
 
@@ -610,6 +604,13 @@ class Spec:
     def maps(self) -> dict[str, dict[str, Any]]:
         return dict(self.data.get("maps", {}))
 
+    @property
+    def package(self) -> str:
+        """The folder under lucent/formats/ of the spec's transforms: [pair] support, else the
+        format of the pair that is not Lux (``openai-chat`` -> ``openai_chat``)."""
+        other = self.target_format if self.source_format.name == "lux" else self.source_format
+        return str(self.data["pair"].get("support", other.name.replace("-", "_")))
+
     def fail(self, where: str, message: str) -> MappingSpecError:
         return MappingSpecError(f"mappings/{self.path.name}: {where}: {message}")
 
@@ -652,9 +653,6 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
         for key, expect in types.items():
             if not _carried_type(expect):
                 raise MappingSpecError(f"mappings/{path.name}: [pair] carried_types.{key} is not a JSON type name, several joined by |, any, or a list of strings")
-        support = pair.get("support")
-        if support is not None and not (repo_root / "codegen" / "templates" / f"converter_support_{support}.py.jinja").is_file():
-            raise MappingSpecError(f"mappings/{path.name}: [pair] support {support!r} has no template converter_support_{support}.py.jinja")
         try:
             sf, tf = FORMATS[pair["source"]], FORMATS[pair["target"]]
         except KeyError as exc:
@@ -663,9 +661,22 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
             if fmt.schema_file not in schemas:
                 schemas[fmt.schema_file] = Schema(repo_root / "schemas" / fmt.schema_file)
         spec = Spec(path, data, schemas[sf.schema_file], schemas[tf.schema_file], sf, tf)
+        if not (repo_root / "lucent" / "formats" / spec.package / "transforms.py").is_file():
+            raise MappingSpecError(f"mappings/{path.name}: [pair] format package {spec.package!r} has no lucent/formats/{spec.package}/transforms.py")
         Checker(spec).run()
         specs.append(spec)
+    _check_kinds(specs)
     return specs
+
+
+def _check_kinds(specs: list[Spec]) -> None:
+    """Each format's specs convert exactly the kinds the registry (lucent.formats) declares, both
+    ways through Lux; raises MappingSpecError naming the format and the kinds that differ."""
+    for name, fmt in REGISTRY.items():
+        ways = [{s.data["pair"]["kind"] for s in specs if s.data["pair"][end] == name} for end in ("source", "target")]
+        for way, found in zip(("from", "to"), ways):
+            if found != set(fmt.kinds):
+                raise MappingSpecError(f"lucent/formats/__init__.py: {name} declares kinds {sorted(fmt.kinds)}, but mappings/ converts {sorted(found)} {way} it")
 
 
 def spellings(specs: list[Spec]) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -1097,7 +1108,7 @@ class Lowering:
         return {
             "spec_file": f"mappings/{self.spec.path.name}",
             "pair": self.spec.pair,
-            "support_module": "convert_support_" + self.spec.pair["support"] if "support" in self.spec.pair else "convert_support",
+            "package": self.spec.package,
             "source_format": self.spec.source_format,
             "target_format": self.spec.target_format,
             "source_module": self.spec.source_format.module,
@@ -1961,7 +1972,7 @@ def _environment(repo_root: pathlib.Path) -> jinja2.Environment:
 
 
 def render_all(repo_root: pathlib.Path) -> dict[str, str]:
-    """Render every converter module, the support module and the docs.
+    """Render every converter module, the SparkTide text limits, the registry and the docs.
 
     Parameters
     ----------
@@ -1972,7 +1983,7 @@ def render_all(repo_root: pathlib.Path) -> dict[str, str]:
     -------
     dict[str, str]
         Output file names relative to ``generated/`` (``convert_sparktide_lux.py``,
-        ``convert_support.py``; ``docs/mappings.md``, which has a slash, is relative to the
+        ``sparktide_text_checks.py``; ``docs/mappings.md``, which has a slash, is relative to the
         repository root) mapped to their text.
 
     Raises
@@ -1986,27 +1997,59 @@ def render_all(repo_root: pathlib.Path) -> dict[str, str]:
     out: dict[str, str] = {}
     module = env.get_template("converter_module.py.jinja")
     spelled = spellings(specs)
+    shared = set(_public_names((repo_root / "lucent" / "_transforms.py").read_text(encoding="utf-8")))
+    own: dict[str, set[str]] = {}
     for spec in specs:
         ctx = Lowering(spec, spelled).module()
-        out[spec.pair["output"]] = module.render(**ctx)
-    out["convert_support.py"] = env.get_template("converter_support.py.jinja").render(
-        specs=[f"mappings/{s.path.name}" for s in specs], text_checks=text_checks(repo_root)
+        if spec.package not in own:
+            own[spec.package] = set(_public_names((repo_root / "lucent" / "formats" / spec.package / "transforms.py").read_text(encoding="utf-8")))
+        out[spec.pair["output"]] = _bind_transforms(module.render(**ctx), spec, own[spec.package], shared)
+    out["sparktide_text_checks.py"] = env.get_template("sparktide_text_checks.py.jinja").render(
+        schema_file=FORMATS["sparktide"].schema_file, checks=text_checks(repo_root)
     )
-    shared = _public_names(out["convert_support.py"])
-    for support in sorted({s.pair["support"] for s in specs if "support" in s.pair}):
-        template = env.get_template(f"converter_support_{support}.py.jinja")
-        users = [f"mappings/{s.path.name}" for s in specs if s.pair.get("support") == support]
-        own = set(_public_names(template.render(specs=users, shared_imports="")))
-        names = [n for n in shared if n not in own]
-        imports = "from .convert_support import (\n" + "".join(f"    {n} as {n},\n" for n in names) + ")\n"
-        out[f"convert_support_{support}.py"] = template.render(specs=users, shared_imports=imports)
     out["convert_registry.py"] = render_registry(env, specs)
     out["docs/mappings.md"] = render_docs(repo_root, specs)
     return out
 
 
+_TRANSFORM_CALL = re.compile(r"(?<![\w.])_s\.([A-Za-z_]\w*)")
+
+
+def _bind_transforms(text: str, spec: Spec, own: set[str], shared: set[str]) -> str:
+    """A rendered converter module with each ``_s.NAME`` bound to the format's transforms module
+    (``_<package>.NAME``, lucent/formats/<package>/transforms.py) when it defines NAME, else to
+    ``_shared.NAME`` (lucent/_transforms.py); the import of a module no name is bound to is left
+    out.
+
+    Raises
+    ------
+    MappingSpecError
+        NAME is defined by neither module.
+    """
+    alias = f"_{spec.package}"
+    used: set[str] = set()
+
+    def bind(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name in own:
+            module = alias
+        elif name in shared:
+            module = "_shared"
+        else:
+            raise spec.fail("transforms", f"{name} is defined in neither lucent/formats/{spec.package}/transforms.py nor lucent/_transforms.py")
+        used.add(module)
+        return f"{module}.{name}"
+
+    bound = _TRANSFORM_CALL.sub(bind, text)
+    imports = {"_shared": "from lucent import _transforms as _shared\n", alias: f"from lucent.formats.{spec.package} import transforms as {alias}\n"}
+    for module, line in imports.items():
+        if module not in used:
+            bound = bound.replace(line, "", 1)
+    return bound
+
+
 def _public_names(text: str) -> list[str]:
-    """The top-level public functions, classes and constants a rendered support module defines."""
+    """The top-level public functions, classes and constants a module's source defines."""
     names = []
     for node in ast.parse(text).body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
@@ -2019,42 +2062,33 @@ def _public_names(text: str) -> list[str]:
     return [n for n in names if not n.startswith("_")]
 
 
-# The SparkTide strings the Lux -> SparkTide transform settle_tool_ids makes fit: (function of
-# the support module, the schema field it checks).
+# The SparkTide strings the Lux -> SparkTide transform settle_tool_ids makes fit: (the stem of the
+# constants of generated/sparktide_text_checks.py, the schema field it checks).
 TEXT_CHECKS = (
-    ("sparktide_call_id_fits", "RemoteModelToolCall.id"),
-    ("sparktide_tool_call_id_fits", "RemoteModelMessage.tool_call_id"),
-    ("sparktide_function_name_fits", "RemoteModelToolCall.function.name"),
+    ("SPARKTIDE_CALL_ID", "RemoteModelToolCall.id"),
+    ("SPARKTIDE_TOOL_CALL_ID", "RemoteModelMessage.tool_call_id"),
+    ("SPARKTIDE_FUNCTION_NAME", "RemoteModelToolCall.function.name"),
 )
 
 
 def text_checks(repo_root: pathlib.Path) -> list[dict[str, Any]]:
-    """A predicate per field of TEXT_CHECKS, with its limits read from the SparkTide schema
-    (minLength, maxLength, pattern translated from ECMA-262), for the support module."""
+    """The limits of each field of TEXT_CHECKS read from the SparkTide schema: minLength and
+    maxLength (None when absent), the pattern and its Python translation (ECMA-262 semantics), and
+    the text a diagnostic names them by."""
     schema = Schema(repo_root / "schemas" / FORMATS["sparktide"].schema_file)
     found = []
-    for function, where in TEXT_CHECKS:
+    for stem, where in TEXT_CHECKS:
         definition, *segments = where.split(".")
         node = schema.defs[definition]
         for seg in segments:
             node = schema.deref(node["properties"][seg])[1]
-        stem = function.removesuffix("_fits").upper()
-        conditions: list[str] = []
-        limits: list[str] = []
-        patterns: list[tuple[str, str, str]] = []
         low, high = node.get("minLength"), node.get("maxLength")
-        if low is not None or high is not None:
-            conditions.append((f"{low} <= " if low is not None else "") + "len(text)" + (f" <= {high}" if high is not None else ""))
-            limits += ([f"minLength {low}"] if low is not None else []) + ([f"maxLength {high}"] if high is not None else [])
-        if "pattern" in node:
-            python = translate(node["pattern"])
-            const = next((c for check in found for c, p, _e in check["patterns"] if p == python), f"_{stem}_PATTERN")
-            if not any(const == c for check in found for c, _p, _e in check["patterns"]):
-                patterns.append((const, python, node["pattern"]))
-            conditions.append(f"{const}.search(text) is not None")
-            limits.append(f"pattern /{node['pattern']}/")
-        found.append({"function": function, "where": where, "condition": " and ".join(conditions) or "True",
-                      "limits": ", ".join(limits) or "any string", "limits_name": f"{stem}_LIMITS", "patterns": patterns})
+        limits = ([f"minLength {low}"] if low is not None else []) + ([f"maxLength {high}"] if high is not None else [])
+        pattern = node.get("pattern")
+        if pattern is not None:
+            limits.append(f"pattern /{pattern}/")
+        found.append({"stem": stem, "where": where, "low": low, "high": high, "pattern": pattern,
+                      "python": translate(pattern) if pattern is not None else None, "limits": ", ".join(limits) or "any string"})
     return found
 
 

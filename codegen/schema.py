@@ -77,7 +77,7 @@ class SchemaDocument:
     definitions_key: str = field(init=False)
 
     def __post_init__(self) -> None:
-        self.definitions_key = "$defs" if "$defs" in self.raw else "definitions"
+        self.definitions_key = "$defs" if isinstance(self.raw, dict) and "$defs" in self.raw else "definitions"
 
     @property
     def module(self) -> str:

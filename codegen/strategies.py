@@ -894,14 +894,20 @@ def render(module_name: str, schema: dict[str, Any], schema_stem: str, lenient: 
         "Each function returns a strategy drawing JSON values (dict, list, str, int,\n"
         "float, bool, None) that the schema accepts, conditional rules included;\n"
         "``STRATEGIES`` maps every definition name to its strategy. Example::\n\n"
-        f"    from lucent.generated.{module_name}_strategies import STRATEGIES\n"
+        f"    from lucent.generated.{module_name}_strategies import STRATEGIES\n\n"
+        "It needs hypothesis (``pip install 'lucent[strategies]'``); without it, importing\n"
+        "this module raises lucent.errors.UsageError (code ``missing_dependency``).\n"
         '"""\n'
     )
     preamble = (
         header
         + "\nfrom __future__ import annotations\n\n"
         + "import math\nimport re\nfrom collections.abc import Callable\nfrom typing import Any\n\n"
-        + "from hypothesis import strategies as st\n\n"
+        + "try:\n"
+        + "    from hypothesis import strategies as st\n"
+        + "except ImportError as exc:  # hypothesis is the strategies extra, not a dependency of lucent\n"
+        + "    from lucent.errors import UsageError\n\n"
+        + f"    raise UsageError(\"lucent.generated.{module_name}_strategies needs hypothesis: pip install 'lucent[strategies]'\", code=\"missing_dependency\") from exc\n\n"
         + "__all__ = [\n"
         + "".join(f"    {_literal(n)},\n" for n in names)
         + "]\n"

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from codegen import vendor_patches
+from lucent.formats import FORMATS as REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 VENDOR_DIR = ROOT / "schemas" / "vendor"
@@ -77,39 +78,7 @@ class Vendor:
 
 
 VENDORS: dict[str, Vendor] = {
-    v.name: v
-    for v in (
-        Vendor(
-            "openai-chat",
-            "OpenAI Chat Completions",
-            "openai/openapi.yml",
-            "openapi",
-            ("CreateChatCompletionRequest", "CreateChatCompletionResponse", "CreateChatCompletionStreamResponse"),
-        ),
-        Vendor(
-            "openai-responses",
-            "OpenAI Responses",
-            "openai/openapi.yml",
-            "openapi",
-            # CreateResponse last: it requires nothing, so as the first root it would take every
-            # document (the root's anyOf is the same set in any order; the first match is the type).
-            ("ResponseStreamEvent", "Response", "CreateResponse"),
-        ),
-        Vendor(
-            "anthropic",
-            "Anthropic Messages",
-            "anthropic/openapi.yml",
-            "openapi",
-            ("CreateMessageParams", "Message", "MessageStreamEvent"),
-        ),
-        Vendor(
-            "gemini",
-            "Gemini generateContent",
-            "google/discovery.json",
-            "discovery",
-            ("GenerateContentRequest", "GenerateContentResponse"),
-        ),
-    )
+    f.schema: Vendor(f.schema, f.title, f.vendor.spec, f.vendor.kind, f.vendor.roots) for f in REGISTRY.values() if f.vendor is not None
 }
 """Format name (the schema file stem) -> its source."""
 

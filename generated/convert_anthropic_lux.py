@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_anthropic as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.anthropic import transforms as _anthropic
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .anthropic import (
     CreateMessageParams,
@@ -89,28 +90,28 @@ def anthropic_to_lux_request(
 def _request(src: CreateMessageParams, path: str, cx: Cx) -> LucentRequest:
     """[maps.request]: CreateMessageParams -> LucentRequest."""
     # instructions <- system via lux_instructions
-    instructions = _s.lux_instructions(src.system, f"{path}.system", cx)
+    instructions = _anthropic.lux_instructions(src.system, f"{path}.system", cx)
     # conversation <- messages via lux_conversation
-    conversation = _s.lux_conversation(src.messages, f"{path}.messages", cx)
+    conversation = _anthropic.lux_conversation(src.messages, f"{path}.messages", cx)
     # tools <- tools via lux_tools
-    tools = _s.lux_tools(src.tools, f"{path}.tools", cx)
+    tools = _anthropic.lux_tools(src.tools, f"{path}.tools", cx)
     # tool_choice <- tool_choice map tool_choice
     tool_choice: LucentToolChoice | UnsetType = UNSET
     if src.tool_choice is not UNSET:
         tool_choice = _tool_choice(src.tool_choice, f"{path}.tool_choice", cx)
 
     # options.stream <- stream via stream_flag
-    options_stream = _s.stream_flag(src.stream, f"{path}.stream", cx)
+    options_stream = _anthropic.stream_flag(src.stream, f"{path}.stream", cx)
     # options.structured_output <- output_config via lux_structured_output
-    options_structured_output = _s.lux_structured_output(src.output_config, f"{path}.output_config", cx)
+    options_structured_output = _anthropic.lux_structured_output(src.output_config, f"{path}.output_config", cx)
     # reasoning <- thinking, output_config via lux_reasoning
-    reasoning = _s.lux_reasoning(src.thinking, src.output_config, f"{path}.thinking", cx)
+    reasoning = _anthropic.lux_reasoning(src.thinking, src.output_config, f"{path}.thinking", cx)
     # metadata <- metadata via lux_metadata
-    metadata = _s.lux_metadata(src.metadata, f"{path}.metadata", cx)
+    metadata = _anthropic.lux_metadata(src.metadata, f"{path}.metadata", cx)
     # extra.anthropic.system_form <- system via system_form
-    extra_anthropic_system_form = _s.system_form(src.system, f"{path}.system", cx)
+    extra_anthropic_system_form = _anthropic.system_form(src.system, f"{path}.system", cx)
     # extra.anthropic.tools <- tools via server_tools
-    extra_anthropic_tools = _s.server_tools(
+    extra_anthropic_tools = _anthropic.server_tools(
         src.tools,
         f"{path}.tools",
         cx,
@@ -118,7 +119,7 @@ def _request(src: CreateMessageParams, path: str, cx: Cx) -> LucentRequest:
         "Lux has no server tools; kept verbatim in extra.anthropic.tools",
     )
     # extra.anthropic.disable_parallel_tool_use <- tool_choice via disable_parallel
-    extra_anthropic_disable_parallel_tool_use = _s.disable_parallel(
+    extra_anthropic_disable_parallel_tool_use = _anthropic.disable_parallel(
         src.tool_choice,
         f"{path}.tool_choice",
         cx,
@@ -126,7 +127,7 @@ def _request(src: CreateMessageParams, path: str, cx: Cx) -> LucentRequest:
         "Lux has no switch for parallel tool use; kept in extra.anthropic.disable_parallel_tool_use",
     )
     # extra.anthropic.thinking_display <- thinking via thinking_display
-    extra_anthropic_thinking_display = _s.thinking_display(
+    extra_anthropic_thinking_display = _anthropic.thinking_display(
         src.thinking,
         f"{path}.thinking",
         cx,
@@ -134,15 +135,15 @@ def _request(src: CreateMessageParams, path: str, cx: Cx) -> LucentRequest:
         "Lux has no thinking display mode; kept in extra.anthropic.thinking_display",
     )
     # extra.anthropic.thinking_absent <- thinking, output_config via thinking_absent
-    extra_anthropic_thinking_absent = _s.thinking_absent(src.thinking, src.output_config, f"{path}.thinking", cx)
+    extra_anthropic_thinking_absent = _anthropic.thinking_absent(src.thinking, src.output_config, f"{path}.thinking", cx)
     # extra.anthropic.output_config <- output_config via output_config_rest
-    extra_anthropic_output_config = _s.output_config_rest(src.output_config, f"{path}.output_config", cx)
+    extra_anthropic_output_config = _anthropic.output_config_rest(src.output_config, f"{path}.output_config", cx)
     # extra.anthropic.metadata <- metadata via metadata_rest
-    extra_anthropic_metadata = _s.metadata_rest(src.metadata, f"{path}.metadata", cx)
+    extra_anthropic_metadata = _anthropic.metadata_rest(src.metadata, f"{path}.metadata", cx)
     # extra.anthropic.stream <- stream via explicit_false
-    extra_anthropic_stream = _s.explicit_false(src.stream, f"{path}.stream", cx)
+    extra_anthropic_stream = _anthropic.explicit_false(src.stream, f"{path}.stream", cx)
     # extra.anthropic.service_tier <- service_tier via verbatim
-    extra_anthropic_service_tier = _s.verbatim(
+    extra_anthropic_service_tier = _anthropic.verbatim(
         src.service_tier,
         f"{path}.service_tier",
         cx,
@@ -150,7 +151,7 @@ def _request(src: CreateMessageParams, path: str, cx: Cx) -> LucentRequest:
         "Lux has no service tier; kept in extra.anthropic.service_tier",
     )
     # extra.anthropic.container <- container via verbatim
-    extra_anthropic_container = _s.verbatim(
+    extra_anthropic_container = _anthropic.verbatim(
         src.container,
         f"{path}.container",
         cx,
@@ -158,7 +159,7 @@ def _request(src: CreateMessageParams, path: str, cx: Cx) -> LucentRequest:
         "Lux has no container; kept in extra.anthropic.container",
     )
     # extra.anthropic.inference_geo <- inference_geo via verbatim
-    extra_anthropic_inference_geo = _s.verbatim(
+    extra_anthropic_inference_geo = _anthropic.verbatim(
         src.inference_geo,
         f"{path}.inference_geo",
         cx,
@@ -166,7 +167,7 @@ def _request(src: CreateMessageParams, path: str, cx: Cx) -> LucentRequest:
         "Lux has no inference region; kept in extra.anthropic.inference_geo",
     )
     # extra.anthropic.cache_control <- cache_control via as_json
-    extra_anthropic_cache_control = _s.as_json(src.cache_control, f"{path}.cache_control", cx)
+    extra_anthropic_cache_control = _anthropic.as_json(src.cache_control, f"{path}.cache_control", cx)
     return cx.built(path, LucentRequest(
         schema_version="v1",
         model=src.model,
@@ -185,8 +186,8 @@ def _request(src: CreateMessageParams, path: str, cx: Cx) -> LucentRequest:
         ),
         reasoning=reasoning,
         metadata=metadata,
-        extra=_s.compact({
-            "anthropic": _s.compact({
+        extra=_shared.compact({
+            "anthropic": _shared.compact({
                 "system_form": extra_anthropic_system_form,
                 "tools": extra_anthropic_tools,
                 "disable_parallel_tool_use": extra_anthropic_disable_parallel_tool_use,

@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_anthropic as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.anthropic import transforms as _anthropic
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .anthropic import (
     Message,
@@ -75,20 +76,20 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
     choices.append(_choice(src, path, cx))
 
     # usage <- usage via lux_usage
-    usage = _s.lux_usage(src.usage, f"{path}.usage", cx)
+    usage = _anthropic.lux_usage(src.usage, f"{path}.usage", cx)
     # provider_payload.anthropic.blocks <- content via response_blocks_kept
-    provider_payload_anthropic_blocks = _s.response_blocks_kept(src.content, f"{path}.content", cx)
+    provider_payload_anthropic_blocks = _anthropic.response_blocks_kept(src.content, f"{path}.content", cx)
     # provider_payload.anthropic.stop_reason <- stop_reason, stop_sequence via stop_reason_kept
-    provider_payload_anthropic_stop_reason = _s.stop_reason_kept(
+    provider_payload_anthropic_stop_reason = _anthropic.stop_reason_kept(
         src.stop_reason,
         src.stop_sequence,
         f"{path}.stop_reason",
         cx,
     )
     # provider_payload.anthropic.stop_reason_absent <- stop_reason via absent_flag
-    provider_payload_anthropic_stop_reason_absent = _s.absent_flag(src.stop_reason, f"{path}.stop_reason", cx)
+    provider_payload_anthropic_stop_reason_absent = _shared.absent_flag(src.stop_reason, f"{path}.stop_reason", cx)
     # provider_payload.anthropic.stop_sequence <- stop_sequence via verbatim
-    provider_payload_anthropic_stop_sequence = _s.verbatim(
+    provider_payload_anthropic_stop_sequence = _anthropic.verbatim(
         src.stop_sequence,
         f"{path}.stop_sequence",
         cx,
@@ -96,7 +97,7 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
         "Lux has no matched stop sequence; kept in provider_payload.anthropic.stop_sequence",
     )
     # provider_payload.anthropic.stop_details <- stop_details via verbatim
-    provider_payload_anthropic_stop_details = _s.verbatim(
+    provider_payload_anthropic_stop_details = _anthropic.verbatim(
         src.stop_details,
         f"{path}.stop_details",
         cx,
@@ -104,7 +105,7 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
         "Lux has no refusal details; kept in provider_payload.anthropic.stop_details",
     )
     # provider_payload.anthropic.container <- container via verbatim
-    provider_payload_anthropic_container = _s.verbatim(
+    provider_payload_anthropic_container = _anthropic.verbatim(
         src.container,
         f"{path}.container",
         cx,
@@ -112,7 +113,7 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
         "Lux has no container; kept in provider_payload.anthropic.container",
     )
     # provider_payload.anthropic.usage <- usage via usage_kept
-    provider_payload_anthropic_usage = _s.usage_kept(src.usage, f"{path}.usage", cx)
+    provider_payload_anthropic_usage = _anthropic.usage_kept(src.usage, f"{path}.usage", cx)
     # type: implied (always message)
     # role: implied (always assistant)
     # content: implied (mapped by [maps.choice] (the whole message is choices[0]))
@@ -123,8 +124,8 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
         created_at=created_at,
         choices=choices,
         usage=usage,
-        provider_payload=_s.compact({
-            "anthropic": _s.compact({
+        provider_payload=_shared.compact({
+            "anthropic": _shared.compact({
                 "blocks": provider_payload_anthropic_blocks,
                 "stop_reason": provider_payload_anthropic_stop_reason,
                 "stop_reason_absent": provider_payload_anthropic_stop_reason_absent,
@@ -140,9 +141,9 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
 def _choice(src: Message, path: str, cx: Cx) -> LucentChoice:
     """[maps.choice]: Message -> LucentChoice."""
     # message.content <- content via lux_response_blocks
-    message_content = _s.lux_response_blocks(src.content, f"{path}.content", cx)
+    message_content = _anthropic.lux_response_blocks(src.content, f"{path}.content", cx)
     # finish_reason <- stop_reason, content via lux_finish_reason
-    finish_reason = _s.lux_finish_reason(
+    finish_reason = _anthropic.lux_finish_reason(
         src.stop_reason,
         src.content,
         f"{path}.stop_reason",

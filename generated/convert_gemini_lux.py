@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_gemini as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.gemini import transforms as _gemini
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .gemini import (
     GenerateContentRequest,
@@ -72,37 +73,37 @@ def _request(src: GenerateContentRequest, path: str, cx: Cx) -> LucentRequest:
     if model is UNSET:
         cx.missing("$.model", "model")
     # instructions <- systemInstruction via gemini_instructions
-    instructions = _s.gemini_instructions(
+    instructions = _gemini.gemini_instructions(
         src.systemInstruction,
         f"{path}.systemInstruction",
         cx,
     )
     # conversation <- contents via gemini_conversation
-    conversation = _s.gemini_conversation(src.contents, f"{path}.contents", cx)
+    conversation = _gemini.gemini_conversation(src.contents, f"{path}.contents", cx)
     # tools <- tools via gemini_tools
-    tools = _s.gemini_tools(src.tools, f"{path}.tools", cx)
+    tools = _gemini.gemini_tools(src.tools, f"{path}.tools", cx)
     # tool_choice <- toolConfig via gemini_tool_choice
-    tool_choice = _s.gemini_tool_choice(src.toolConfig, f"{path}.toolConfig", cx)
+    tool_choice = _gemini.gemini_tool_choice(src.toolConfig, f"{path}.toolConfig", cx)
     # options <- generationConfig via gemini_options
-    options = _s.gemini_options(src.generationConfig, f"{path}.generationConfig", cx)
+    options = _gemini.gemini_options(src.generationConfig, f"{path}.generationConfig", cx)
     # reasoning <- generationConfig via gemini_reasoning
-    reasoning = _s.gemini_reasoning(src.generationConfig, f"{path}.generationConfig", cx)
+    reasoning = _gemini.gemini_reasoning(src.generationConfig, f"{path}.generationConfig", cx)
     # extra.gemini.model <- model via model_kept
-    extra_gemini_model = _s.model_kept(src.model, f"{path}.model", cx)
+    extra_gemini_model = _gemini.model_kept(src.model, f"{path}.model", cx)
     # extra.gemini.contents <- contents via absent_marker
-    extra_gemini_contents = _s.absent_marker(src.contents, f"{path}.contents", cx)
+    extra_gemini_contents = _gemini.absent_marker(src.contents, f"{path}.contents", cx)
     # extra.gemini.systemInstruction <- systemInstruction via system_instruction_kept
-    extra_gemini_systemInstruction = _s.system_instruction_kept(
+    extra_gemini_systemInstruction = _gemini.system_instruction_kept(
         src.systemInstruction,
         f"{path}.systemInstruction",
         cx,
     )
     # extra.gemini.tools <- tools via tool_layout
-    extra_gemini_tools = _s.tool_layout(src.tools, f"{path}.tools", cx)
+    extra_gemini_tools = _gemini.tool_layout(src.tools, f"{path}.tools", cx)
     # extra.gemini.toolConfig <- toolConfig via tool_config_kept
-    extra_gemini_toolConfig = _s.tool_config_kept(src.toolConfig, f"{path}.toolConfig", cx)
+    extra_gemini_toolConfig = _gemini.tool_config_kept(src.toolConfig, f"{path}.toolConfig", cx)
     # extra.gemini.generationConfig <- generationConfig via generation_config_kept
-    extra_gemini_generationConfig = _s.generation_config_kept(
+    extra_gemini_generationConfig = _gemini.generation_config_kept(
         src.generationConfig,
         f"{path}.generationConfig",
         cx,
@@ -115,7 +116,7 @@ def _request(src: GenerateContentRequest, path: str, cx: Cx) -> LucentRequest:
             "Lux has no cached-content reference; kept in extra.gemini.cachedContent",
         )
     # extra.gemini.safetySettings <- safetySettings via plain_json
-    extra_gemini_safetySettings = _s.plain_json(
+    extra_gemini_safetySettings = _gemini.plain_json(
         src.safetySettings,
         f"{path}.safetySettings",
         cx,
@@ -138,15 +139,15 @@ def _request(src: GenerateContentRequest, path: str, cx: Cx) -> LucentRequest:
         )
     return cx.built(path, LucentRequest(
         schema_version="v1",
-        model=_s.present(model),
+        model=_shared.present(model),
         instructions=instructions,
         conversation=conversation,
         tools=tools,
         tool_choice=tool_choice,
         options=options,
         reasoning=reasoning,
-        extra=_s.compact({
-            "gemini": _s.compact({
+        extra=_shared.compact({
+            "gemini": _shared.compact({
                 "model": extra_gemini_model,
                 "contents": extra_gemini_contents,
                 "systemInstruction": extra_gemini_systemInstruction,

@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_gemini as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.gemini import transforms as _gemini
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .gemini import (
     GenerateContentResponse,
@@ -69,19 +70,19 @@ def _response(src: GenerateContentResponse, path: str, cx: Cx) -> LucentResponse
     if model is UNSET:
         cx.missing("$.model", "model")
     # choices <- candidates via gemini_choices
-    choices = _s.gemini_choices(src.candidates, f"{path}.candidates", cx)
+    choices = _gemini.gemini_choices(src.candidates, f"{path}.candidates", cx)
     # usage <- usageMetadata via gemini_usage
-    usage = _s.gemini_usage(src.usageMetadata, f"{path}.usageMetadata", cx)
+    usage = _gemini.gemini_usage(src.usageMetadata, f"{path}.usageMetadata", cx)
     # provider_payload.gemini.responseId <- responseId via absent_marker
-    provider_payload_gemini_responseId = _s.absent_marker(src.responseId, f"{path}.responseId", cx)
+    provider_payload_gemini_responseId = _gemini.absent_marker(src.responseId, f"{path}.responseId", cx)
     # provider_payload.gemini.modelVersion <- modelVersion via absent_marker
-    provider_payload_gemini_modelVersion = _s.absent_marker(src.modelVersion, f"{path}.modelVersion", cx)
+    provider_payload_gemini_modelVersion = _gemini.absent_marker(src.modelVersion, f"{path}.modelVersion", cx)
     # provider_payload.gemini.candidates <- candidates via absent_marker
-    provider_payload_gemini_candidates = _s.absent_marker(src.candidates, f"{path}.candidates", cx)
+    provider_payload_gemini_candidates = _gemini.absent_marker(src.candidates, f"{path}.candidates", cx)
     # provider_payload.gemini.usageMetadata <- usageMetadata via usage_kept
-    provider_payload_gemini_usageMetadata = _s.usage_kept(src.usageMetadata, f"{path}.usageMetadata", cx)
+    provider_payload_gemini_usageMetadata = _gemini.usage_kept(src.usageMetadata, f"{path}.usageMetadata", cx)
     # provider_payload.gemini.modelStatus <- modelStatus via plain_json
-    provider_payload_gemini_modelStatus = _s.plain_json(
+    provider_payload_gemini_modelStatus = _gemini.plain_json(
         src.modelStatus,
         f"{path}.modelStatus",
         cx,
@@ -89,7 +90,7 @@ def _response(src: GenerateContentResponse, path: str, cx: Cx) -> LucentResponse
         "Lux has no model status; kept in provider_payload.gemini.modelStatus",
     )
     # provider_payload.gemini.promptFeedback <- promptFeedback via plain_json
-    provider_payload_gemini_promptFeedback = _s.plain_json(
+    provider_payload_gemini_promptFeedback = _gemini.plain_json(
         src.promptFeedback,
         f"{path}.promptFeedback",
         cx,
@@ -98,12 +99,12 @@ def _response(src: GenerateContentResponse, path: str, cx: Cx) -> LucentResponse
     )
     return cx.built(path, LucentResponse(
         schema_version="v1",
-        id=_s.present(id),
-        model=_s.present(model),
+        id=_shared.present(id),
+        model=_shared.present(model),
         choices=choices,
         usage=usage,
-        provider_payload=_s.compact({
-            "gemini": _s.compact({
+        provider_payload=_shared.compact({
+            "gemini": _shared.compact({
                 "responseId": provider_payload_gemini_responseId,
                 "modelVersion": provider_payload_gemini_modelVersion,
                 "candidates": provider_payload_gemini_candidates,

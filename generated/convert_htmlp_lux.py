@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.htmlp import transforms as _htmlp
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .htmlp_model_request import (
     ContentBlock,
@@ -125,7 +126,7 @@ def _request(src: ModelRequest, path: str, cx: Cx) -> LucentRequest:
         tools.append(_tool(tool, f"{path}.tools[{i}]", cx))
 
     # reasoning <- thinking_level via thinking_level_to_reasoning
-    reasoning = _s.thinking_level_to_reasoning(
+    reasoning = _htmlp.thinking_level_to_reasoning(
         src.thinking_level,
         f"{path}.thinking_level",
         cx,
@@ -133,25 +134,25 @@ def _request(src: ModelRequest, path: str, cx: Cx) -> LucentRequest:
         "Lux reasoning effort stops at high; written as high, the level kept in extra.htmlp.thinking_level",
     )
     # extra.htmlp.members <- fragments via attribution_members
-    extra_htmlp_members = _s.attribution_members(src.fragments, f"{path}.fragments", cx)
+    extra_htmlp_members = _htmlp.attribution_members(src.fragments, f"{path}.fragments", cx)
     # extra.htmlp.thinking_level <- thinking_level via thinking_level_kept
-    extra_htmlp_thinking_level = _s.thinking_level_kept(src.thinking_level, f"{path}.thinking_level", cx)
+    extra_htmlp_thinking_level = _htmlp.thinking_level_kept(src.thinking_level, f"{path}.thinking_level", cx)
     # extra.htmlp.max_output_tokens <- max_output_tokens via null_kept
-    extra_htmlp_max_output_tokens = _s.null_kept(src.max_output_tokens, f"{path}.max_output_tokens", cx)
+    extra_htmlp_max_output_tokens = _shared.null_kept(src.max_output_tokens, f"{path}.max_output_tokens", cx)
     # extra.media <- fragments via htmlp_media
-    extra_media = _s.htmlp_media(src.fragments, f"{path}.fragments", cx)
+    extra_media = _htmlp.htmlp_media(src.fragments, f"{path}.fragments", cx)
     return cx.built(path, LucentRequest(
         schema_version="v1",
         model=src.model,
         conversation=conversation,
         tools=tools or UNSET,
         options=LucentOptions(
-            max_output_tokens=_s.null_as_absent(src.max_output_tokens),
+            max_output_tokens=_shared.null_as_absent(src.max_output_tokens),
             stream=False,
         ),
         reasoning=reasoning,
-        extra=_s.compact({
-            "htmlp": _s.compact({
+        extra=_shared.compact({
+            "htmlp": _shared.compact({
                 "members": extra_htmlp_members,
                 "thinking_level": extra_htmlp_thinking_level,
                 "max_output_tokens": extra_htmlp_max_output_tokens,
@@ -201,7 +202,7 @@ def _block(src: ContentBlock, path: str, cx: Cx) -> LucentContent:
         ), _FROM_BLOCK_IMAGE)
     elif isinstance(src, ContentBlockToolUse):
         # tool_use.arguments <- arguments via arguments_json_text
-        tool_use_arguments = _s.arguments_json_text(src.arguments, f"{path}.arguments", cx)
+        tool_use_arguments = _htmlp.arguments_json_text(src.arguments, f"{path}.arguments", cx)
         return cx.built(path, LucentContentToolUse(
             tool_use=LucentToolUse(
                 id=src.tool_use_id,

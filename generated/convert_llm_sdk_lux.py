@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.llm_sdk import transforms as _llm_sdk
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .llm_sdk import (
     AssistantMessage,
@@ -167,15 +168,15 @@ def _request(src: LanguageModelInput, path: str, cx: Cx) -> LucentRequest:
         tool_choice = _tool_choice(src.toolChoice, f"{path}.toolChoice", cx)
 
     # options.top_k <- topK via whole_number
-    options_top_k = _s.whole_number(src.topK, f"{path}.topK", cx)
+    options_top_k = _llm_sdk.whole_number(src.topK, f"{path}.topK", cx)
     # options.stream <- context stream
     options_stream: bool | UnsetType = cx.from_context("stream", "boolean", "$.options.stream")
     if options_stream is UNSET:
         cx.missing("$.options.stream", "stream")
     # options.structured_output <- responseFormat via response_format_to_lux
-    options_structured_output = _s.response_format_to_lux(src.responseFormat, f"{path}.responseFormat", cx)
+    options_structured_output = _llm_sdk.response_format_to_lux(src.responseFormat, f"{path}.responseFormat", cx)
     # extra.llm_sdk.topK <- topK via fraction
-    extra_llm_sdk_topK = _s.fraction(
+    extra_llm_sdk_topK = _llm_sdk.fraction(
         src.topK,
         f"{path}.topK",
         cx,
@@ -204,12 +205,12 @@ def _request(src: LanguageModelInput, path: str, cx: Cx) -> LucentRequest:
             "Lux states output modalities only inside capabilities, which need every capability; kept in extra.llm_sdk.modalities",
         )
     # extra.llm_sdk.tool_message_starts <- messages via tool_message_starts
-    extra_llm_sdk_tool_message_starts = _s.tool_message_starts(src.messages, f"{path}.messages", cx)
+    extra_llm_sdk_tool_message_starts = _llm_sdk.tool_message_starts(src.messages, f"{path}.messages", cx)
     # extra.llm_sdk.empty_tool_messages <- messages via empty_tool_messages
-    extra_llm_sdk_empty_tool_messages = _s.empty_tool_messages(src.messages, f"{path}.messages", cx)
+    extra_llm_sdk_empty_tool_messages = _llm_sdk.empty_tool_messages(src.messages, f"{path}.messages", cx)
     return cx.built(path, LucentRequest(
         schema_version="v1",
-        model=_s.present(model),
+        model=_shared.present(model),
         instructions=instructions or UNSET,
         conversation=conversation,
         tools=tools,
@@ -219,12 +220,12 @@ def _request(src: LanguageModelInput, path: str, cx: Cx) -> LucentRequest:
             top_p=src.topP,
             top_k=options_top_k,
             max_output_tokens=src.maxTokens,
-            stream=_s.present(options_stream),
+            stream=_shared.present(options_stream),
             seed=src.seed,
             structured_output=options_structured_output,
         ),
-        extra=_s.compact({
-            "llm_sdk": _s.compact({
+        extra=_shared.compact({
+            "llm_sdk": _shared.compact({
                 "topK": extra_llm_sdk_topK,
                 "presencePenalty": src.presencePenalty,
                 "frequencyPenalty": src.frequencyPenalty,
@@ -312,11 +313,11 @@ def _image(src: ImagePart, path: str, cx: Cx) -> LucentMultimedia:
 def _audio(src: AudioPart, path: str, cx: Cx) -> LucentMultimedia:
     """[maps.audio]: AudioPart -> LucentMultimedia."""
     # media_type <- container, encoding via audio_media_type
-    media_type = _s.audio_media_type(src.container, src.encoding, f"{path}.container", cx)
+    media_type = _llm_sdk.audio_media_type(src.container, src.encoding, f"{path}.container", cx)
     # audioData: kept in media[<Lux path>].data
     cx.keep("media", path, "data", src.audioData, f"{path}.audioData")
     # container: kept in llm_sdk.members[<Lux path>].container unless audio_container_implied
-    if src.container is not UNSET and not _s.audio_container_implied(src, path, cx):
+    if src.container is not UNSET and not _llm_sdk.audio_container_implied(src, path, cx):
         cx.keep(
             "llm_sdk.members",
             path,
@@ -325,7 +326,7 @@ def _audio(src: AudioPart, path: str, cx: Cx) -> LucentMultimedia:
             f"{path}.container",
         )
     # encoding: kept in llm_sdk.members[<Lux path>].encoding unless audio_encoding_implied
-    if src.encoding is not UNSET and not _s.audio_encoding_implied(src, path, cx):
+    if src.encoding is not UNSET and not _llm_sdk.audio_encoding_implied(src, path, cx):
         cx.keep(
             "llm_sdk.members",
             path,
@@ -372,9 +373,9 @@ def _audio(src: AudioPart, path: str, cx: Cx) -> LucentMultimedia:
 def _tool_use(src: ToolCallPart, path: str, cx: Cx) -> LucentToolUse:
     """[maps.tool_use]: ToolCallPart -> LucentToolUse."""
     # name <- toolName, toolCallId via tool_call_name
-    name = _s.tool_call_name(src.toolName, src.toolCallId, f"{path}.toolName", cx)
+    name = _llm_sdk.tool_call_name(src.toolName, src.toolCallId, f"{path}.toolName", cx)
     # arguments <- args via json_text
-    arguments = _s.json_text(src.args, f"{path}.args", cx)
+    arguments = _llm_sdk.json_text(src.args, f"{path}.args", cx)
     # id: kept in llm_sdk.members[<Lux path>].id
     if src.id is not UNSET:
         cx.keep("llm_sdk.members", path, "id", src.id, f"{path}.id")
@@ -389,12 +390,12 @@ def _tool_result(src: ToolResultPart, path: str, cx: Cx) -> LucentToolResult:
     """[maps.tool_result]: ToolResultPart -> LucentToolResult."""
     # content <- result via json_text_block
     content: list[LucentContent] = []
-    content.extend(_s.json_text_block(src.result, f"{path}.result", cx))
+    content.extend(_llm_sdk.json_text_block(src.result, f"{path}.result", cx))
 
     # is_error <- isError via false_when_absent
-    is_error = _s.false_when_absent(src.isError, f"{path}.isError", cx)
+    is_error = _llm_sdk.false_when_absent(src.isError, f"{path}.isError", cx)
     # toolName: kept in llm_sdk.members[<Lux path>].toolName unless tool_name_implied
-    if not _s.tool_name_implied(src, path, cx):
+    if not _llm_sdk.tool_name_implied(src, path, cx):
         cx.keep(
             "llm_sdk.members",
             path,

@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.llm_sdk import transforms as _llm_sdk
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .llm_sdk import (
     AudioPart,
@@ -114,7 +115,7 @@ def _response(src: ModelResponse, path: str, cx: Cx) -> LucentResponse:
         usage = _usage(src.usage, f"{path}.usage", cx)
 
     # provider_payload.llm_sdk.inputTokensDetail <- usage via input_detail_rest
-    provider_payload_llm_sdk_inputTokensDetail = _s.input_detail_rest(
+    provider_payload_llm_sdk_inputTokensDetail = _llm_sdk.input_detail_rest(
         src.usage,
         f"{path}.usage",
         cx,
@@ -122,7 +123,7 @@ def _response(src: ModelResponse, path: str, cx: Cx) -> LucentResponse:
         "Lux usage counts cached tokens only; the per-modality input counts are kept in provider_payload.llm_sdk.inputTokensDetail",
     )
     # provider_payload.llm_sdk.outputTokensDetail <- usage via output_detail
-    provider_payload_llm_sdk_outputTokensDetail = _s.output_detail(
+    provider_payload_llm_sdk_outputTokensDetail = _llm_sdk.output_detail(
         src.usage,
         f"{path}.usage",
         cx,
@@ -139,13 +140,13 @@ def _response(src: ModelResponse, path: str, cx: Cx) -> LucentResponse:
     # content: implied (mapped by [maps.choice] (the whole response is choices[0]))
     return cx.built(path, LucentResponse(
         schema_version="v1",
-        id=_s.present(id),
-        model=_s.present(model),
+        id=_shared.present(id),
+        model=_shared.present(model),
         created_at=created_at,
         choices=choices,
         usage=usage,
-        provider_payload=_s.compact({
-            "llm_sdk": _s.compact({
+        provider_payload=_shared.compact({
+            "llm_sdk": _shared.compact({
                 "inputTokensDetail": provider_payload_llm_sdk_inputTokensDetail,
                 "outputTokensDetail": provider_payload_llm_sdk_outputTokensDetail,
                 "cost": src.cost,
@@ -159,7 +160,7 @@ def _choice(src: ModelResponse, path: str, cx: Cx) -> LucentChoice:
     # message.content <- content each part
     message_content = [_part(item, f"{path}.content[{i}]", cx) for i, item in enumerate(src.content)]
     # finish_reason <- content via inferred_finish_reason
-    finish_reason = _s.inferred_finish_reason(src.content, f"{path}.content", cx)
+    finish_reason = _llm_sdk.inferred_finish_reason(src.content, f"{path}.content", cx)
     # usage: implied (mapped by [maps.response])
     # cost: implied (kept by [maps.response])
     return cx.built(path, LucentChoice(
@@ -190,7 +191,7 @@ def _part(src: TextPart | ToolCallPart | AudioPart, path: str, cx: Cx) -> Lucent
 def _tool_use(src: ToolCallPart, path: str, cx: Cx) -> LucentToolUse:
     """[maps.tool_use]: ToolCallPart -> LucentToolUse."""
     # arguments <- args via json_text
-    arguments = _s.json_text(src.args, f"{path}.args", cx)
+    arguments = _llm_sdk.json_text(src.args, f"{path}.args", cx)
     # id: kept in llm_sdk.members[<Lux path>].id
     if src.id is not UNSET:
         cx.keep("llm_sdk.members", path, "id", src.id, f"{path}.id")
@@ -204,11 +205,11 @@ def _tool_use(src: ToolCallPart, path: str, cx: Cx) -> LucentToolUse:
 def _audio(src: AudioPart, path: str, cx: Cx) -> LucentMultimedia:
     """[maps.audio]: AudioPart -> LucentMultimedia."""
     # media_type <- container, encoding via audio_media_type
-    media_type = _s.audio_media_type(src.container, src.encoding, f"{path}.container", cx)
+    media_type = _llm_sdk.audio_media_type(src.container, src.encoding, f"{path}.container", cx)
     # audioData: kept in media[<Lux path>].data
     cx.keep("media", path, "data", src.audioData, f"{path}.audioData")
     # container: kept in llm_sdk.members[<Lux path>].container unless audio_container_implied
-    if src.container is not UNSET and not _s.audio_container_implied(src, path, cx):
+    if src.container is not UNSET and not _llm_sdk.audio_container_implied(src, path, cx):
         cx.keep(
             "llm_sdk.members",
             path,
@@ -217,7 +218,7 @@ def _audio(src: AudioPart, path: str, cx: Cx) -> LucentMultimedia:
             f"{path}.container",
         )
     # encoding: kept in llm_sdk.members[<Lux path>].encoding unless audio_encoding_implied
-    if src.encoding is not UNSET and not _s.audio_encoding_implied(src, path, cx):
+    if src.encoding is not UNSET and not _llm_sdk.audio_encoding_implied(src, path, cx):
         cx.keep(
             "llm_sdk.members",
             path,
@@ -264,9 +265,9 @@ def _audio(src: AudioPart, path: str, cx: Cx) -> LucentMultimedia:
 def _usage(src: ModelUsage, path: str, cx: Cx) -> LucentUsage:
     """[maps.usage]: ModelUsage -> LucentUsage."""
     # total_tokens <- inputTokens, outputTokens via sum_tokens
-    total_tokens = _s.sum_tokens(src.inputTokens, src.outputTokens, f"{path}.inputTokens", cx)
+    total_tokens = _llm_sdk.sum_tokens(src.inputTokens, src.outputTokens, f"{path}.inputTokens", cx)
     # cached_tokens <- inputTokensDetail via cached_text_tokens
-    cached_tokens = _s.cached_text_tokens(
+    cached_tokens = _llm_sdk.cached_text_tokens(
         src.inputTokensDetail,
         f"{path}.inputTokensDetail",
         cx,

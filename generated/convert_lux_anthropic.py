@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_anthropic as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.anthropic import transforms as _anthropic
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentRequest,
@@ -86,20 +87,20 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     if model is UNSET:
         cx.missing("$.model", "model")
     # max_tokens <- options.max_output_tokens via anthropic_max_tokens
-    max_tokens = _s.anthropic_max_tokens(
+    max_tokens = _anthropic.anthropic_max_tokens(
         src.options.max_output_tokens,
         f"{path}.options.max_output_tokens",
         cx,
     )
     # system <- instructions via anthropic_system
-    system = _s.anthropic_system(
+    system = _anthropic.anthropic_system(
         src.instructions,
         f"{path}.instructions",
         cx,
         carried="system_form",
     )
     # messages <- conversation via anthropic_messages
-    messages = _s.anthropic_messages(src.conversation, f"{path}.conversation", cx)
+    messages = _anthropic.anthropic_messages(src.conversation, f"{path}.conversation", cx)
     # tools <- tools each tool merge extra.anthropic.tools
     tools = (
         [_tool(item, f"{path}.tools[{i}]", cx) for i, item in enumerate(src.tools)]
@@ -109,30 +110,30 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     # tools: merge extra.anthropic.tools
     tools = cx.merge_carried_list(tools, "tools", "$.extra.anthropic.tools")
     # tool_choice <- tool_choice via anthropic_tool_choice
-    tool_choice = _s.anthropic_tool_choice(
+    tool_choice = _anthropic.anthropic_tool_choice(
         src.tool_choice,
         f"{path}.tool_choice",
         cx,
         carried="disable_parallel_tool_use",
     )
     # thinking <- reasoning via anthropic_thinking
-    thinking = _s.anthropic_thinking(src.reasoning, f"{path}.reasoning", cx)
+    thinking = _anthropic.anthropic_thinking(src.reasoning, f"{path}.reasoning", cx)
     # output_config <- reasoning, options.structured_output via anthropic_output_config
-    output_config = _s.anthropic_output_config(
+    output_config = _anthropic.anthropic_output_config(
         src.reasoning,
         src.options.structured_output,
         f"{path}.reasoning",
         cx,
     )
     # metadata <- metadata via anthropic_metadata
-    metadata = _s.anthropic_metadata(
+    metadata = _anthropic.anthropic_metadata(
         src.metadata,
         f"{path}.metadata",
         cx,
         carried="metadata",
     )
     # stream <- options.stream via anthropic_stream
-    stream = _s.anthropic_stream(
+    stream = _anthropic.anthropic_stream(
         src.options.stream,
         f"{path}.options.stream",
         cx,
@@ -143,14 +144,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     # Anthropic temperature: minimum 0, maximum 1; a value outside is left out (Unsupported)
     if temperature is not UNSET:
         if temperature < 0:
-            temperature = _s.left_out(
+            temperature = _shared.left_out(
                 temperature,
                 f"{path}.options.temperature",
                 cx,
                 "Anthropic temperature has minimum 0",
             )
         elif temperature > 1:
-            temperature = _s.left_out(
+            temperature = _shared.left_out(
                 temperature,
                 f"{path}.options.temperature",
                 cx,
@@ -161,14 +162,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     # Anthropic top_p: minimum 0, maximum 1; a value outside is left out (Unsupported)
     if top_p is not UNSET:
         if top_p < 0:
-            top_p = _s.left_out(
+            top_p = _shared.left_out(
                 top_p,
                 f"{path}.options.top_p",
                 cx,
                 "Anthropic top_p has minimum 0",
             )
         elif top_p > 1:
-            top_p = _s.left_out(
+            top_p = _shared.left_out(
                 top_p,
                 f"{path}.options.top_p",
                 cx,
@@ -179,14 +180,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     # Anthropic top_k: minimum 0; a value outside is left out (Unsupported)
     if top_k is not UNSET:
         if top_k < 0:
-            top_k = _s.left_out(
+            top_k = _shared.left_out(
                 top_k,
                 f"{path}.options.top_k",
                 cx,
                 "Anthropic top_k has minimum 0",
             )
     # cache_control <- extra.anthropic.cache_control via carried_cache_control
-    cache_control = _s.carried_cache_control(
+    cache_control = _anthropic.carried_cache_control(
         cx.from_carried("cache_control", "any"),
         f"{path}.extra.anthropic.cache_control",
         cx,
@@ -237,8 +238,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     # extra.anthropic.thinking_display: implied (read by anthropic_thinking)
     # extra.anthropic.thinking_absent: implied (read by anthropic_thinking)
     # extra.anthropic.output_config: implied (read by anthropic_output_config)
-    return cx.built(path, _s.unchecked(CreateMessageParams)(
-        model=_s.present(model),
+    return cx.built(path, _shared.unchecked(CreateMessageParams)(
+        model=_shared.present(model),
         max_tokens=max_tokens,
         system=system,
         messages=messages,
@@ -262,10 +263,10 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
 def _tool(src: LucentTool, path: str, cx: Cx) -> Any:
     """[maps.tool]: LucentTool -> CreateMessageParams.tools[]."""
     # name <- name via fitted_name
-    name = _s.fitted_name(src.name, f"{path}.name", cx)
+    name = _anthropic.fitted_name(src.name, f"{path}.name", cx)
     # input_schema <- parameters via input_schema
-    input_schema = _s.input_schema(src.parameters, f"{path}.parameters", cx)
-    return cx.built(path, _s.obj({
+    input_schema = _anthropic.input_schema(src.parameters, f"{path}.parameters", cx)
+    return cx.built(path, _shared.obj({
         "name": name,
         "description": src.description,
         "input_schema": input_schema,

@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_anthropic as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.anthropic import transforms as _anthropic
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentResponse,
@@ -64,23 +65,23 @@ def lux_to_anthropic_response(
 def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
     """[maps.response]: LucentResponse -> Message."""
     # content <- choices via anthropic_content
-    content = _s.anthropic_content(src.choices, f"{path}.choices", cx)
+    content = _anthropic.anthropic_content(src.choices, f"{path}.choices", cx)
     # stop_reason <- choices via anthropic_stop_reason
-    stop_reason = _s.anthropic_stop_reason(src.choices, f"{path}.choices", cx)
+    stop_reason = _anthropic.anthropic_stop_reason(src.choices, f"{path}.choices", cx)
     # stop_details <- provider_payload.anthropic.stop_details via carried_stop_details
-    stop_details = _s.carried_stop_details(
+    stop_details = _anthropic.carried_stop_details(
         cx.from_carried("stop_details", "any"),
         f"{path}.provider_payload.anthropic.stop_details",
         cx,
     )
     # container <- provider_payload.anthropic.container via carried_container
-    container = _s.carried_container(
+    container = _anthropic.carried_container(
         cx.from_carried("container", "any"),
         f"{path}.provider_payload.anthropic.container",
         cx,
     )
     # usage <- usage via anthropic_usage
-    usage = _s.anthropic_usage(src.usage, f"{path}.usage", cx, carried="usage")
+    usage = _anthropic.anthropic_usage(src.usage, f"{path}.usage", cx, carried="usage")
     # usage: unreachable (required): no valid target document without it
     if isinstance(usage, UnsetType):
         cx.report(
@@ -118,7 +119,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
     # provider_payload.anthropic.stop_reason: implied (read by anthropic_stop_reason)
     # provider_payload.anthropic.stop_reason_absent: implied (read by anthropic_stop_reason)
     # provider_payload.anthropic.members: implied (read by anthropic_content, which reports every entry no block reads)
-    return cx.built(path, _s.unchecked(Message)(
+    return cx.built(path, _shared.unchecked(Message)(
         id=src.id,
         type="message",
         role="assistant",

@@ -12,8 +12,8 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_gemini as _s
-from .convert_support import Cx, Origins
+from lucent._conversion import Cx, Origins
+from lucent.formats.gemini import transforms as _gemini
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentRequest,
@@ -66,14 +66,14 @@ def lux_to_gemini_request(
 def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
     """[maps.request]: LucentRequest -> GenerateContentRequest."""
     # model <- model, extra.gemini.model via gemini_model
-    model = _s.gemini_model(
+    model = _gemini.gemini_model(
         src.model,
         cx.from_carried("model", "any"),
         f"{path}.model",
         cx,
     )
     # systemInstruction <- instructions, conversation, extra.gemini.systemInstruction via gemini_system_instruction
-    systemInstruction = _s.gemini_system_instruction(
+    systemInstruction = _gemini.gemini_system_instruction(
         src.instructions,
         src.conversation,
         cx.from_carried("systemInstruction", "any"),
@@ -81,21 +81,21 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         cx,
     )
     # tools <- tools, extra.gemini.tools via gemini_tools_out
-    tools = _s.gemini_tools_out(
+    tools = _gemini.gemini_tools_out(
         src.tools,
         cx.from_carried("tools", "any"),
         f"{path}.tools",
         cx,
     )
     # toolConfig <- tool_choice, extra.gemini.toolConfig via gemini_tool_config
-    toolConfig = _s.gemini_tool_config(
+    toolConfig = _gemini.gemini_tool_config(
         src.tool_choice,
         cx.from_carried("toolConfig", "any"),
         f"{path}.tool_choice",
         cx,
     )
     # generationConfig <- options, reasoning, extra.gemini.generationConfig via gemini_generation_config
-    generationConfig = _s.gemini_generation_config(
+    generationConfig = _gemini.gemini_generation_config(
         src.options,
         src.reasoning,
         cx.from_carried("generationConfig", "any"),
@@ -103,7 +103,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         cx,
     )
     # contents <- conversation, extra.gemini.contents via gemini_contents
-    contents = _s.gemini_contents(
+    contents = _gemini.gemini_contents(
         src.conversation,
         cx.from_carried("contents", "any"),
         f"{path}.conversation",

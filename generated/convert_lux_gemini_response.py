@@ -12,8 +12,8 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_gemini as _s
-from .convert_support import Cx, Origins
+from lucent._conversion import Cx, Origins
+from lucent.formats.gemini import transforms as _gemini
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentResponse,
@@ -62,28 +62,28 @@ def lux_to_gemini_response(
 def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse:
     """[maps.response]: LucentResponse -> GenerateContentResponse."""
     # responseId <- id, provider_payload.gemini.responseId via unless_kept_absent
-    responseId = _s.unless_kept_absent(
+    responseId = _gemini.unless_kept_absent(
         src.id,
         cx.from_carried("responseId", "any"),
         f"{path}.id",
         cx,
     )
     # modelVersion <- model, provider_payload.gemini.modelVersion via unless_kept_absent
-    modelVersion = _s.unless_kept_absent(
+    modelVersion = _gemini.unless_kept_absent(
         src.model,
         cx.from_carried("modelVersion", "any"),
         f"{path}.model",
         cx,
     )
     # usageMetadata <- usage, provider_payload.gemini.usageMetadata via gemini_usage_out
-    usageMetadata = _s.gemini_usage_out(
+    usageMetadata = _gemini.gemini_usage_out(
         src.usage,
         cx.from_carried("usageMetadata", "any"),
         f"{path}.usage",
         cx,
     )
     # candidates <- choices, provider_payload.gemini.candidates via gemini_candidates
-    candidates = _s.gemini_candidates(
+    candidates = _gemini.gemini_candidates(
         src.choices,
         cx.from_carried("candidates", "any"),
         f"{path}.choices",

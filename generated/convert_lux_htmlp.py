@@ -12,8 +12,8 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins
+from lucent._conversion import Cx, Origins
+from lucent.formats.htmlp import transforms as _htmlp
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentContent,
@@ -129,29 +129,29 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> ModelRequest:
                 "Degraded",
                 "htmlp has no instructions; written as one leading system fragment (source system_prompt)",
             )
-        fragments.extend(_s.instruction_fragments(src.instructions, f"{path}.instructions", cx))
+        fragments.extend(_htmlp.instruction_fragments(src.instructions, f"{path}.instructions", cx))
     for i, fragment in enumerate(src.conversation):
         _fragment(fragment, f"{path}.conversation[{i}]", fragments, cx)
     if src.extra is not UNSET:
-        fragments.extend(_s.side_car_leftovers(src.extra, f"{path}.extra", cx))
+        fragments.extend(_htmlp.side_car_leftovers(src.extra, f"{path}.extra", cx))
 
     # tools <- tools via empty_tool_list, then tools each tool
     tools: list[ToolDefinition] = []
     if src.tools is not UNSET:
-        tools.extend(_s.empty_tool_list(src.tools, f"{path}.tools", cx))
+        tools.extend(_htmlp.empty_tool_list(src.tools, f"{path}.tools", cx))
     if src.tools is not UNSET:
         for i, tool in enumerate(src.tools):
             tools.append(_tool(tool, f"{path}.tools[{i}]", cx))
 
     # thinking_level <- reasoning via reasoning_to_thinking_level
-    thinking_level = _s.reasoning_to_thinking_level(
+    thinking_level = _htmlp.reasoning_to_thinking_level(
         src.reasoning,
         f"{path}.reasoning",
         cx,
         carried="thinking_level",
     )
     # max_output_tokens <- options.max_output_tokens via uint32_tokens
-    max_output_tokens = _s.uint32_tokens(
+    max_output_tokens = _htmlp.uint32_tokens(
         src.options.max_output_tokens,
         f"{path}.options.max_output_tokens",
         cx,
@@ -271,7 +271,7 @@ def _fragment(src: LucentConversationItem, path: str, out: list[PromptFragment],
         out.append(_message_fragment(src.message, f"{path}.message", cx))
     elif isinstance(src, LucentConversationItemToolCall):
         # tool_call: via tool_call_fragment
-        _s.tool_call_fragment(
+        _htmlp.tool_call_fragment(
             out,
             src.tool_call,
             path,
@@ -281,7 +281,7 @@ def _fragment(src: LucentConversationItem, path: str, out: list[PromptFragment],
         )
     elif isinstance(src, LucentConversationItemToolResult):
         # tool_result: via tool_result_fragment
-        _s.tool_result_fragment(
+        _htmlp.tool_result_fragment(
             out,
             src.tool_result,
             path,
@@ -291,7 +291,7 @@ def _fragment(src: LucentConversationItem, path: str, out: list[PromptFragment],
         )
     elif isinstance(src, LucentConversationItemReasoning):
         # reasoning: via reasoning_fragment
-        _s.reasoning_fragment(
+        _htmlp.reasoning_fragment(
             out,
             src.reasoning,
             path,
@@ -346,9 +346,9 @@ def _message_fragment(src: LucentMessage, path: str, cx: Cx) -> PromptFragment:
         _block(block, f"{path}.content[{i}]", content, cx)
 
     # source <- via fragment_source with role, content
-    source = _s.fragment_source(role, content, path, cx)
+    source = _htmlp.fragment_source(role, content, path, cx)
     # byte_count <- via fragment_byte_count with content
-    byte_count = _s.fragment_byte_count(content, path, cx)
+    byte_count = _htmlp.fragment_byte_count(content, path, cx)
     return cx.built(path, PromptFragment(
         role=role,
         content=content,
@@ -382,7 +382,7 @@ def _block(src: LucentContent, path: str, out: list[ContentBlock], cx: Cx) -> No
         ), _FROM_BLOCK_REFUSAL))
     elif isinstance(src, LucentContentThinking):
         # thinking: via reasoning_block
-        _s.reasoning_block(
+        _htmlp.reasoning_block(
             out,
             src.thinking,
             path,
@@ -406,7 +406,7 @@ def _block(src: LucentContent, path: str, out: list[ContentBlock], cx: Cx) -> No
             )
     elif isinstance(src, LucentContentToolUse):
         # arguments <- tool_use.arguments via json_arguments
-        arguments = _s.json_arguments(
+        arguments = _htmlp.json_arguments(
             src.tool_use.arguments,
             f"{path}.tool_use.arguments",
             cx,
@@ -420,7 +420,7 @@ def _block(src: LucentContent, path: str, out: list[ContentBlock], cx: Cx) -> No
         ), _FROM_BLOCK_TOOL_USE))
     elif isinstance(src, LucentContentToolResult):
         # content <- tool_result.content via tool_result_text
-        content = _s.tool_result_text(
+        content = _htmlp.tool_result_text(
             src.tool_result.content,
             f"{path}.tool_result.content",
             cx,
@@ -432,7 +432,7 @@ def _block(src: LucentContent, path: str, out: list[ContentBlock], cx: Cx) -> No
         ), _FROM_BLOCK_TOOL_RESULT))
     elif isinstance(src, LucentContentImage):
         # image: via inline_image
-        _s.inline_image(
+        _htmlp.inline_image(
             out,
             src.image,
             path,
@@ -451,7 +451,7 @@ def _block(src: LucentContent, path: str, out: list[ContentBlock], cx: Cx) -> No
 def _tool(src: LucentTool, path: str, cx: Cx) -> ToolDefinition:
     """[maps.tool]: LucentTool -> ToolDefinition."""
     # description <- description via description_or_empty
-    description = _s.description_or_empty(src.description, f"{path}.description", cx)
+    description = _htmlp.description_or_empty(src.description, f"{path}.description", cx)
     # strict: Unsupported
     if src.strict is not UNSET:
         cx.report(

@@ -12,8 +12,10 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins, LlmSdkParts
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.llm_sdk import transforms as _llm_sdk
+from lucent.formats.llm_sdk.transforms import LlmSdkParts
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentContent,
@@ -145,7 +147,7 @@ def lux_to_llm_sdk_request(
 def _request(src: LucentRequest, path: str, cx: Cx) -> LanguageModelInput:
     """[maps.request]: LucentRequest -> LanguageModelInput."""
     # systemPrompt <- instructions, conversation via system_prompt
-    systemPrompt = _s.system_prompt(
+    systemPrompt = _llm_sdk.system_prompt(
         src.instructions,
         src.conversation,
         f"{path}.instructions",
@@ -155,7 +157,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> LanguageModelInput:
     messages: list[Message] = []
     for i, conversation_item in enumerate(src.conversation):
         _conversation_item(conversation_item, f"{path}.conversation[{i}]", messages, cx)
-    _s.insert_empty_tool_messages(messages, cx)
+    _llm_sdk.insert_empty_tool_messages(messages, cx)
     # tools <- tools each tool
     tools = (
         [_tool(item, f"{path}.tools[{i}]", cx) for i, item in enumerate(src.tools)]
@@ -282,7 +284,7 @@ def _conversation_item(src: LucentConversationItem, path: str, out: list[Message
         _message(src.message, f"{path}.message", out, cx)
     elif isinstance(src, LucentConversationItemToolCall):
         # tool_call: via append_tool_call_part
-        _s.append_tool_call_part(
+        _llm_sdk.append_tool_call_part(
             out,
             _tool_call_part(src.tool_call, f"{path}.tool_call", cx),
             path,
@@ -292,7 +294,7 @@ def _conversation_item(src: LucentConversationItem, path: str, out: list[Message
         )
     elif isinstance(src, LucentConversationItemToolResult):
         # tool_result: via append_tool_result_part
-        _s.append_tool_result_part(out, _tool_result_part(src.tool_result, f"{path}.tool_result", cx), path, cx)
+        _llm_sdk.append_tool_result_part(out, _tool_result_part(src.tool_result, f"{path}.tool_result", cx), path, cx)
     elif isinstance(src, LucentConversationItemReasoning):
         # reasoning: Unsupported
         cx.report(path, "Unsupported", "llm-sdk inputs carry no reasoning")
@@ -308,7 +310,7 @@ def _message(src: LucentMessage, path: str, out: list[Message], cx: Cx) -> None:
     for i, item in enumerate(src.content):
         _block(item, f"{path}.content[{i}]", parts, cx)
     # role: implied (read by emit_llm_sdk_message (decisions 1 and 2))
-    _s.emit_llm_sdk_message(
+    _llm_sdk.emit_llm_sdk_message(
         out,
         src,
         parts,
@@ -376,7 +378,7 @@ def _refusal_part(src: LucentContentRefusal, path: str, cx: Cx) -> TextPart:
 def _image_part(src: LucentMultimedia, path: str, cx: Cx) -> ImagePart:
     """[maps.image_part]: LucentMultimedia -> ImagePart."""
     # imageData <- source via inline_media_data
-    imageData = _s.inline_media_data(
+    imageData = _llm_sdk.inline_media_data(
         src.source,
         f"{path}.source",
         cx,
@@ -403,9 +405,9 @@ def _audio_part(src: LucentMultimedia, path: str, cx: Cx) -> AudioPart:
     )
     # container: else from media_type
     if container is UNSET:
-        container = _s.audio_container(src.media_type, f"{path}.media_type", cx)
+        container = _llm_sdk.audio_container(src.media_type, f"{path}.media_type", cx)
     # audioData <- source via inline_media_data
-    audioData = _s.inline_media_data(
+    audioData = _llm_sdk.inline_media_data(
         src.source,
         f"{path}.source",
         cx,
@@ -421,7 +423,7 @@ def _audio_part(src: LucentMultimedia, path: str, cx: Cx) -> AudioPart:
     )
     # encoding: else from media_type
     if encoding is UNSET:
-        encoding = _s.audio_encoding(
+        encoding = _llm_sdk.audio_encoding(
             src.media_type,
             f"{path}.media_type",
             cx,
@@ -442,9 +444,9 @@ def _audio_part(src: LucentMultimedia, path: str, cx: Cx) -> AudioPart:
 def _tool_call_part(src: LucentToolUse, path: str, cx: Cx) -> ToolCallPart:
     """[maps.tool_call_part]: LucentToolUse -> ToolCallPart."""
     # toolName <- name, id via tool_call_name
-    toolName = _s.tool_call_name(src.name, src.id, f"{path}.name", cx)
+    toolName = _llm_sdk.tool_call_name(src.name, src.id, f"{path}.name", cx)
     # args <- arguments via json_args
-    args = _s.json_args(
+    args = _llm_sdk.json_args(
         src.arguments,
         f"{path}.arguments",
         cx,
@@ -465,9 +467,9 @@ def _tool_result_part(src: LucentToolResult, path: str, cx: Cx) -> ToolResultPar
     toolName = cx.kept("llm_sdk.members", path, "toolName", "string")
     # toolName: else from tool_use_id
     if toolName is UNSET:
-        toolName = _s.tool_name_for(src.tool_use_id, f"{path}.tool_use_id", cx)
+        toolName = _llm_sdk.tool_name_for(src.tool_use_id, f"{path}.tool_use_id", cx)
     # result <- content via json_result
-    result = _s.json_result(
+    result = _llm_sdk.json_result(
         src.content,
         f"{path}.content",
         cx,
@@ -478,8 +480,8 @@ def _tool_result_part(src: LucentToolResult, path: str, cx: Cx) -> ToolResultPar
     isError = cx.kept("llm_sdk.members", path, "isError", "boolean")
     # isError: else from is_error
     if isError is UNSET:
-        isError = _s.true_or_absent(src.is_error, f"{path}.is_error", cx)
-    return cx.built(path, _s.unchecked(ToolResultPart)(
+        isError = _llm_sdk.true_or_absent(src.is_error, f"{path}.is_error", cx)
+    return cx.built(path, _shared.unchecked(ToolResultPart)(
         toolCallId=src.tool_use_id,
         toolName=toolName,
         result=result,
@@ -490,7 +492,7 @@ def _tool_result_part(src: LucentToolResult, path: str, cx: Cx) -> ToolResultPar
 def _tool(src: LucentTool, path: str, cx: Cx) -> Tool:
     """[maps.tool]: LucentTool -> Tool."""
     # description <- description via text_or_empty
-    description = _s.text_or_empty(
+    description = _llm_sdk.text_or_empty(
         src.description,
         f"{path}.description",
         cx,
@@ -498,7 +500,7 @@ def _tool(src: LucentTool, path: str, cx: Cx) -> Tool:
         "an llm-sdk tool needs a description; written as \"\"",
     )
     # parameters <- parameters via object_or_null
-    parameters = _s.object_or_null(
+    parameters = _llm_sdk.object_or_null(
         src.parameters,
         f"{path}.parameters",
         cx,
@@ -540,7 +542,7 @@ def _response_format(src: LucentStructuredOutput, path: str, cx: Cx) -> Response
     """[maps.response_format]: LucentStructuredOutput -> LanguageModelInput.responseFormat."""
     if isinstance(src, LucentStructuredOutputJsonSchema):
         # schema <- schema via object_or_absent
-        schema = _s.object_or_absent(
+        schema = _llm_sdk.object_or_absent(
             src.schema,
             f"{path}.schema",
             cx,

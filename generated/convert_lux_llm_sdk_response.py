@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins, LlmSdkParts
+from lucent._conversion import Cx, Origins
+from lucent.formats.llm_sdk import transforms as _llm_sdk
+from lucent.formats.llm_sdk.transforms import LlmSdkParts
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentChoice,
@@ -169,7 +170,7 @@ def _choice(src: LucentChoice, path: str, out: list[TextPart | ToolCallPart | Au
             "Unsupported",
             "llm-sdk reports no safety ratings",
         )
-    _s.emit_response_content(
+    _llm_sdk.emit_response_content(
         out,
         src,
         parts,
@@ -257,9 +258,9 @@ def _audio_part(src: LucentMultimedia, path: str, cx: Cx) -> AudioPart:
     )
     # container: else from media_type
     if container is UNSET:
-        container = _s.audio_container(src.media_type, f"{path}.media_type", cx)
+        container = _llm_sdk.audio_container(src.media_type, f"{path}.media_type", cx)
     # audioData <- source via inline_media_data
-    audioData = _s.inline_media_data(
+    audioData = _llm_sdk.inline_media_data(
         src.source,
         f"{path}.source",
         cx,
@@ -275,7 +276,7 @@ def _audio_part(src: LucentMultimedia, path: str, cx: Cx) -> AudioPart:
     )
     # encoding: else from media_type
     if encoding is UNSET:
-        encoding = _s.audio_encoding(
+        encoding = _llm_sdk.audio_encoding(
             src.media_type,
             f"{path}.media_type",
             cx,
@@ -296,7 +297,7 @@ def _audio_part(src: LucentMultimedia, path: str, cx: Cx) -> AudioPart:
 def _tool_call_part(src: LucentToolUse, path: str, cx: Cx) -> ToolCallPart:
     """[maps.tool_call_part]: LucentToolUse -> ToolCallPart."""
     # args <- arguments via json_args
-    args = _s.json_args(
+    args = _llm_sdk.json_args(
         src.arguments,
         f"{path}.arguments",
         cx,
@@ -314,20 +315,20 @@ def _tool_call_part(src: LucentToolUse, path: str, cx: Cx) -> ToolCallPart:
 def _usage(src: LucentUsage, path: str, cx: Cx) -> ModelUsage:
     """[maps.usage]: LucentUsage -> ModelUsage."""
     # inputTokensDetail <- cached_tokens via input_tokens_detail
-    inputTokensDetail = _s.input_tokens_detail(
+    inputTokensDetail = _llm_sdk.input_tokens_detail(
         src.cached_tokens,
         f"{path}.cached_tokens",
         cx,
         carried="inputTokensDetail",
     )
     # outputTokensDetail <- provider_payload.llm_sdk.outputTokensDetail via tokens_detail
-    outputTokensDetail = _s.tokens_detail(
+    outputTokensDetail = _llm_sdk.tokens_detail(
         cx.from_carried("outputTokensDetail", "any"),
         f"{path}.provider_payload.llm_sdk.outputTokensDetail",
         cx,
     )
     # total_tokens: Unsupported
-    if not _s.total_is_sum(src, path, cx):
+    if not _llm_sdk.total_is_sum(src, path, cx):
         cx.report(
             f"{path}.total_tokens",
             "Unsupported",

@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_openai_chat as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.openai_chat import transforms as _openai_chat
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentRequest,
@@ -94,16 +95,16 @@ def lux_to_openai_chat_request(
 def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionRequest:
     """[maps.request]: LucentRequest -> CreateChatCompletionRequest."""
     # tools <- tools via chat_tools
-    tools = _s.chat_tools(src.tools, f"{path}.tools", cx)
+    tools = _openai_chat.chat_tools(src.tools, f"{path}.tools", cx)
     # tool_choice <- tool_choice via chat_tool_choice
-    tool_choice = _s.chat_tool_choice(
+    tool_choice = _openai_chat.chat_tool_choice(
         src.tool_choice,
         f"{path}.tool_choice",
         cx,
         carried="tool_choice",
     )
     # response_format <- options.structured_output via chat_response_format
-    response_format = _s.chat_response_format(
+    response_format = _openai_chat.chat_response_format(
         src.options.structured_output,
         f"{path}.options.structured_output",
         cx,
@@ -114,14 +115,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions temperature: minimum 0, maximum 2; a value outside is left out (Unsupported)
     if temperature is not UNSET:
         if temperature is not None and (temperature < 0):
-            temperature = _s.left_out(
+            temperature = _shared.left_out(
                 temperature,
                 f"{path}.options.temperature",
                 cx,
                 "Chat Completions temperature has minimum 0",
             )
         elif temperature is not None and (temperature > 2):
-            temperature = _s.left_out(
+            temperature = _shared.left_out(
                 temperature,
                 f"{path}.options.temperature",
                 cx,
@@ -142,14 +143,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions top_p: minimum 0, maximum 1; a value outside is left out (Unsupported)
     if top_p is not UNSET:
         if top_p is not None and (top_p < 0):
-            top_p = _s.left_out(
+            top_p = _shared.left_out(
                 top_p,
                 f"{path}.options.top_p",
                 cx,
                 "Chat Completions top_p has minimum 0",
             )
         elif top_p is not None and (top_p > 1):
-            top_p = _s.left_out(
+            top_p = _shared.left_out(
                 top_p,
                 f"{path}.options.top_p",
                 cx,
@@ -166,34 +167,34 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
             "not written: Lux $.options.top_p is set and wins over it",
         )
     # max_completion_tokens <- options.max_output_tokens via chat_completion_limit
-    max_completion_tokens = _s.chat_completion_limit(
+    max_completion_tokens = _openai_chat.chat_completion_limit(
         src.options.max_output_tokens,
         f"{path}.options.max_output_tokens",
         cx,
     )
     # max_tokens <- options.max_output_tokens via chat_legacy_limit
-    max_tokens = _s.chat_legacy_limit(
+    max_tokens = _openai_chat.chat_legacy_limit(
         src.options.max_output_tokens,
         f"{path}.options.max_output_tokens",
         cx,
     )
     # stop <- options.stop via chat_stop
-    stop = _s.chat_stop(src.options.stop, f"{path}.options.stop", cx)
+    stop = _openai_chat.chat_stop(src.options.stop, f"{path}.options.stop", cx)
     # stream <- options.stream via chat_stream
-    stream = _s.chat_stream(src.options.stream, f"{path}.options.stream", cx)
+    stream = _openai_chat.chat_stream(src.options.stream, f"{path}.options.stream", cx)
     # n <- options.candidate_count otherwise extra.openai_chat.n
     n: int | None | UnsetType = src.options.candidate_count
     # Chat Completions n: minimum 1, maximum 128; a value outside is left out (Unsupported)
     if n is not UNSET and n is not None:
         if n < 1:
-            n = _s.left_out(
+            n = _shared.left_out(
                 n,
                 f"{path}.options.candidate_count",
                 cx,
                 "Chat Completions n has minimum 1",
             )
         elif n > 128:
-            n = _s.left_out(
+            n = _shared.left_out(
                 n,
                 f"{path}.options.candidate_count",
                 cx,
@@ -214,14 +215,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions seed: minimum -9223372036854776000, maximum 9223372036854776000; a value outside is left out (Unsupported)
     if seed is not UNSET and seed is not None:
         if seed < -9223372036854776000:
-            seed = _s.left_out(
+            seed = _shared.left_out(
                 seed,
                 f"{path}.options.seed",
                 cx,
                 "Chat Completions seed has minimum -9223372036854776000",
             )
         elif seed > 9223372036854776000:
-            seed = _s.left_out(
+            seed = _shared.left_out(
                 seed,
                 f"{path}.options.seed",
                 cx,
@@ -238,7 +239,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
             "not written: Lux $.options.seed is set and wins over it",
         )
     # reasoning_effort <- reasoning via chat_reasoning_effort
-    reasoning_effort = _s.chat_reasoning_effort(
+    reasoning_effort = _openai_chat.chat_reasoning_effort(
         src.reasoning,
         f"{path}.reasoning",
         cx,
@@ -258,14 +259,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions frequency_penalty: minimum -2, maximum 2; a value outside is left out (Unsupported)
     if frequency_penalty is not UNSET and frequency_penalty is not None:
         if isinstance(frequency_penalty, (int, float)) and not isinstance(frequency_penalty, bool) and frequency_penalty < -2:
-            frequency_penalty = _s.left_out(
+            frequency_penalty = _shared.left_out(
                 frequency_penalty,
                 f"{path}.extra.openai_chat.frequency_penalty",
                 cx,
                 "Chat Completions frequency_penalty has minimum -2",
             )
         elif isinstance(frequency_penalty, (int, float)) and not isinstance(frequency_penalty, bool) and frequency_penalty > 2:
-            frequency_penalty = _s.left_out(
+            frequency_penalty = _shared.left_out(
                 frequency_penalty,
                 f"{path}.extra.openai_chat.frequency_penalty",
                 cx,
@@ -276,14 +277,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions presence_penalty: minimum -2, maximum 2; a value outside is left out (Unsupported)
     if presence_penalty is not UNSET and presence_penalty is not None:
         if isinstance(presence_penalty, (int, float)) and not isinstance(presence_penalty, bool) and presence_penalty < -2:
-            presence_penalty = _s.left_out(
+            presence_penalty = _shared.left_out(
                 presence_penalty,
                 f"{path}.extra.openai_chat.presence_penalty",
                 cx,
                 "Chat Completions presence_penalty has minimum -2",
             )
         elif isinstance(presence_penalty, (int, float)) and not isinstance(presence_penalty, bool) and presence_penalty > 2:
-            presence_penalty = _s.left_out(
+            presence_penalty = _shared.left_out(
                 presence_penalty,
                 f"{path}.extra.openai_chat.presence_penalty",
                 cx,
@@ -294,14 +295,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions top_logprobs: minimum 0, maximum 20; a value outside is left out (Unsupported)
     if top_logprobs is not UNSET:
         if isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs < 0:
-            top_logprobs = _s.left_out(
+            top_logprobs = _shared.left_out(
                 top_logprobs,
                 f"{path}.extra.openai_chat.top_logprobs",
                 cx,
                 "Chat Completions top_logprobs has minimum 0",
             )
         elif isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs > 20:
-            top_logprobs = _s.left_out(
+            top_logprobs = _shared.left_out(
                 top_logprobs,
                 f"{path}.extra.openai_chat.top_logprobs",
                 cx,
@@ -312,7 +313,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions verbosity: one of ["low", "medium", "high"]; a value outside is left out (Unsupported)
     if verbosity is not UNSET:
         if verbosity is not None and (verbosity not in ("low", "medium", "high")):
-            verbosity = _s.left_out(
+            verbosity = _shared.left_out(
                 verbosity,
                 f"{path}.extra.openai_chat.verbosity",
                 cx,
@@ -323,7 +324,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
     if service_tier is not UNSET:
         if service_tier is not None and (service_tier not in ("auto", "default", "flex", "scale", "priority", "fast")):
-            service_tier = _s.left_out(
+            service_tier = _shared.left_out(
                 service_tier,
                 f"{path}.extra.openai_chat.service_tier",
                 cx,
@@ -334,7 +335,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions safety_identifier: maxLength 64; a value outside is left out (Unsupported)
     if safety_identifier is not UNSET:
         if isinstance(safety_identifier, str) and safety_identifier is not None and (len(safety_identifier) > 64):
-            safety_identifier = _s.left_out(
+            safety_identifier = _shared.left_out(
                 safety_identifier,
                 f"{path}.extra.openai_chat.safety_identifier",
                 cx,
@@ -345,7 +346,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions prompt_cache_retention: one of ["in_memory", "24h"]; a value outside is left out (Unsupported)
     if prompt_cache_retention is not UNSET:
         if prompt_cache_retention is not None and (prompt_cache_retention not in ("in_memory", "24h")):
-            prompt_cache_retention = _s.left_out(
+            prompt_cache_retention = _shared.left_out(
                 prompt_cache_retention,
                 f"{path}.extra.openai_chat.prompt_cache_retention",
                 cx,
@@ -356,21 +357,21 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # Chat Completions functions: minItems 1, maxItems 128; a value outside is left out (Unsupported)
     if functions is not UNSET:
         if isinstance(functions, list) and len(functions) < 1:
-            functions = _s.left_out(
+            functions = _shared.left_out(
                 functions,
                 f"{path}.extra.openai_chat.functions",
                 cx,
                 "Chat Completions functions has minItems 1",
             )
         elif isinstance(functions, list) and len(functions) > 128:
-            functions = _s.left_out(
+            functions = _shared.left_out(
                 functions,
                 f"{path}.extra.openai_chat.functions",
                 cx,
                 "Chat Completions functions has maxItems 128",
             )
     # messages <- instructions, conversation via chat_messages
-    messages = _s.chat_messages(
+    messages = _openai_chat.chat_messages(
         src.instructions,
         src.conversation,
         f"{path}.instructions",
@@ -435,7 +436,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     # extra.openai_chat.stop_string: implied (read by chat_stop)
     # extra.openai_chat.stream: implied (read by chat_stream)
     # extra.openai_chat.stream_absent: implied (read by chat_stream)
-    return cx.built(path, _s.unchecked(CreateChatCompletionRequest)(
+    return cx.built(path, _shared.unchecked(CreateChatCompletionRequest)(
         model=src.model,
         tools=tools,
         tool_choice=tool_choice,

@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_openai_chat as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.openai_chat import transforms as _openai_chat
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentChoice,
@@ -68,17 +69,17 @@ def lux_to_openai_chat_response(
 def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionResponse:
     """[maps.response]: LucentResponse -> CreateChatCompletionResponse."""
     # created <- created_at via chat_created
-    created = _s.chat_created(src.created_at, f"{path}.created_at", cx)
+    created = _openai_chat.chat_created(src.created_at, f"{path}.created_at", cx)
     # choices <- choices each choice
     choices = [_choice(item, f"{path}.choices[{i}]", cx) for i, item in enumerate(src.choices)]
     # usage <- usage via chat_usage
-    usage = _s.chat_usage(src.usage, f"{path}.usage", cx, carried="usage")
+    usage = _openai_chat.chat_usage(src.usage, f"{path}.usage", cx, carried="usage")
     # service_tier <- provider_payload.openai_chat.service_tier
     service_tier: Any | UnsetType = cx.from_carried("service_tier", "any")
     # Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
     if service_tier is not UNSET:
         if service_tier is not None and (service_tier not in ("auto", "default", "flex", "scale", "priority", "fast")):
-            service_tier = _s.left_out(
+            service_tier = _shared.left_out(
                 service_tier,
                 f"{path}.provider_payload.openai_chat.service_tier",
                 cx,
@@ -103,7 +104,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionRes
         "not a Chat Completions value this mapping reads",
     )
     # provider_payload.openai_chat.usage: implied (read by chat_usage)
-    return cx.built(path, _s.unchecked(CreateChatCompletionResponse)(
+    return cx.built(path, _shared.unchecked(CreateChatCompletionResponse)(
         id=src.id,
         object="chat.completion",
         created=created,
@@ -119,9 +120,9 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionRes
 def _choice(src: LucentChoice, path: str, cx: Cx) -> CreateChatCompletionResponseChoicesItem:
     """[maps.choice]: LucentChoice -> CreateChatCompletionResponse.choices[]."""
     # message <- message via chat_response_message
-    message = _s.chat_response_message(src.message, f"{path}.message", cx)
+    message = _openai_chat.chat_response_message(src.message, f"{path}.message", cx)
     # finish_reason <- finish_reason via chat_finish
-    finish_reason = _s.chat_finish(src.finish_reason, f"{path}.finish_reason", cx)
+    finish_reason = _openai_chat.chat_finish(src.finish_reason, f"{path}.finish_reason", cx)
     # safety_ratings: Unsupported
     if src.safety_ratings is not UNSET:
         cx.report(
@@ -129,7 +130,7 @@ def _choice(src: LucentChoice, path: str, cx: Cx) -> CreateChatCompletionRespons
             "Unsupported",
             "Chat Completions reports no safety ratings",
         )
-    return cx.built(path, _s.unchecked(CreateChatCompletionResponseChoicesItem)(
+    return cx.built(path, _shared.unchecked(CreateChatCompletionResponseChoicesItem)(
         index=src.index,
         message=message,
         finish_reason=finish_reason,

@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_openai_responses as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.openai_responses import transforms as _openai_responses
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentRequest,
@@ -90,9 +91,9 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     model = cx.prefer(model, src.model, f"{path}.model", "model")
 
     # instructions <- instructions via lux_instructions
-    instructions = _s.lux_instructions(src.instructions, f"{path}.instructions", cx)
+    instructions = _openai_responses.lux_instructions(src.instructions, f"{path}.instructions", cx)
     # input <- conversation, extra.openai_responses.input_string, extra.openai_responses.input_absent via lux_input
-    input = _s.lux_input(
+    input = _openai_responses.lux_input(
         src.conversation,
         cx.from_carried("input_string", "any"),
         cx.from_carried("input_absent", "any"),
@@ -100,49 +101,49 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         cx,
     )
     # tools <- tools, extra.openai_responses.tools via lux_tools
-    tools = _s.lux_tools(
+    tools = _openai_responses.lux_tools(
         src.tools,
         cx.from_carried("tools", "any"),
         f"{path}.tools",
         cx,
     )
     # tool_choice <- tool_choice, extra.openai_responses.tool_choice via lux_tool_choice
-    tool_choice = _s.lux_tool_choice(
+    tool_choice = _openai_responses.lux_tool_choice(
         src.tool_choice,
         cx.from_carried("tool_choice", "any"),
         f"{path}.tool_choice",
         cx,
     )
     # text <- options.structured_output, extra.openai_responses.text via lux_text
-    text = _s.lux_text(
+    text = _openai_responses.lux_text(
         src.options.structured_output,
         cx.from_carried("text", "any"),
         f"{path}.options.structured_output",
         cx,
     )
     # reasoning <- reasoning, extra.openai_responses.reasoning via lux_reasoning
-    reasoning = _s.lux_reasoning(
+    reasoning = _openai_responses.lux_reasoning(
         src.reasoning,
         cx.from_carried("reasoning", "any"),
         f"{path}.reasoning",
         cx,
     )
     # temperature <- options.temperature, extra.openai_responses.temperature via responses_temperature
-    temperature = _s.responses_temperature(
+    temperature = _openai_responses.responses_temperature(
         src.options.temperature,
         cx.from_carried("temperature", "any"),
         f"{path}.options.temperature",
         cx,
     )
     # top_p <- options.top_p, extra.openai_responses.top_p via responses_top_p
-    top_p = _s.responses_top_p(
+    top_p = _openai_responses.responses_top_p(
         src.options.top_p,
         cx.from_carried("top_p", "any"),
         f"{path}.options.top_p",
         cx,
     )
     # max_output_tokens <- options.max_output_tokens, extra.openai_responses.max_output_tokens via responses_max_output_tokens
-    max_output_tokens = _s.responses_max_output_tokens(
+    max_output_tokens = _openai_responses.responses_max_output_tokens(
         src.options.max_output_tokens,
         cx.from_carried("max_output_tokens", "any"),
         f"{path}.options.max_output_tokens",
@@ -158,14 +159,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
             "not written: Lux $.options.previous_response_id is set and wins over it",
         )
     # stream <- options.stream, extra.openai_responses.stream_absent via lux_stream
-    stream = _s.lux_stream(
+    stream = _openai_responses.lux_stream(
         src.options.stream,
         cx.from_carried("stream_absent", "any"),
         f"{path}.options.stream",
         cx,
     )
     # metadata <- metadata, extra.openai_responses.metadata via responses_metadata
-    metadata = _s.responses_metadata(
+    metadata = _openai_responses.responses_metadata(
         src.metadata,
         cx.from_carried("metadata", "any"),
         f"{path}.metadata",
@@ -176,7 +177,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     # Responses truncation: one of ["auto", "disabled"]; a value outside is left out (Unsupported)
     if truncation is not UNSET:
         if truncation is not None and (truncation not in ("auto", "disabled")):
-            truncation = _s.left_out(
+            truncation = _shared.left_out(
                 truncation,
                 f"{path}.extra.openai_responses.truncation",
                 cx,
@@ -187,7 +188,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     # Responses service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
     if service_tier is not UNSET:
         if service_tier is not None and (service_tier not in ("auto", "default", "flex", "scale", "priority", "fast")):
-            service_tier = _s.left_out(
+            service_tier = _shared.left_out(
                 service_tier,
                 f"{path}.extra.openai_responses.service_tier",
                 cx,
@@ -198,7 +199,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     # Responses prompt_cache_retention: one of ["in_memory", "24h"]; a value outside is left out (Unsupported)
     if prompt_cache_retention is not UNSET:
         if prompt_cache_retention is not None and (prompt_cache_retention not in ("in_memory", "24h")):
-            prompt_cache_retention = _s.left_out(
+            prompt_cache_retention = _shared.left_out(
                 prompt_cache_retention,
                 f"{path}.extra.openai_responses.prompt_cache_retention",
                 cx,
@@ -209,7 +210,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     # Responses safety_identifier: maxLength 64; a value outside is left out (Unsupported)
     if safety_identifier is not UNSET:
         if isinstance(safety_identifier, str) and safety_identifier is not None and (len(safety_identifier) > 64):
-            safety_identifier = _s.left_out(
+            safety_identifier = _shared.left_out(
                 safety_identifier,
                 f"{path}.extra.openai_responses.safety_identifier",
                 cx,
@@ -220,14 +221,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     # Responses top_logprobs: minimum 0, maximum 20; a value outside is left out (Unsupported)
     if top_logprobs is not UNSET:
         if isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs < 0:
-            top_logprobs = _s.left_out(
+            top_logprobs = _shared.left_out(
                 top_logprobs,
                 f"{path}.extra.openai_responses.top_logprobs",
                 cx,
                 "Responses top_logprobs has minimum 0",
             )
         elif isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs > 20:
-            top_logprobs = _s.left_out(
+            top_logprobs = _shared.left_out(
                 top_logprobs,
                 f"{path}.extra.openai_responses.top_logprobs",
                 cx,
@@ -238,7 +239,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     # Responses context_management: minItems 1; a value outside is left out (Unsupported)
     if context_management is not UNSET:
         if isinstance(context_management, list) and context_management is not None and (len(context_management) < 1):
-            context_management = _s.left_out(
+            context_management = _shared.left_out(
                 context_management,
                 f"{path}.extra.openai_responses.context_management",
                 cx,
@@ -291,7 +292,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     )
     # extra.openai_responses.members: implied (read by lux_input for the object at each Lux path (decision 1))
     # extra.media: implied (read by lux_input for each image (decision 1))
-    return cx.built(path, _s.unchecked(CreateResponse)(
+    return cx.built(path, _shared.unchecked(CreateResponse)(
         model=model,
         instructions=instructions,
         input=input,

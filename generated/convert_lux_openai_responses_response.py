@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_openai_responses as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.openai_responses import transforms as _openai_responses
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentResponse,
@@ -95,7 +96,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         cx.report(
             f"{path}.provider_payload.openai_responses.object",
             "Unsupported",
-            "a Responses response object is always response; the value (" + _s.shown(object_given) + ") is not written, \"response\" is",
+            "a Responses response object is always response; the value (" + _shared.shown(object_given) + ") is not written, \"response\" is",
         )
     # created_at <- context created_at else created_at
     created_at: float | UnsetType = cx.from_context("created_at", "number", "$.created_at")
@@ -108,199 +109,199 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     if created_at is UNSET:
         cx.missing("$.created_at", "created_at")
     # output <- choices, provider_payload.openai_responses.output via lux_output
-    output = _s.lux_output(
+    output = _openai_responses.lux_output(
         src.choices,
         cx.from_carried("output", "any"),
         f"{path}.choices",
         cx,
     )
     # status <- choices, provider_payload.openai_responses.status via lux_status
-    status = _s.lux_status(
+    status = _openai_responses.lux_status(
         src.choices,
         cx.from_carried("status", "any"),
         f"{path}.choices",
         cx,
     )
     # incomplete_details <- choices, provider_payload.openai_responses.incomplete_details via lux_incomplete_details
-    incomplete_details = _s.lux_incomplete_details(
+    incomplete_details = _openai_responses.lux_incomplete_details(
         src.choices,
         cx.from_carried("incomplete_details", "any"),
         f"{path}.choices",
         cx,
     )
     # usage <- usage, provider_payload.openai_responses.usage via lux_response_usage
-    usage = _s.lux_response_usage(
+    usage = _openai_responses.lux_response_usage(
         src.usage,
         cx.from_carried("usage", "any"),
         f"{path}.usage",
         cx,
     )
     # error <- provider_payload.openai_responses.error via kept_or
-    error = _s.kept_or(
+    error = _openai_responses.kept_or(
         cx.from_carried("error", "any"),
         f"{path}.provider_payload.openai_responses.error",
         cx,
         carried="error",
     )
     # instructions <- provider_payload.openai_responses.instructions via kept_or
-    instructions = _s.kept_or(
+    instructions = _openai_responses.kept_or(
         cx.from_carried("instructions", "any"),
         f"{path}.provider_payload.openai_responses.instructions",
         cx,
         carried="instructions",
     )
     # metadata <- provider_payload.openai_responses.metadata via kept_or
-    metadata = _s.kept_or(
+    metadata = _openai_responses.kept_or(
         cx.from_carried("metadata", "any"),
         f"{path}.provider_payload.openai_responses.metadata",
         cx,
         carried="metadata",
     )
     # temperature <- provider_payload.openai_responses.temperature via kept_or
-    temperature = _s.kept_or(
+    temperature = _openai_responses.kept_or(
         cx.from_carried("temperature", "any"),
         f"{path}.provider_payload.openai_responses.temperature",
         cx,
         carried="temperature",
     )
     # top_p <- provider_payload.openai_responses.top_p via kept_or
-    top_p = _s.kept_or(
+    top_p = _openai_responses.kept_or(
         cx.from_carried("top_p", "any"),
         f"{path}.provider_payload.openai_responses.top_p",
         cx,
         carried="top_p",
     )
     # tools <- provider_payload.openai_responses.tools via kept_or
-    tools = _s.kept_or(
+    tools = _openai_responses.kept_or(
         cx.from_carried("tools", "any"),
         f"{path}.provider_payload.openai_responses.tools",
         cx,
         carried="tools",
     )
     # tool_choice <- provider_payload.openai_responses.tool_choice via kept_or
-    tool_choice = _s.kept_or(
+    tool_choice = _openai_responses.kept_or(
         cx.from_carried("tool_choice", "any"),
         f"{path}.provider_payload.openai_responses.tool_choice",
         cx,
         carried="tool_choice",
     )
     # parallel_tool_calls <- provider_payload.openai_responses.parallel_tool_calls via kept_or
-    parallel_tool_calls = _s.kept_or(
+    parallel_tool_calls = _openai_responses.kept_or(
         cx.from_carried("parallel_tool_calls", "any"),
         f"{path}.provider_payload.openai_responses.parallel_tool_calls",
         cx,
         carried="parallel_tool_calls",
     )
     # completed_at <- provider_payload.openai_responses.completed_at via kept_value
-    completed_at = _s.kept_value(
+    completed_at = _openai_responses.kept_value(
         cx.from_carried("completed_at", "any"),
         f"{path}.provider_payload.openai_responses.completed_at",
         cx,
     )
     # output_text <- provider_payload.openai_responses.output_text via kept_value
-    output_text = _s.kept_value(
+    output_text = _openai_responses.kept_value(
         cx.from_carried("output_text", "any"),
         f"{path}.provider_payload.openai_responses.output_text",
         cx,
     )
     # top_logprobs <- provider_payload.openai_responses.top_logprobs via kept_value
-    top_logprobs = _s.kept_value(
+    top_logprobs = _openai_responses.kept_value(
         cx.from_carried("top_logprobs", "any"),
         f"{path}.provider_payload.openai_responses.top_logprobs",
         cx,
     )
     # user <- provider_payload.openai_responses.user via kept_value
-    user = _s.kept_value(
+    user = _openai_responses.kept_value(
         cx.from_carried("user", "any"),
         f"{path}.provider_payload.openai_responses.user",
         cx,
     )
     # safety_identifier <- provider_payload.openai_responses.safety_identifier via kept_value
-    safety_identifier = _s.kept_value(
+    safety_identifier = _openai_responses.kept_value(
         cx.from_carried("safety_identifier", "any"),
         f"{path}.provider_payload.openai_responses.safety_identifier",
         cx,
     )
     # prompt_cache_key <- provider_payload.openai_responses.prompt_cache_key via kept_value
-    prompt_cache_key = _s.kept_value(
+    prompt_cache_key = _openai_responses.kept_value(
         cx.from_carried("prompt_cache_key", "any"),
         f"{path}.provider_payload.openai_responses.prompt_cache_key",
         cx,
     )
     # prompt_cache_retention <- provider_payload.openai_responses.prompt_cache_retention via kept_value
-    prompt_cache_retention = _s.kept_value(
+    prompt_cache_retention = _openai_responses.kept_value(
         cx.from_carried("prompt_cache_retention", "any"),
         f"{path}.provider_payload.openai_responses.prompt_cache_retention",
         cx,
     )
     # prompt_cache_options <- provider_payload.openai_responses.prompt_cache_options via kept_value
-    prompt_cache_options = _s.kept_value(
+    prompt_cache_options = _openai_responses.kept_value(
         cx.from_carried("prompt_cache_options", "any"),
         f"{path}.provider_payload.openai_responses.prompt_cache_options",
         cx,
     )
     # service_tier <- provider_payload.openai_responses.service_tier via kept_value
-    service_tier = _s.kept_value(
+    service_tier = _openai_responses.kept_value(
         cx.from_carried("service_tier", "any"),
         f"{path}.provider_payload.openai_responses.service_tier",
         cx,
     )
     # previous_response_id <- provider_payload.openai_responses.previous_response_id via kept_value
-    previous_response_id = _s.kept_value(
+    previous_response_id = _openai_responses.kept_value(
         cx.from_carried("previous_response_id", "any"),
         f"{path}.provider_payload.openai_responses.previous_response_id",
         cx,
     )
     # background <- provider_payload.openai_responses.background via kept_value
-    background = _s.kept_value(
+    background = _openai_responses.kept_value(
         cx.from_carried("background", "any"),
         f"{path}.provider_payload.openai_responses.background",
         cx,
     )
     # max_tool_calls <- provider_payload.openai_responses.max_tool_calls via kept_value
-    max_tool_calls = _s.kept_value(
+    max_tool_calls = _openai_responses.kept_value(
         cx.from_carried("max_tool_calls", "any"),
         f"{path}.provider_payload.openai_responses.max_tool_calls",
         cx,
     )
     # max_output_tokens <- provider_payload.openai_responses.max_output_tokens via kept_value
-    max_output_tokens = _s.kept_value(
+    max_output_tokens = _openai_responses.kept_value(
         cx.from_carried("max_output_tokens", "any"),
         f"{path}.provider_payload.openai_responses.max_output_tokens",
         cx,
     )
     # text <- provider_payload.openai_responses.text via kept_value
-    text = _s.kept_value(
+    text = _openai_responses.kept_value(
         cx.from_carried("text", "any"),
         f"{path}.provider_payload.openai_responses.text",
         cx,
     )
     # prompt <- provider_payload.openai_responses.prompt via kept_value
-    prompt = _s.kept_value(
+    prompt = _openai_responses.kept_value(
         cx.from_carried("prompt", "any"),
         f"{path}.provider_payload.openai_responses.prompt",
         cx,
     )
     # truncation <- provider_payload.openai_responses.truncation via kept_value
-    truncation = _s.kept_value(
+    truncation = _openai_responses.kept_value(
         cx.from_carried("truncation", "any"),
         f"{path}.provider_payload.openai_responses.truncation",
         cx,
     )
     # reasoning <- provider_payload.openai_responses.reasoning via kept_value
-    reasoning = _s.kept_value(
+    reasoning = _openai_responses.kept_value(
         cx.from_carried("reasoning", "any"),
         f"{path}.provider_payload.openai_responses.reasoning",
         cx,
     )
     # moderation <- provider_payload.openai_responses.moderation via kept_value
-    moderation = _s.kept_value(
+    moderation = _openai_responses.kept_value(
         cx.from_carried("moderation", "any"),
         f"{path}.provider_payload.openai_responses.moderation",
         cx,
     )
     # conversation <- provider_payload.openai_responses.conversation via kept_value
-    conversation = _s.kept_value(
+    conversation = _openai_responses.kept_value(
         cx.from_carried("conversation", "any"),
         f"{path}.provider_payload.openai_responses.conversation",
         cx,
@@ -325,11 +326,11 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     )
     # provider_payload.openai_responses.members: implied (read by lux_output for the object at each Lux path (decision 1))
     # provider_payload.media: implied (no output part holds media)
-    return cx.built(path, _s.unchecked(Response)(
+    return cx.built(path, _shared.unchecked(Response)(
         id=src.id,
         object="response",
         model=src.model,
-        created_at=_s.present(created_at),
+        created_at=_shared.present(created_at),
         output=output,
         status=status,
         incomplete_details=incomplete_details,

@@ -13,8 +13,10 @@ from typing import Any, Literal
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins, MessageParts
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.sparktide import transforms as _sparktide
+from lucent.formats.sparktide.transforms import MessageParts
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentContent,
@@ -145,7 +147,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         cx.report(
             f"{path}.extra.sparktide.protocolVersion",
             "Unsupported",
-            "SparkTide 1.0 is the only version; the value (" + _s.shown(protocolVersion_given) + ") is not written, \"1.0\" is",
+            "SparkTide 1.0 is the only version; the value (" + _shared.shown(protocolVersion_given) + ") is not written, \"1.0\" is",
         )
     # invocationId <- context invocationId else extra.sparktide.invocationId
     invocationId: str | UnsetType = cx.from_context("invocationId", "string", "$.invocationId")
@@ -154,21 +156,21 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         # SparkTide invocationId: minLength 1, maxLength 256, pattern /\S/; a source value outside is left out (Unsupported)
         if invocationId is not UNSET:
             if len(invocationId) < 1:
-                invocationId = _s.left_out(
+                invocationId = _shared.left_out(
                     invocationId,
                     f"{path}.extra.sparktide.invocationId",
                     cx,
                     "SparkTide invocationId has minLength 1",
                 )
             elif len(invocationId) > 256:
-                invocationId = _s.left_out(
+                invocationId = _shared.left_out(
                     invocationId,
                     f"{path}.extra.sparktide.invocationId",
                     cx,
                     "SparkTide invocationId has maxLength 256",
                 )
             elif _TARGET_PATTERN_1.search(invocationId) is None:
-                invocationId = _s.left_out(
+                invocationId = _shared.left_out(
                     invocationId,
                     f"{path}.extra.sparktide.invocationId",
                     cx,
@@ -190,14 +192,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         # SparkTide deadline: minimum 1, maximum 9223372036854775807; a source value outside is left out (Unsupported)
         if deadline is not UNSET:
             if deadline < 1:
-                deadline = _s.left_out(
+                deadline = _shared.left_out(
                     deadline,
                     f"{path}.extra.sparktide.deadline",
                     cx,
                     "SparkTide deadline has minimum 1",
                 )
             elif deadline > 9223372036854775807:
-                deadline = _s.left_out(
+                deadline = _shared.left_out(
                     deadline,
                     f"{path}.extra.sparktide.deadline",
                     cx,
@@ -233,7 +235,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         # SparkTide appId: pattern /^[a-z][a-z0-9-]{0,63}$/; a source value outside is left out (Unsupported)
         if appId is not UNSET:
             if _TARGET_PATTERN_2.search(appId) is None:
-                appId = _s.left_out(
+                appId = _shared.left_out(
                     appId,
                     f"{path}.extra.sparktide.appId",
                     cx,
@@ -255,21 +257,21 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         # SparkTide subjectId: minLength 1, maxLength 256, pattern /\S/; a source value outside is left out (Unsupported)
         if subjectId is not UNSET:
             if len(subjectId) < 1:
-                subjectId = _s.left_out(
+                subjectId = _shared.left_out(
                     subjectId,
                     f"{path}.extra.sparktide.subjectId",
                     cx,
                     "SparkTide subjectId has minLength 1",
                 )
             elif len(subjectId) > 256:
-                subjectId = _s.left_out(
+                subjectId = _shared.left_out(
                     subjectId,
                     f"{path}.extra.sparktide.subjectId",
                     cx,
                     "SparkTide subjectId has maxLength 256",
                 )
             elif _TARGET_PATTERN_1.search(subjectId) is None:
-                subjectId = _s.left_out(
+                subjectId = _shared.left_out(
                     subjectId,
                     f"{path}.extra.sparktide.subjectId",
                     cx,
@@ -311,21 +313,21 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         # SparkTide runId: minLength 1, maxLength 256, pattern /\S/; a source value outside is left out (Unsupported)
         if runId is not UNSET:
             if len(runId) < 1:
-                runId = _s.left_out(
+                runId = _shared.left_out(
                     runId,
                     f"{path}.extra.sparktide.runId",
                     cx,
                     "SparkTide runId has minLength 1",
                 )
             elif len(runId) > 256:
-                runId = _s.left_out(
+                runId = _shared.left_out(
                     runId,
                     f"{path}.extra.sparktide.runId",
                     cx,
                     "SparkTide runId has maxLength 256",
                 )
             elif _TARGET_PATTERN_1.search(runId) is None:
-                runId = _s.left_out(
+                runId = _shared.left_out(
                     runId,
                     f"{path}.extra.sparktide.runId",
                     cx,
@@ -352,21 +354,21 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         # SparkTide traceId: minLength 1, maxLength 256, pattern /\S/; a source value outside is left out (Unsupported)
         if traceId is not UNSET:
             if len(traceId) < 1:
-                traceId = _s.left_out(
+                traceId = _shared.left_out(
                     traceId,
                     f"{path}.extra.sparktide.traceId",
                     cx,
                     "SparkTide traceId has minLength 1",
                 )
             elif len(traceId) > 256:
-                traceId = _s.left_out(
+                traceId = _shared.left_out(
                     traceId,
                     f"{path}.extra.sparktide.traceId",
                     cx,
                     "SparkTide traceId has maxLength 256",
                 )
             elif _TARGET_PATTERN_1.search(traceId) is None:
-                traceId = _s.left_out(
+                traceId = _shared.left_out(
                     traceId,
                     f"{path}.extra.sparktide.traceId",
                     cx,
@@ -392,21 +394,21 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         model = src.model
         # SparkTide model: minLength 1, maxLength 128, pattern /\S/; a source value outside is left out (Unsupported)
         if isinstance(model, str) and len(model) < 1:
-            model = _s.left_out(
+            model = _shared.left_out(
                 model,
                 f"{path}.model",
                 cx,
                 "SparkTide model has minLength 1",
             )
         elif isinstance(model, str) and len(model) > 128:
-            model = _s.left_out(
+            model = _shared.left_out(
                 model,
                 f"{path}.model",
                 cx,
                 "SparkTide model has maxLength 128",
             )
         elif isinstance(model, str) and _TARGET_PATTERN_1.search(model) is None:
-            model = _s.left_out(
+            model = _shared.left_out(
                 model,
                 f"{path}.model",
                 cx,
@@ -429,8 +431,8 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
             _instruction(instruction, f"{path}.instructions[{i}]", messages, cx)
     for i, conversation_item in enumerate(src.conversation):
         _conversation_item(conversation_item, f"{path}.conversation[{i}]", messages, cx)
-    _s.settle_assistant_content(messages, cx)
-    _s.settle_tool_ids(messages, cx)
+    _sparktide.settle_assistant_content(messages, cx)
+    _sparktide.settle_tool_ids(messages, cx)
     # tools <- tools each tool merge extra.sparktide.tools
     tools = (
         [_tool(item, f"{path}.tools[{i}]", cx) for i, item in enumerate(src.tools)]
@@ -450,14 +452,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
         # SparkTide max_completion_tokens: minimum 1, maximum 10000000; a source value outside is left out (Unsupported)
         if max_completion_tokens is not UNSET:
             if max_completion_tokens < 1:
-                max_completion_tokens = _s.left_out(
+                max_completion_tokens = _shared.left_out(
                     max_completion_tokens,
                     f"{path}.options.max_output_tokens",
                     cx,
                     "SparkTide max_completion_tokens has minimum 1",
                 )
             elif max_completion_tokens > 10000000:
-                max_completion_tokens = _s.left_out(
+                max_completion_tokens = _shared.left_out(
                     max_completion_tokens,
                     f"{path}.options.max_output_tokens",
                     cx,
@@ -513,14 +515,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     # SparkTide temperature: minimum 0, maximum 2; a value outside is left out (Unsupported)
     if temperature is not UNSET:
         if temperature < 0:
-            temperature = _s.left_out(
+            temperature = _shared.left_out(
                 temperature,
                 f"{path}.options.temperature",
                 cx,
                 "SparkTide temperature has minimum 0",
             )
         elif temperature > 2:
-            temperature = _s.left_out(
+            temperature = _shared.left_out(
                 temperature,
                 f"{path}.options.temperature",
                 cx,
@@ -531,14 +533,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     # SparkTide top_p: exclusiveMinimum 0, maximum 1; a value outside is left out (Unsupported)
     if top_p is not UNSET:
         if top_p <= 0:
-            top_p = _s.left_out(
+            top_p = _shared.left_out(
                 top_p,
                 f"{path}.options.top_p",
                 cx,
                 "SparkTide top_p has exclusiveMinimum 0",
             )
         elif top_p > 1:
-            top_p = _s.left_out(
+            top_p = _shared.left_out(
                 top_p,
                 f"{path}.options.top_p",
                 cx,
@@ -549,14 +551,14 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     # SparkTide seed: minimum 0, maximum 9223372036854775807; a value outside is left out (Unsupported)
     if seed is not UNSET:
         if seed < 0:
-            seed = _s.left_out(
+            seed = _shared.left_out(
                 seed,
                 f"{path}.options.seed",
                 cx,
                 "SparkTide seed has minimum 0",
             )
         elif seed > 9223372036854775807:
-            seed = _s.left_out(
+            seed = _shared.left_out(
                 seed,
                 f"{path}.options.seed",
                 cx,
@@ -635,21 +637,21 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     # extra.sparktide.content_absent: implied (read by message_content (decision 3))
     # extra.sparktide.empty_tool_calls: implied (read by message_tool_calls (decision 3))
     # extra.sparktide.json_schema: implied (read by json_schema_object (decision 6))
-    return cx.built(path, _s.unchecked(RemoteModelRequest)(
+    return cx.built(path, _shared.unchecked(RemoteModelRequest)(
         protocolVersion="1.0",
-        invocationId=_s.present(invocationId),
-        deadline=_s.present(deadline),
-        purpose=_s.present(purpose),
-        appId=_s.present(appId),
+        invocationId=_shared.present(invocationId),
+        deadline=_shared.present(deadline),
+        purpose=_shared.present(purpose),
+        appId=_shared.present(appId),
         subjectId=subjectId,
         tenantId=tenantId,
         runId=runId,
         traceId=traceId,
-        model=_s.present(model),
+        model=_shared.present(model),
         messages=messages,
         tools=tools,
-        max_completion_tokens=_s.present(max_completion_tokens),
-        stream=_s.present(stream),
+        max_completion_tokens=_shared.present(max_completion_tokens),
+        stream=_shared.present(stream),
         response_format=response_format,
         tool_choice=tool_choice,
         temperature=temperature,
@@ -668,7 +670,7 @@ def _instruction(src: LucentContent, path: str, out: list[RemoteModelMessage], c
                 "Unsupported",
                 "SparkTide text has no annotations",
             )
-        out.append(cx.built(path, _s.unchecked(RemoteModelMessage)(
+        out.append(cx.built(path, _shared.unchecked(RemoteModelMessage)(
             role="system",
             content=src.text,
         ), _FROM_INSTRUCTION_TEXT))
@@ -702,7 +704,7 @@ def _conversation_item(src: LucentConversationItem, path: str, out: list[RemoteM
         _message(src.message, f"{path}.message", out, cx)
     elif isinstance(src, LucentConversationItemToolCall):
         # tool_call: via append_tool_call
-        _s.append_tool_call(out, _tool_call(src.tool_call, f"{path}.tool_call", cx), path, cx)
+        _sparktide.append_tool_call(out, _tool_call(src.tool_call, f"{path}.tool_call", cx), path, cx)
     elif isinstance(src, LucentConversationItemToolResult):
         # tool_result
         out.append(_tool_message(src.tool_result, f"{path}.tool_result", cx))
@@ -735,12 +737,12 @@ def _message(src: LucentMessage, path: str, out: list[RemoteModelMessage], cx: C
             "SparkTide has no such role; written as the nearest one: developer -> system",
         )
     # content <- content collect message_block via message_content with role
-    content: str | None | UnsetType = _s.message_content(parts, role, path, cx, carried="content_absent")
+    content: str | None | UnsetType = _sparktide.message_content(parts, role, path, cx, carried="content_absent")
     # tool_calls <- content collect message_block via message_tool_calls with role
-    tool_calls: list[RemoteModelToolCall] | UnsetType = _s.message_tool_calls(parts, role, path, cx, carried="empty_tool_calls")
-    _s.emit_message(
+    tool_calls: list[RemoteModelToolCall] | UnsetType = _sparktide.message_tool_calls(parts, role, path, cx, carried="empty_tool_calls")
+    _sparktide.emit_message(
         out,
-        cx.built(path, _s.unchecked(RemoteModelMessage)(
+        cx.built(path, _shared.unchecked(RemoteModelMessage)(
             role=role,
             content=content,
             tool_calls=tool_calls,
@@ -789,7 +791,7 @@ def _message_block(src: LucentContent, path: str, parts: MessageParts, cx: Cx) -
 def _tool_call(src: LucentToolUse, path: str, cx: Cx) -> RemoteModelToolCall:
     """[maps.tool_call]: LucentToolUse -> RemoteModelToolCall."""
     # function.arguments <- arguments check closed_json_object
-    _s.closed_json_object(
+    _shared.closed_json_object(
         src.arguments,
         f"{path}.arguments",
         cx,
@@ -813,7 +815,7 @@ def _tool_message(src: LucentToolResult, path: str, cx: Cx) -> RemoteModelMessag
     for i, item in enumerate(src.content):
         _tool_result_block(item, f"{path}.content[{i}]", parts, cx)
     # content <- content collect tool_result_block via joined_text
-    content: str | None | UnsetType = _s.joined_text(parts, path, cx)
+    content: str | None | UnsetType = _sparktide.joined_text(parts, path, cx)
     # is_error: Degraded
     if src.is_error is True:
         cx.report(
@@ -821,7 +823,7 @@ def _tool_message(src: LucentToolResult, path: str, cx: Cx) -> RemoteModelMessag
             "Degraded",
             "SparkTide tool messages have no error flag; the error text is sent as a normal result",
         )
-    return cx.built(path, _s.unchecked(RemoteModelMessage)(
+    return cx.built(path, _shared.unchecked(RemoteModelMessage)(
         role="tool",
         content=content,
         tool_call_id=src.tool_use_id,
@@ -893,12 +895,12 @@ def _tool_result_block(src: LucentContent, path: str, parts: MessageParts, cx: C
 
 def _tool(src: LucentTool, path: str, cx: Cx) -> dict[str, Any]:
     """[maps.tool]: LucentTool -> object."""
-    return cx.built(path, _s.obj({
+    return cx.built(path, _shared.obj({
         "type": "function",
-        "function": _s.obj({
+        "function": _shared.obj({
             "name": src.name,
             "description": src.description,
-            "parameters": _s.null_as_absent(src.parameters),
+            "parameters": _shared.null_as_absent(src.parameters),
             "strict": src.strict,
         }),
     }), _FROM_TOOL)
@@ -907,9 +909,9 @@ def _tool(src: LucentTool, path: str, cx: Cx) -> dict[str, Any]:
 def _tool_choice(src: LucentToolChoice, path: str, cx: Cx) -> Any:
     """[maps.tool_choice]: LucentToolChoice -> json."""
     if isinstance(src, LucentToolChoiceSpecificTool):
-        return cx.built(path, _s.obj({
+        return cx.built(path, _shared.obj({
             "type": "function",
-            "function": _s.obj({
+            "function": _shared.obj({
                 "name": src.name,
             }),
         }), _FROM_TOOL_CHOICE_SPECIFIC_TOOL)
@@ -925,22 +927,22 @@ def _structured_output(src: LucentStructuredOutput, path: str, cx: Cx) -> dict[s
     """[maps.structured_output]: LucentStructuredOutput -> object."""
     if isinstance(src, LucentStructuredOutputJsonSchema):
         # json_schema <- schema via json_schema_object
-        json_schema = _s.json_schema_object(
+        json_schema = _sparktide.json_schema_object(
             src.schema,
             f"{path}.schema",
             cx,
             carried="json_schema",
         )
-        return cx.built(path, _s.obj({
+        return cx.built(path, _shared.obj({
             "type": "json_schema",
             "json_schema": json_schema,
         }), _FROM_STRUCTURED_OUTPUT_JSON_SCHEMA)
     elif src == "text":
-        return cx.built(path, _s.obj({
+        return cx.built(path, _shared.obj({
             "type": "text",
         }), None)
     # src == "json_object"
-    return cx.built(path, _s.obj({
+    return cx.built(path, _shared.obj({
         "type": "json_object",
     }), None)
 

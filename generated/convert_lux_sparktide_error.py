@@ -12,8 +12,8 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins
+from lucent._conversion import Cx, Origins
+from lucent.formats.sparktide import transforms as _sparktide
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentError,
@@ -53,11 +53,11 @@ def lux_to_sparktide_error(
 def _failure(src: LucentError, path: str, cx: Cx) -> RemoteModelFailure:
     """[maps.failure]: LucentError -> RemoteModelFailure."""
     # error.code <- kind, provider_code via failure_code
-    error_code = _s.failure_code(src.kind, src.provider_code, f"{path}.kind", cx)
+    error_code = _sparktide.failure_code(src.kind, src.provider_code, f"{path}.kind", cx)
     # message: Unsupported, Degraded when standard_failure_message
     cx.report(
         f"{path}.message",
-        "Degraded" if _s.standard_failure_message(src.message, src) else "Unsupported",
+        "Degraded" if _sparktide.standard_failure_message(src.message, src) else "Unsupported",
         "a SparkTide failure carries only its code; the error text never reaches users",
     )
     return cx.built(path, RemoteModelFailure(

@@ -12,8 +12,10 @@ from typing import Any, Literal
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins, MessageParts
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.sparktide import transforms as _sparktide
+from lucent.formats.sparktide.transforms import MessageParts
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .lux_ir_v1 import (
     LucentChoice,
@@ -100,9 +102,9 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> RemoteModelResponse:
                 "a SparkTide response carries one message; this further choice is dropped",
             )
     if message is UNSET:
-        message = _s.empty_assistant_message(f"{path}.choices", cx)
+        message = _sparktide.empty_assistant_message(f"{path}.choices", cx)
     # usage <- usage via usage_to_sparktide
-    usage = _s.usage_to_sparktide(src.usage, f"{path}.usage", cx, carried="usage")
+    usage = _sparktide.usage_to_sparktide(src.usage, f"{path}.usage", cx, carried="usage")
     # schema_version: implied (always v1)
     # id: Degraded
     cx.report(
@@ -163,8 +165,8 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> RemoteModelResponse:
     )
     # provider_payload.sparktide.content_absent: implied (read by response_content (decision 2))
     # provider_payload.sparktide.empty_tool_calls: implied (read by response_tool_calls (decision 2))
-    return cx.built(path, _s.unchecked(RemoteModelResponse)(
-        message=_s.present(message),
+    return cx.built(path, _shared.unchecked(RemoteModelResponse)(
+        message=_shared.present(message),
         usage=usage,
     ), _FROM_RESPONSE)
 
@@ -208,19 +210,19 @@ def _choice_message(src: LucentChoice, path: str, cx: Cx) -> RemoteModelMessage:
             "a SparkTide response message is always assistant: developer -> assistant",
         )
     # content <- message.content collect response_block via response_content
-    content: str | None | UnsetType = _s.response_content(parts, path, cx, carried="content_absent")
+    content: str | None | UnsetType = _sparktide.response_content(parts, path, cx, carried="content_absent")
     # tool_calls <- message.content collect response_block via response_tool_calls
-    tool_calls: list[RemoteModelToolCall] | UnsetType = _s.response_tool_calls(parts, path, cx, carried="empty_tool_calls")
+    tool_calls: list[RemoteModelToolCall] | UnsetType = _sparktide.response_tool_calls(parts, path, cx, carried="empty_tool_calls")
     # index: Unsupported, Degraded when is_zero
     cx.report(
         f"{path}.index",
-        "Degraded" if _s.is_zero(src.index, src) else "Unsupported",
+        "Degraded" if _sparktide.is_zero(src.index, src) else "Unsupported",
         "a SparkTide response has one message and no choice index",
     )
     # finish_reason: Unsupported, Degraded when finish_reason_derivable
     cx.report(
         f"{path}.finish_reason",
-        "Degraded" if _s.finish_reason_derivable(src.finish_reason, src) else "Unsupported",
+        "Degraded" if _sparktide.finish_reason_derivable(src.finish_reason, src) else "Unsupported",
         "a SparkTide non-stream response has no finish reason; a reader derives tool_calls when there are tool calls, else stop",
     )
     # safety_ratings: Unsupported
@@ -230,7 +232,7 @@ def _choice_message(src: LucentChoice, path: str, cx: Cx) -> RemoteModelMessage:
             "Unsupported",
             "SparkTide has no safety ratings",
         )
-    return cx.built(path, _s.unchecked(RemoteModelMessage)(
+    return cx.built(path, _shared.unchecked(RemoteModelMessage)(
         role=role,
         content=content,
         tool_calls=tool_calls,
@@ -289,7 +291,7 @@ def _response_block(src: LucentContent, path: str, parts: MessageParts, cx: Cx) 
 def _tool_call(src: LucentToolUse, path: str, cx: Cx) -> RemoteModelToolCall:
     """[maps.tool_call]: LucentToolUse -> RemoteModelToolCall."""
     # function.arguments <- arguments check closed_json_object
-    _s.closed_json_object(
+    _shared.closed_json_object(
         src.arguments,
         f"{path}.arguments",
         cx,

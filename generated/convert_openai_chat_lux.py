@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_openai_chat as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.openai_chat import transforms as _openai_chat
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .openai_chat import (
     ChatCompletionRequestAssistantMessage,
@@ -143,40 +144,40 @@ def _request(src: CreateChatCompletionRequest, path: str, cx: Cx) -> LucentReque
     # conversation <- messages each conversation_item
     conversation = [_conversation_item(item, f"{path}.messages[{i}]", cx) for i, item in enumerate(src.messages)]
     # tools <- tools via chat_tools_to_lux
-    tools = _s.chat_tools_to_lux(src.tools, f"{path}.tools", cx)
+    tools = _openai_chat.chat_tools_to_lux(src.tools, f"{path}.tools", cx)
     # tool_choice <- tool_choice via chat_tool_choice_to_lux
-    tool_choice = _s.chat_tool_choice_to_lux(src.tool_choice, f"{path}.tool_choice", cx)
+    tool_choice = _openai_chat.chat_tool_choice_to_lux(src.tool_choice, f"{path}.tool_choice", cx)
     # options.max_output_tokens <- max_completion_tokens, max_tokens via chat_token_limit
-    options_max_output_tokens = _s.chat_token_limit(
+    options_max_output_tokens = _openai_chat.chat_token_limit(
         src.max_completion_tokens,
         src.max_tokens,
         f"{path}.max_completion_tokens",
         cx,
     )
     # options.stop <- stop via chat_stop_to_lux
-    options_stop = _s.chat_stop_to_lux(src.stop, f"{path}.stop", cx)
+    options_stop = _openai_chat.chat_stop_to_lux(src.stop, f"{path}.stop", cx)
     # options.stream <- stream via chat_stream_flag
-    options_stream = _s.chat_stream_flag(src.stream, f"{path}.stream", cx)
+    options_stream = _openai_chat.chat_stream_flag(src.stream, f"{path}.stream", cx)
     # options.structured_output <- response_format via chat_response_format_to_lux
-    options_structured_output = _s.chat_response_format_to_lux(
+    options_structured_output = _openai_chat.chat_response_format_to_lux(
         src.response_format,
         f"{path}.response_format",
         cx,
     )
     # reasoning <- reasoning_effort via chat_effort_to_reasoning
-    reasoning = _s.chat_effort_to_reasoning(
+    reasoning = _openai_chat.chat_effort_to_reasoning(
         src.reasoning_effort,
         f"{path}.reasoning_effort",
         cx,
     )
     # extra.openai_chat.temperature <- temperature via null_kept
-    extra_openai_chat_temperature = _s.null_kept(src.temperature, f"{path}.temperature", cx)
+    extra_openai_chat_temperature = _shared.null_kept(src.temperature, f"{path}.temperature", cx)
     # extra.openai_chat.top_p <- top_p via null_kept
-    extra_openai_chat_top_p = _s.null_kept(src.top_p, f"{path}.top_p", cx)
+    extra_openai_chat_top_p = _shared.null_kept(src.top_p, f"{path}.top_p", cx)
     # extra.openai_chat.max_completion_tokens <- max_completion_tokens via null_kept
-    extra_openai_chat_max_completion_tokens = _s.null_kept(src.max_completion_tokens, f"{path}.max_completion_tokens", cx)
+    extra_openai_chat_max_completion_tokens = _shared.null_kept(src.max_completion_tokens, f"{path}.max_completion_tokens", cx)
     # extra.openai_chat.max_tokens <- max_tokens via chat_max_tokens_kept
-    extra_openai_chat_max_tokens = _s.chat_max_tokens_kept(
+    extra_openai_chat_max_tokens = _openai_chat.chat_max_tokens_kept(
         src.max_tokens,
         f"{path}.max_tokens",
         cx,
@@ -184,28 +185,28 @@ def _request(src: CreateChatCompletionRequest, path: str, cx: Cx) -> LucentReque
         "the deprecated max_tokens beside max_completion_tokens has no Lux field; kept in extra.openai_chat.max_tokens",
     )
     # extra.openai_chat.limit_field <- max_completion_tokens, max_tokens via chat_limit_field
-    extra_openai_chat_limit_field = _s.chat_limit_field(
+    extra_openai_chat_limit_field = _openai_chat.chat_limit_field(
         src.max_completion_tokens,
         src.max_tokens,
         f"{path}.max_completion_tokens",
         cx,
     )
     # extra.openai_chat.stop <- stop via null_kept
-    extra_openai_chat_stop = _s.null_kept(src.stop, f"{path}.stop", cx)
+    extra_openai_chat_stop = _shared.null_kept(src.stop, f"{path}.stop", cx)
     # extra.openai_chat.stop_string <- stop via chat_stop_string
-    extra_openai_chat_stop_string = _s.chat_stop_string(src.stop, f"{path}.stop", cx)
+    extra_openai_chat_stop_string = _openai_chat.chat_stop_string(src.stop, f"{path}.stop", cx)
     # extra.openai_chat.stream <- stream via null_kept
-    extra_openai_chat_stream = _s.null_kept(src.stream, f"{path}.stream", cx)
+    extra_openai_chat_stream = _shared.null_kept(src.stream, f"{path}.stream", cx)
     # extra.openai_chat.stream_absent <- stream via absent_flag
-    extra_openai_chat_stream_absent = _s.absent_flag(src.stream, f"{path}.stream", cx)
+    extra_openai_chat_stream_absent = _shared.absent_flag(src.stream, f"{path}.stream", cx)
     # extra.openai_chat.n <- n via null_kept
-    extra_openai_chat_n = _s.null_kept(src.n, f"{path}.n", cx)
+    extra_openai_chat_n = _shared.null_kept(src.n, f"{path}.n", cx)
     # extra.openai_chat.seed <- seed via null_kept
-    extra_openai_chat_seed = _s.null_kept(src.seed, f"{path}.seed", cx)
+    extra_openai_chat_seed = _shared.null_kept(src.seed, f"{path}.seed", cx)
     # extra.openai_chat.metadata <- metadata via null_kept
-    extra_openai_chat_metadata = _s.null_kept(src.metadata, f"{path}.metadata", cx)
+    extra_openai_chat_metadata = _shared.null_kept(src.metadata, f"{path}.metadata", cx)
     # extra.openai_chat.reasoning_effort <- reasoning_effort via chat_effort_kept
-    extra_openai_chat_reasoning_effort = _s.chat_effort_kept(
+    extra_openai_chat_reasoning_effort = _openai_chat.chat_effort_kept(
         src.reasoning_effort,
         f"{path}.reasoning_effort",
         cx,
@@ -213,7 +214,7 @@ def _request(src: CreateChatCompletionRequest, path: str, cx: Cx) -> LucentReque
         "Lux reasoning effort is low, medium or high; the nearest is written and the Chat level kept in extra.openai_chat.reasoning_effort",
     )
     # extra.openai_chat.tool_choice <- tool_choice via chat_allowed_tools
-    extra_openai_chat_tool_choice = _s.chat_allowed_tools(
+    extra_openai_chat_tool_choice = _openai_chat.chat_allowed_tools(
         src.tool_choice,
         f"{path}.tool_choice",
         cx,
@@ -221,7 +222,7 @@ def _request(src: CreateChatCompletionRequest, path: str, cx: Cx) -> LucentReque
         "Lux has no allowed_tools choice; kept verbatim in extra.openai_chat.tool_choice",
     )
     # extra.openai_chat.response_format <- response_format via chat_schemaless_json_schema
-    extra_openai_chat_response_format = _s.chat_schemaless_json_schema(
+    extra_openai_chat_response_format = _openai_chat.chat_schemaless_json_schema(
         src.response_format,
         f"{path}.response_format",
         cx,
@@ -229,7 +230,7 @@ def _request(src: CreateChatCompletionRequest, path: str, cx: Cx) -> LucentReque
         "a json_schema response_format without a schema has no Lux form; kept verbatim in extra.openai_chat.response_format",
     )
     # extra.openai_chat.json_schema <- response_format via chat_json_schema_members
-    extra_openai_chat_json_schema = _s.chat_json_schema_members(
+    extra_openai_chat_json_schema = _openai_chat.chat_json_schema_members(
         src.response_format,
         f"{path}.response_format",
         cx,
@@ -395,19 +396,19 @@ def _request(src: CreateChatCompletionRequest, path: str, cx: Cx) -> LucentReque
         tools=tools,
         tool_choice=tool_choice,
         options=LucentOptions(
-            temperature=_s.null_as_absent(src.temperature),
-            top_p=_s.null_as_absent(src.top_p),
+            temperature=_shared.null_as_absent(src.temperature),
+            top_p=_shared.null_as_absent(src.top_p),
             max_output_tokens=options_max_output_tokens,
             stop=options_stop,
             stream=options_stream,
-            candidate_count=_s.null_as_absent(src.n),
-            seed=_s.null_as_absent(src.seed),
+            candidate_count=_shared.null_as_absent(src.n),
+            seed=_shared.null_as_absent(src.seed),
             structured_output=options_structured_output,
         ),
         reasoning=reasoning,
-        metadata=_s.null_as_absent(src.metadata),
-        extra=_s.compact({
-            "openai_chat": _s.compact({
+        metadata=_shared.null_as_absent(src.metadata),
+        extra=_shared.compact({
+            "openai_chat": _shared.compact({
                 "temperature": extra_openai_chat_temperature,
                 "top_p": extra_openai_chat_top_p,
                 "max_completion_tokens": extra_openai_chat_max_completion_tokens,
@@ -476,7 +477,7 @@ def _conversation_item(src: ChatCompletionRequestMessage, path: str, cx: Cx) -> 
 def _text_message(src: ChatCompletionRequestSystemMessage, path: str, cx: Cx) -> LucentMessage:
     """[maps.text_message]: ChatCompletionRequestSystemMessage -> LucentMessage."""
     # content <- content via chat_text_content
-    content = _s.chat_text_content(src.content, f"{path}.content", cx)
+    content = _openai_chat.chat_text_content(src.content, f"{path}.content", cx)
     # role: implied (the role selects this variant)
     # name: kept in openai_chat.members[<Lux path>].name
     if src.name is not UNSET:
@@ -490,7 +491,7 @@ def _text_message(src: ChatCompletionRequestSystemMessage, path: str, cx: Cx) ->
 def _developer_message(src: ChatCompletionRequestDeveloperMessage, path: str, cx: Cx) -> LucentMessage:
     """[maps.developer_message]: ChatCompletionRequestDeveloperMessage -> LucentMessage."""
     # content <- content via chat_text_content
-    content = _s.chat_text_content(src.content, f"{path}.content", cx)
+    content = _openai_chat.chat_text_content(src.content, f"{path}.content", cx)
     # role: implied (the role selects this variant)
     # name: kept in openai_chat.members[<Lux path>].name
     if src.name is not UNSET:
@@ -504,7 +505,7 @@ def _developer_message(src: ChatCompletionRequestDeveloperMessage, path: str, cx
 def _user_message(src: ChatCompletionRequestUserMessage, path: str, cx: Cx) -> LucentMessage:
     """[maps.user_message]: ChatCompletionRequestUserMessage -> LucentMessage."""
     # content <- content via chat_user_content
-    content = _s.chat_user_content(src.content, f"{path}.content", cx)
+    content = _openai_chat.chat_user_content(src.content, f"{path}.content", cx)
     # role: implied (the role selects this variant)
     # name: kept in openai_chat.members[<Lux path>].name
     if src.name is not UNSET:
@@ -518,7 +519,7 @@ def _user_message(src: ChatCompletionRequestUserMessage, path: str, cx: Cx) -> L
 def _assistant_message(src: ChatCompletionRequestAssistantMessage, path: str, cx: Cx) -> LucentMessage:
     """[maps.assistant_message]: ChatCompletionRequestAssistantMessage -> LucentMessage."""
     # content <- content, refusal, tool_calls, audio, function_call via chat_assistant_content
-    content = _s.chat_assistant_content(
+    content = _openai_chat.chat_assistant_content(
         src.content,
         src.refusal,
         src.tool_calls,
@@ -540,7 +541,7 @@ def _assistant_message(src: ChatCompletionRequestAssistantMessage, path: str, cx
 def _tool_result(src: ChatCompletionRequestToolMessage, path: str, cx: Cx) -> LucentToolResult:
     """[maps.tool_result]: ChatCompletionRequestToolMessage -> LucentToolResult."""
     # content <- content via chat_text_content
-    content = _s.chat_text_content(src.content, f"{path}.content", cx)
+    content = _openai_chat.chat_text_content(src.content, f"{path}.content", cx)
     # role: implied (always tool: the role selects this variant)
     return cx.built(path, LucentToolResult(
         tool_use_id=src.tool_call_id,
@@ -552,7 +553,7 @@ def _tool_result(src: ChatCompletionRequestToolMessage, path: str, cx: Cx) -> Lu
 def _function_message(src: ChatCompletionRequestFunctionMessage, path: str, cx: Cx) -> LucentMessage:
     """[maps.function_message]: ChatCompletionRequestFunctionMessage -> LucentMessage."""
     # content <- content via chat_optional_text
-    content = _s.chat_optional_text(src.content, f"{path}.content", cx)
+    content = _openai_chat.chat_optional_text(src.content, f"{path}.content", cx)
     # role: implied (the role selects this variant)
     # name: kept in openai_chat.members[<Lux path>].name
     cx.keep("openai_chat.members", path, "name", src.name, f"{path}.name")

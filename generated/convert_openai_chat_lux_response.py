@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_openai_chat as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.openai_chat import transforms as _openai_chat
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .openai_chat import (
     CompletionUsage,
@@ -87,7 +88,7 @@ def _response(src: CreateChatCompletionResponse, path: str, cx: Cx) -> LucentRes
         usage = _usage(src.usage, f"{path}.usage", cx)
 
     # provider_payload.openai_chat.usage <- usage via chat_usage_details
-    provider_payload_openai_chat_usage = _s.chat_usage_details(
+    provider_payload_openai_chat_usage = _openai_chat.chat_usage_details(
         src.usage,
         f"{path}.usage",
         cx,
@@ -123,8 +124,8 @@ def _response(src: CreateChatCompletionResponse, path: str, cx: Cx) -> LucentRes
         created_at=src.created,
         choices=choices,
         usage=usage,
-        provider_payload=_s.compact({
-            "openai_chat": _s.compact({
+        provider_payload=_shared.compact({
+            "openai_chat": _shared.compact({
                 "usage": provider_payload_openai_chat_usage,
                 "system_fingerprint": src.system_fingerprint,
                 "service_tier": src.service_tier,
@@ -137,9 +138,9 @@ def _response(src: CreateChatCompletionResponse, path: str, cx: Cx) -> LucentRes
 def _choice(src: CreateChatCompletionResponseChoicesItem, path: str, cx: Cx) -> LucentChoice:
     """[maps.choice]: CreateChatCompletionResponse.choices[] -> LucentChoice."""
     # message.content <- message via chat_response_content
-    message_content = _s.chat_response_content(src.message, f"{path}.message", cx)
+    message_content = _openai_chat.chat_response_content(src.message, f"{path}.message", cx)
     # finish_reason <- finish_reason via chat_finish_reason
-    finish_reason = _s.chat_finish_reason(src.finish_reason, f"{path}.finish_reason", cx)
+    finish_reason = _openai_chat.chat_finish_reason(src.finish_reason, f"{path}.finish_reason", cx)
     # logprobs: kept in openai_chat.members[<Lux path>].logprobs
     if src.logprobs is not UNSET:
         cx.keep(
@@ -162,19 +163,19 @@ def _choice(src: CreateChatCompletionResponseChoicesItem, path: str, cx: Cx) -> 
 def _usage(src: CompletionUsage, path: str, cx: Cx) -> LucentUsage:
     """[maps.usage]: CompletionUsage -> LucentUsage."""
     # cached_tokens <- prompt_tokens_details via chat_cached_tokens
-    cached_tokens = _s.chat_cached_tokens(
+    cached_tokens = _openai_chat.chat_cached_tokens(
         src.prompt_tokens_details,
         f"{path}.prompt_tokens_details",
         cx,
     )
     # cache_creation_tokens <- prompt_tokens_details via chat_cache_write_tokens
-    cache_creation_tokens = _s.chat_cache_write_tokens(
+    cache_creation_tokens = _openai_chat.chat_cache_write_tokens(
         src.prompt_tokens_details,
         f"{path}.prompt_tokens_details",
         cx,
     )
     # reasoning_tokens <- completion_tokens_details via chat_reasoning_tokens
-    reasoning_tokens = _s.chat_reasoning_tokens(
+    reasoning_tokens = _openai_chat.chat_reasoning_tokens(
         src.completion_tokens_details,
         f"{path}.completion_tokens_details",
         cx,

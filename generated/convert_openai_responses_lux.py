@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_openai_responses as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.openai_responses import transforms as _openai_responses
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .openai_responses import (
     CreateResponse,
@@ -99,37 +100,37 @@ def _request(src: CreateResponse, path: str, cx: Cx) -> LucentRequest:
     if model is UNSET:
         cx.missing("$.model", "model")
     # instructions <- instructions via responses_instructions
-    instructions = _s.responses_instructions(src.instructions, f"{path}.instructions", cx)
+    instructions = _openai_responses.responses_instructions(src.instructions, f"{path}.instructions", cx)
     # conversation <- input via responses_input
-    conversation = _s.responses_input(src.input, f"{path}.input", cx)
+    conversation = _openai_responses.responses_input(src.input, f"{path}.input", cx)
     # tools <- tools via responses_function_tools
-    tools = _s.responses_function_tools(src.tools, f"{path}.tools", cx)
+    tools = _openai_responses.responses_function_tools(src.tools, f"{path}.tools", cx)
     # tool_choice <- tool_choice via responses_tool_choice
-    tool_choice = _s.responses_tool_choice(src.tool_choice, f"{path}.tool_choice", cx)
+    tool_choice = _openai_responses.responses_tool_choice(src.tool_choice, f"{path}.tool_choice", cx)
     # options.stream <- stream via stream_or_false
-    options_stream = _s.stream_or_false(src.stream, f"{path}.stream", cx)
+    options_stream = _openai_responses.stream_or_false(src.stream, f"{path}.stream", cx)
     # options.structured_output <- text via responses_structured_output
-    options_structured_output = _s.responses_structured_output(src.text, f"{path}.text", cx)
+    options_structured_output = _openai_responses.responses_structured_output(src.text, f"{path}.text", cx)
     # reasoning <- reasoning via responses_reasoning
-    reasoning = _s.responses_reasoning(src.reasoning, f"{path}.reasoning", cx)
+    reasoning = _openai_responses.responses_reasoning(src.reasoning, f"{path}.reasoning", cx)
     # extra.openai_responses.temperature <- temperature via null_kept
-    extra_openai_responses_temperature = _s.null_kept(src.temperature, f"{path}.temperature", cx)
+    extra_openai_responses_temperature = _shared.null_kept(src.temperature, f"{path}.temperature", cx)
     # extra.openai_responses.top_p <- top_p via null_kept
-    extra_openai_responses_top_p = _s.null_kept(src.top_p, f"{path}.top_p", cx)
+    extra_openai_responses_top_p = _shared.null_kept(src.top_p, f"{path}.top_p", cx)
     # extra.openai_responses.max_output_tokens <- max_output_tokens via null_kept
-    extra_openai_responses_max_output_tokens = _s.null_kept(src.max_output_tokens, f"{path}.max_output_tokens", cx)
+    extra_openai_responses_max_output_tokens = _shared.null_kept(src.max_output_tokens, f"{path}.max_output_tokens", cx)
     # extra.openai_responses.previous_response_id <- previous_response_id via null_kept
-    extra_openai_responses_previous_response_id = _s.null_kept(src.previous_response_id, f"{path}.previous_response_id", cx)
+    extra_openai_responses_previous_response_id = _shared.null_kept(src.previous_response_id, f"{path}.previous_response_id", cx)
     # extra.openai_responses.metadata <- metadata via null_kept
-    extra_openai_responses_metadata = _s.null_kept(src.metadata, f"{path}.metadata", cx)
+    extra_openai_responses_metadata = _shared.null_kept(src.metadata, f"{path}.metadata", cx)
     # extra.openai_responses.input_string <- input via input_string_flag
-    extra_openai_responses_input_string = _s.input_string_flag(src.input, f"{path}.input", cx)
+    extra_openai_responses_input_string = _openai_responses.input_string_flag(src.input, f"{path}.input", cx)
     # extra.openai_responses.stream_absent <- stream via absent_flag
-    extra_openai_responses_stream_absent = _s.absent_flag(src.stream, f"{path}.stream", cx)
+    extra_openai_responses_stream_absent = _shared.absent_flag(src.stream, f"{path}.stream", cx)
     # extra.openai_responses.input_absent <- input via absent_flag
-    extra_openai_responses_input_absent = _s.absent_flag(src.input, f"{path}.input", cx)
+    extra_openai_responses_input_absent = _shared.absent_flag(src.input, f"{path}.input", cx)
     # extra.openai_responses.tools <- tools via responses_verbatim_tools
-    extra_openai_responses_tools = _s.responses_verbatim_tools(
+    extra_openai_responses_tools = _openai_responses.responses_verbatim_tools(
         src.tools,
         f"{path}.tools",
         cx,
@@ -137,7 +138,7 @@ def _request(src: CreateResponse, path: str, cx: Cx) -> LucentRequest:
         "not a plain Responses function tool; kept verbatim in extra.openai_responses.tools",
     )
     # extra.openai_responses.tool_choice <- tool_choice via responses_verbatim_tool_choice
-    extra_openai_responses_tool_choice = _s.responses_verbatim_tool_choice(
+    extra_openai_responses_tool_choice = _openai_responses.responses_verbatim_tool_choice(
         src.tool_choice,
         f"{path}.tool_choice",
         cx,
@@ -145,9 +146,9 @@ def _request(src: CreateResponse, path: str, cx: Cx) -> LucentRequest:
         "a tool_choice Lux cannot state; kept verbatim in extra.openai_responses.tool_choice",
     )
     # extra.openai_responses.text <- text via responses_text_rest
-    extra_openai_responses_text = _s.responses_text_rest(src.text, f"{path}.text", cx)
+    extra_openai_responses_text = _openai_responses.responses_text_rest(src.text, f"{path}.text", cx)
     # extra.openai_responses.reasoning <- reasoning via responses_reasoning_rest
-    extra_openai_responses_reasoning = _s.responses_reasoning_rest(src.reasoning, f"{path}.reasoning", cx)
+    extra_openai_responses_reasoning = _openai_responses.responses_reasoning_rest(src.reasoning, f"{path}.reasoning", cx)
     # extra.openai_responses.store <- store
     if src.store is not UNSET:
         cx.report(
@@ -275,28 +276,28 @@ def _request(src: CreateResponse, path: str, cx: Cx) -> LucentRequest:
             "Lux has no stream options; kept in extra.openai_responses.stream_options",
         )
     # extra.openai_responses.members <- via responses_members with conversation
-    extra_openai_responses_members = _s.responses_members(conversation, path, cx)
+    extra_openai_responses_members = _openai_responses.responses_members(conversation, path, cx)
     # extra.media <- via responses_media with conversation
-    extra_media = _s.responses_media(conversation, path, cx)
+    extra_media = _openai_responses.responses_media(conversation, path, cx)
     return cx.built(path, LucentRequest(
         schema_version="v1",
-        model=_s.present(model),
+        model=_shared.present(model),
         instructions=instructions,
         conversation=conversation,
         tools=tools,
         tool_choice=tool_choice,
         options=LucentOptions(
-            temperature=_s.null_as_absent(src.temperature),
-            top_p=_s.null_as_absent(src.top_p),
-            max_output_tokens=_s.null_as_absent(src.max_output_tokens),
+            temperature=_shared.null_as_absent(src.temperature),
+            top_p=_shared.null_as_absent(src.top_p),
+            max_output_tokens=_shared.null_as_absent(src.max_output_tokens),
             stream=options_stream,
             structured_output=options_structured_output,
-            previous_response_id=_s.null_as_absent(src.previous_response_id),
+            previous_response_id=_shared.null_as_absent(src.previous_response_id),
         ),
         reasoning=reasoning,
-        metadata=_s.null_as_absent(src.metadata),
-        extra=_s.compact({
-            "openai_responses": _s.compact({
+        metadata=_shared.null_as_absent(src.metadata),
+        extra=_shared.compact({
+            "openai_responses": _shared.compact({
                 "temperature": extra_openai_responses_temperature,
                 "top_p": extra_openai_responses_top_p,
                 "max_output_tokens": extra_openai_responses_max_output_tokens,

@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support_openai_responses as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.openai_responses import transforms as _openai_responses
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .openai_responses import (
     Response,
@@ -89,9 +90,9 @@ def openai_responses_to_lux_response(
 def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
     """[maps.response]: Response -> LucentResponse."""
     # created_at <- created_at via unix_seconds
-    created_at = _s.unix_seconds(src.created_at, f"{path}.created_at", cx)
+    created_at = _openai_responses.unix_seconds(src.created_at, f"{path}.created_at", cx)
     # choices <- output, status, incomplete_details via responses_output
-    choices = _s.responses_output(
+    choices = _openai_responses.responses_output(
         src.output,
         src.status,
         src.incomplete_details,
@@ -99,17 +100,17 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
         cx,
     )
     # usage <- usage via responses_usage
-    usage = _s.responses_usage(src.usage, f"{path}.usage", cx)
+    usage = _openai_responses.responses_usage(src.usage, f"{path}.usage", cx)
     # provider_payload.openai_responses.usage <- usage via null_kept
-    provider_payload_openai_responses_usage = _s.null_kept(src.usage, f"{path}.usage", cx)
+    provider_payload_openai_responses_usage = _shared.null_kept(src.usage, f"{path}.usage", cx)
     # provider_payload.openai_responses.output <- output via responses_output_records
-    provider_payload_openai_responses_output = _s.responses_output_records(src.output, f"{path}.output", cx)
+    provider_payload_openai_responses_output = _openai_responses.responses_output_records(src.output, f"{path}.output", cx)
     # provider_payload.openai_responses.members <- via responses_members with choices
-    provider_payload_openai_responses_members = _s.responses_members(choices, path, cx)
+    provider_payload_openai_responses_members = _openai_responses.responses_members(choices, path, cx)
     # provider_payload.media <- via responses_media with choices
-    provider_payload_media = _s.responses_media(choices, path, cx)
+    provider_payload_media = _openai_responses.responses_media(choices, path, cx)
     # provider_payload.openai_responses.created_at <- created_at via responses_created_at_fraction
-    provider_payload_openai_responses_created_at = _s.responses_created_at_fraction(
+    provider_payload_openai_responses_created_at = _openai_responses.responses_created_at_fraction(
         src.created_at,
         f"{path}.created_at",
         cx,
@@ -123,8 +124,8 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
         created_at=created_at,
         choices=choices,
         usage=usage,
-        provider_payload=_s.compact({
-            "openai_responses": _s.compact({
+        provider_payload=_shared.compact({
+            "openai_responses": _shared.compact({
                 "usage": provider_payload_openai_responses_usage,
                 "output": provider_payload_openai_responses_output,
                 "members": provider_payload_openai_responses_members,

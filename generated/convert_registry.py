@@ -11,47 +11,11 @@ lucent.convert looks converters up under lucent._first_use.LOCK (lucent._convert
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping
 
-if TYPE_CHECKING:
-    from .convert_support import Origins
-    from .lucent_diagnostics_v1 import ConversionDiagnostic
+from lucent._converters import Converter, LazyConverters
 
 __all__ = ["CONVERTERS", "DOCUMENTS", "MODULES", "UNREACHABLE", "Converter"]
-
-
-class Converter(Protocol):
-    """A generated converter: (source Struct, context, origins) -> (target value, diagnostics)."""
-
-    def __call__(
-        self, src: Any, context: Mapping[str, Any] | None = None, origins: dict[str, str] | Origins | None = None
-    ) -> tuple[Any, list[ConversionDiagnostic]]: ...
-
-
-class _Converters(Mapping[tuple[str, str, str], Converter]):
-    """A read-only mapping that imports a converter's module when the converter is looked up."""
-
-    def __init__(self, names: dict[tuple[str, str, str], tuple[str, str]]) -> None:
-        self._names = names
-        self._loaded: dict[tuple[str, str, str], Converter] = {}
-
-    def __getitem__(self, key: tuple[str, str, str]) -> Converter:
-        converter = self._loaded.get(key)
-        if converter is None:
-            module, function = self._names[key]  # KeyError: no such converter
-            converter = self._loaded[key] = getattr(importlib.import_module(f"{__package__}.{module}"), function)
-        return converter
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._names
-
-    def __iter__(self) -> Iterator[tuple[str, str, str]]:
-        return iter(self._names)
-
-    def __len__(self) -> int:
-        return len(self._names)
 
 
 MODULES: dict[tuple[str, str, str], tuple[str, str]] = {
@@ -87,7 +51,7 @@ MODULES: dict[tuple[str, str, str], tuple[str, str]] = {
 """(source, target, kind) -> (module of lucent.generated, function): the converter compiled from
 mappings/<spec>.toml."""
 
-CONVERTERS: Mapping[tuple[str, str, str], Converter] = _Converters(MODULES)
+CONVERTERS: Mapping[tuple[str, str, str], Converter] = LazyConverters(MODULES, __package__)
 """(source, target, kind) -> the converter; its module is imported on first lookup."""
 
 DOCUMENTS: dict[tuple[str, str], tuple[str, str]] = {

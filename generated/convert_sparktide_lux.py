@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.sparktide import transforms as _sparktide
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .sparktide_remote_1_0 import (
     RemoteModelMessage,
@@ -106,13 +107,13 @@ def _request(src: RemoteModelRequest, path: str, cx: Cx) -> LucentRequest:
     # conversation <- messages each conversation_item
     conversation = [_conversation_item(item, f"{path}.messages[{i}]", cx) for i, item in enumerate(src.messages)]
     # tools <- tools via function_tools
-    tools = _s.function_tools(src.tools, f"{path}.tools", cx)
+    tools = _sparktide.function_tools(src.tools, f"{path}.tools", cx)
     # tool_choice <- tool_choice via tool_choice_to_lux
-    tool_choice = _s.tool_choice_to_lux(src.tool_choice, f"{path}.tool_choice", cx)
+    tool_choice = _sparktide.tool_choice_to_lux(src.tool_choice, f"{path}.tool_choice", cx)
     # options.structured_output <- response_format via structured_output
-    options_structured_output = _s.structured_output(src.response_format, f"{path}.response_format", cx)
+    options_structured_output = _shared.structured_output(src.response_format, f"{path}.response_format", cx)
     # extra.sparktide.tools <- tools via verbatim_tools
-    extra_sparktide_tools = _s.verbatim_tools(
+    extra_sparktide_tools = _sparktide.verbatim_tools(
         src.tools,
         f"{path}.tools",
         cx,
@@ -120,7 +121,7 @@ def _request(src: RemoteModelRequest, path: str, cx: Cx) -> LucentRequest:
         "not the Chat Completions function-tool shape; kept verbatim in extra.sparktide.tools",
     )
     # extra.sparktide.tool_choice <- tool_choice via verbatim_tool_choice
-    extra_sparktide_tool_choice = _s.verbatim_tool_choice(
+    extra_sparktide_tool_choice = _sparktide.verbatim_tool_choice(
         src.tool_choice,
         f"{path}.tool_choice",
         cx,
@@ -128,7 +129,7 @@ def _request(src: RemoteModelRequest, path: str, cx: Cx) -> LucentRequest:
         "not a Chat Completions tool_choice; kept verbatim in extra.sparktide.tool_choice",
     )
     # extra.sparktide.response_format <- response_format via verbatim_response_format
-    extra_sparktide_response_format = _s.verbatim_response_format(
+    extra_sparktide_response_format = _shared.verbatim_response_format(
         src.response_format,
         f"{path}.response_format",
         cx,
@@ -136,11 +137,11 @@ def _request(src: RemoteModelRequest, path: str, cx: Cx) -> LucentRequest:
         "not a text, json_object or json_schema response_format; kept verbatim in extra.sparktide.response_format",
     )
     # extra.sparktide.json_schema <- response_format via json_schema_members
-    extra_sparktide_json_schema = _s.json_schema_members(src.response_format, f"{path}.response_format", cx)
+    extra_sparktide_json_schema = _shared.json_schema_members(src.response_format, f"{path}.response_format", cx)
     # extra.sparktide.content_absent <- messages via content_absent_indexes
-    extra_sparktide_content_absent = _s.content_absent_indexes(src.messages, f"{path}.messages", cx)
+    extra_sparktide_content_absent = _sparktide.content_absent_indexes(src.messages, f"{path}.messages", cx)
     # extra.sparktide.empty_tool_calls <- messages via empty_tool_calls_indexes
-    extra_sparktide_empty_tool_calls = _s.empty_tool_calls_indexes(src.messages, f"{path}.messages", cx)
+    extra_sparktide_empty_tool_calls = _sparktide.empty_tool_calls_indexes(src.messages, f"{path}.messages", cx)
     return cx.built(path, LucentRequest(
         schema_version="v1",
         model=src.model,
@@ -155,8 +156,8 @@ def _request(src: RemoteModelRequest, path: str, cx: Cx) -> LucentRequest:
             seed=src.seed,
             structured_output=options_structured_output,
         ),
-        extra=_s.compact({
-            "sparktide": _s.compact({
+        extra=_shared.compact({
+            "sparktide": _shared.compact({
                 "protocolVersion": src.protocolVersion,
                 "invocationId": src.invocationId,
                 "deadline": src.deadline,
@@ -210,7 +211,7 @@ def _message(src: RemoteModelMessage, path: str, cx: Cx) -> LucentMessage:
 def _tool_use(src: RemoteModelToolCall, path: str, cx: Cx) -> LucentToolUse:
     """[maps.tool_use]: RemoteModelToolCall -> LucentToolUse."""
     # arguments <- function.arguments check closed_json_object
-    _s.closed_json_object(
+    _shared.closed_json_object(
         src.function.arguments,
         f"{path}.function.arguments",
         cx,
@@ -241,7 +242,7 @@ def _tool_result(src: RemoteModelMessage, path: str, cx: Cx) -> LucentToolResult
             "the schema forbids tool_calls on a tool message",
         )
     return cx.built(path, LucentToolResult(
-        tool_use_id=_s.need(src.tool_call_id, f"{path}.tool_call_id", cx),
+        tool_use_id=_shared.need(src.tool_call_id, f"{path}.tool_call_id", cx),
         content=content,
         is_error=False,
     ), _FROM_TOOL_RESULT)

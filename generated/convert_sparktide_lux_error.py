@@ -12,8 +12,8 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins
+from lucent._conversion import Cx, Origins
+from lucent.formats.sparktide import transforms as _sparktide
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .sparktide_remote_1_0 import (
     RemoteModelFailure,
@@ -67,7 +67,7 @@ def _failure(src: RemoteModelFailure, path: str, cx: Cx) -> LucentError:
     # kind <- error.code values MODEL_UNAVAILABLE→server_error, MODEL_TIMED_OUT→server_error, MODEL_RATE_LIMITED→rate_limit, MODEL_AUTH_FAILED→authentication, MODEL_REQUEST_REJECTED→invalid_request, MODEL_FEATURE_UNSUPPORTED→invalid_request, MODEL_PROTOCOL_ERROR→server_error
     kind = _FAILURE_KIND[src.error.code]
     # message <- error.code via failure_message
-    message = _s.failure_message(src.error.code, f"{path}.error.code", cx)
+    message = _sparktide.failure_message(src.error.code, f"{path}.error.code", cx)
     return cx.built(path, LucentError(
         kind=kind,
         message=message,

@@ -12,8 +12,9 @@ from typing import Any
 
 from msgspec import UNSET, UnsetType
 
-from . import convert_support as _s
-from .convert_support import Cx, Origins
+from lucent import _transforms as _shared
+from lucent._conversion import Cx, Origins
+from lucent.formats.sparktide import transforms as _sparktide
 from .lucent_diagnostics_v1 import ConversionDiagnostic
 from .sparktide_remote_1_0 import (
     RemoteModelMessage,
@@ -90,9 +91,9 @@ def _response(src: RemoteModelResponse, path: str, cx: Cx) -> LucentResponse:
     choices.append(_choice(src.message, f"{path}.message", cx))
 
     # usage <- usage via usage_to_lux
-    usage = _s.usage_to_lux(src.usage, f"{path}.usage", cx)
+    usage = _sparktide.usage_to_lux(src.usage, f"{path}.usage", cx)
     # provider_payload.sparktide.usage <- usage via partial_usage
-    provider_payload_sparktide_usage = _s.partial_usage(
+    provider_payload_sparktide_usage = _sparktide.partial_usage(
         src.usage,
         f"{path}.usage",
         cx,
@@ -100,18 +101,18 @@ def _response(src: RemoteModelResponse, path: str, cx: Cx) -> LucentResponse:
         "a partial usage receipt: Lux usage needs prompt, completion and total tokens; kept verbatim in provider_payload.sparktide.usage",
     )
     # provider_payload.sparktide.content_absent <- message.content via absent_flag
-    provider_payload_sparktide_content_absent = _s.absent_flag(src.message.content, f"{path}.message.content", cx)
+    provider_payload_sparktide_content_absent = _shared.absent_flag(src.message.content, f"{path}.message.content", cx)
     # provider_payload.sparktide.empty_tool_calls <- message.tool_calls via empty_list_flag
-    provider_payload_sparktide_empty_tool_calls = _s.empty_list_flag(src.message.tool_calls, f"{path}.message.tool_calls", cx)
+    provider_payload_sparktide_empty_tool_calls = _sparktide.empty_list_flag(src.message.tool_calls, f"{path}.message.tool_calls", cx)
     return cx.built(path, LucentResponse(
         schema_version="v1",
-        id=_s.present(id),
-        model=_s.present(model),
+        id=_shared.present(id),
+        model=_shared.present(model),
         created_at=created_at,
         choices=choices,
         usage=usage,
-        provider_payload=_s.compact({
-            "sparktide": _s.compact({
+        provider_payload=_shared.compact({
+            "sparktide": _shared.compact({
                 "usage": provider_payload_sparktide_usage,
                 "content_absent": provider_payload_sparktide_content_absent,
                 "empty_tool_calls": provider_payload_sparktide_empty_tool_calls,
@@ -131,7 +132,7 @@ def _choice(src: RemoteModelMessage, path: str, cx: Cx) -> LucentChoice:
             message_content.append(LucentContentToolUse(tool_use=_tool_use(tool_use, f"{path}.tool_calls[{i}]", cx)))
 
     # finish_reason <- tool_calls via derived_finish_reason
-    finish_reason = _s.derived_finish_reason(src.tool_calls, f"{path}.tool_calls", cx)
+    finish_reason = _sparktide.derived_finish_reason(src.tool_calls, f"{path}.tool_calls", cx)
     # role: implied (always assistant in a response (the schema's const))
     # tool_call_id: never
     if src.tool_call_id is not UNSET:
@@ -153,7 +154,7 @@ def _choice(src: RemoteModelMessage, path: str, cx: Cx) -> LucentChoice:
 def _tool_use(src: RemoteModelToolCall, path: str, cx: Cx) -> LucentToolUse:
     """[maps.tool_use]: RemoteModelToolCall -> LucentToolUse."""
     # arguments <- function.arguments check closed_json_object
-    _s.closed_json_object(
+    _shared.closed_json_object(
         src.function.arguments,
         f"{path}.function.arguments",
         cx,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer, build_structs, check_finite
+from lucent._validation import RuleViolation, as_integer, build_structs, check_finite
 
 __all__ = [
     'ContentBlock',

@@ -7,6 +7,9 @@ float, bool, None) that the schema accepts, conditional rules included;
 ``STRATEGIES`` maps every definition name to its strategy. Example::
 
     from lucent.generated.htmlp_model_request_strategies import STRATEGIES
+
+It needs hypothesis (``pip install 'lucent[strategies]'``); without it, importing
+this module raises lucent.errors.UsageError (code ``missing_dependency``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import strategies as st
+try:
+    from hypothesis import strategies as st
+except ImportError as exc:  # hypothesis is the strategies extra, not a dependency of lucent
+    from lucent.errors import UsageError
+
+    raise UsageError("lucent.generated.htmlp_model_request_strategies needs hypothesis: pip install 'lucent[strategies]'", code="missing_dependency") from exc
 
 __all__ = [
     "STRATEGIES",

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, cast
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from ._support import RuleViolation, as_integer, build_structs, check_finite, convert_union, dispatch_tagged, first_branches
+from lucent._validation import RuleViolation, as_integer, build_structs, check_finite, convert_union, dispatch_tagged, first_branches
 
 __all__ = [
     'AdditionalTools',

@@ -15,7 +15,8 @@
   store (SQLite, Redis, memory: :mod:`lucent.records`);
 * :mod:`lucent.capabilities`: model capability declarations, lookup and the pre-flight check.
 
-The generated bindings live in ``lucent.generated.<schema module>``.
+The generated bindings live in ``lucent.generated.<schema module>``; the formats themselves are
+declared once, in :data:`lucent.formats.FORMATS`.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import msgspec
 
 from lucent._first_use import LOCK, once
 from lucent.errors import ValidationError
-from lucent.generated._support import member, printable
+from lucent._validation import member, printable
 
 Translate = Callable[[msgspec.ValidationError, str], ValidationError]
 _T = TypeVar("_T")

@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING
 
 from lucent._limits import DEFAULT_MAX_BODY_BYTES
 from lucent.errors import LucentError
+from lucent.formats import FORMATS as _REGISTRY
 
 if TYPE_CHECKING:
     from lucent.cli import _Console
 
 __all__ = ["add_preflight"]
 
-_REQUEST_FORMATS = ["lux", "sparktide", "llm-sdk", "htmlp", "openai-chat", "openai-responses", "anthropic", "gemini"]
+_REQUEST_FORMATS = [name for name, f in _REGISTRY.items() if "request" in f.kinds]
 
 
 def add_preflight(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -18,6 +18,7 @@ import msgspec
 from msgspec import UNSET
 
 from lucent.errors import ValidationError
+from lucent.formats import FORMATS as _REGISTRY
 from lucent.generated.lux_ir_v1 import (
     LucentContentText,
     LucentContentToolResult,
@@ -38,7 +39,7 @@ _INPUT_SPELLINGS = ("input_string", "input_absent", "previous_response_id")
 """Members of ``extra.openai_responses`` that describe the client's own input (a string input,
 no input, a null previous_response_id): the restored conversation is no longer that input."""
 
-_INPUT_FIELD = {"openai-responses": "input", "lux": "conversation"}
+_INPUT_FIELD = {name: f.conversation for name, f in _REGISTRY.items() if f.conversation is not None}
 """Where a format's request holds the conversation items, one per Lux item in order."""
 
 

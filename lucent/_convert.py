@@ -35,29 +35,21 @@ from lucent._decode import (
 from lucent._first_use import LOCK
 from lucent._limits import Limits
 from lucent._stream_base import context_of, flag
+from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
-from lucent.generated._support import RuleViolation, convert_as, member
-from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, Converter
+from lucent._validation import RuleViolation, convert_as, member
+from lucent._converters import Converter
+from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
 if TYPE_CHECKING:
-    from lucent.generated.convert_support import Origins
+    from lucent._conversion import Origins
 
 __all__ = ["FORMATS", "convert"]
 
-FORMATS: dict[str, str] = {
-    "lux": "lux-ir-v1",
-    "sparktide": "sparktide-remote-1.0",
-    "llm-sdk": "llm-sdk",
-    "htmlp": "htmlp-model-request",
-    # The vendor wire formats (schemas/vendor/<stem>.json): decode and validate take them; their
-    # converters are the mapping specs whose [pair] names them (mappings/*.toml).
-    "openai-chat": "openai-chat",
-    "openai-responses": "openai-responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-}
-"""Format name -> schema file stem (``schemas/<stem>.json`` or ``schemas/vendor/<stem>.json``)."""
+FORMATS: dict[str, str] = {f.name: f.schema for f in _REGISTRY.values()}
+"""Format name -> schema file stem (``schemas/<stem>.json`` or ``schemas/vendor/<stem>.json``), from
+the format registry (:data:`lucent.formats.FORMATS`)."""
 
 _LOSSY = ("Unsupported", "Invalid")
 
@@ -137,10 +129,10 @@ def convert(
         (a JSON path in the source document, or ``target:$.x`` for a value the target lacks),
         ``.status`` (``Degraded``, ``Unsupported`` or ``Invalid``) and ``.detail``. Success is
         not exactness: read the diagnostics. Fields carried unchanged are not reported. The list
-        is bounded: past the first 1,000 (``convert_support.MAX_DIAGNOSTICS``), the diagnostics
+        is bounded: past the first 1,000 (``lucent._conversion.MAX_DIAGNOSTICS``), the diagnostics
         of one class (status and detail) are folded into one, at the JSON path that holds them
         all, whose detail ends ``[folded: N diagnostics at paths inside this field]``
-        (``lucent.generated.convert_support.represented`` reads N); docs/semantics.md.
+        (``lucent._conversion.represented`` reads N); docs/semantics.md.
 
     Raises
     ------
@@ -183,7 +175,7 @@ def convert(
         if incomplete is None:
             raise
         raise incomplete from None  # a Struct that breaks its schema, which the converter cannot read
-    from lucent.generated.convert_support import Diagnostics, represented  # loaded with the converter
+    from lucent._conversion import Diagnostics, represented  # loaded with the converter
 
     checked = document if capabilities is not None else None  # what the pre-flight check reads
     if converter is not None or hops is not None:
@@ -239,7 +231,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     values the intermediate Lux document lacks; they are left out, since the second hop, and the
     check of the result against the target schema, report what the target itself lacks.
     """
-    from lucent.generated.convert_support import PARTIAL_WALKS, Origins, holder_of, represented  # loaded with the first converter
+    from lucent._conversion import PARTIAL_WALKS, Origins, holder_of, represented  # loaded with the first converter
 
     provenance = Origins()
     lux, first = hops[0](document, context, provenance)
@@ -405,7 +397,7 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     what its target needs and its source lacks; too few items...) is converted as it is, with an
     Invalid diagnostic naming its first fault, which raises if a converter cannot read it.
     """
-    from lucent.generated.convert_support import Diagnostics  # bounded, as convert's result
+    from lucent._conversion import Diagnostics  # bounded, as convert's result
 
     expected = getattr(schema_module(schema), definition)
     struct = data if isinstance(data, msgspec.Struct) else None
@@ -502,8 +494,8 @@ _DUPLICATE = "a property the object names more than once: the last value is kept
 
 def _duplicates(text: bytes) -> list[ConversionDiagnostic]:
     """An Unsupported diagnostic for each property ``text`` names twice (RFC 8259 section 4),
-    folded past the first 1,000 as they are found (``convert_support.Diagnostics``)."""
-    from lucent.generated.convert_support import Diagnostics
+    folded past the first 1,000 as they are found (``lucent._conversion.Diagnostics``)."""
+    from lucent._conversion import Diagnostics
 
     found = Diagnostics()
     for path in duplicate_paths(text):

@@ -13,23 +13,14 @@ import msgspec
 from lucent._best_error import shallowest
 from lucent._first_use import LOCK, imported, once
 from lucent._limits import Limits, limits_of
+from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
-from lucent.generated._support import MSGSPEC_CODES, RuleViolation, nests_deeper, violation
+from lucent._validation import MSGSPEC_CODES, RuleViolation, nests_deeper, violation
 
-SCHEMAS: dict[str, str] = {
-    "lux-ir-v1": "lux_ir_v1",
-    "sparktide-remote-1.0": "sparktide_remote_1_0",
-    "llm-sdk": "llm_sdk",
-    "htmlp-model-request": "htmlp_model_request",
-    "lucent-diagnostics-v1": "lucent_diagnostics_v1",
-    # The vendor wire formats (schemas/vendor/, extracted from the vendors' published specs by
-    # `python -m codegen vendor`); each module is imported only when first used.
-    "openai-chat": "openai_chat",
-    "openai-responses": "openai_responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-}
-"""Schema file stem -> generated module name (lucent.generated.<module>)."""
+SCHEMAS: dict[str, str] = {**{f.schema: f.module for f in _REGISTRY.values()}, "lucent-diagnostics-v1": "lucent_diagnostics_v1"}
+"""Schema file stem -> generated module name (lucent.generated.<module>): each format's schema
+(:data:`lucent.formats.FORMATS`; vendor modules are imported only when first used) and the
+diagnostics schema, which is no format."""
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -381,7 +372,7 @@ def _as_bytes(data: bytes | bytearray | memoryview | str) -> bytes:
 
 
 _MSGSPEC_CODES: list[tuple[re.Pattern[str], str]] = MSGSPEC_CODES
-"""msgspec's validation messages -> the JSON Schema keyword (lucent.generated._support)."""
+"""msgspec's validation messages -> the JSON Schema keyword (lucent._validation)."""
 
 
 def _validation_error(exc: msgspec.ValidationError, base: str = "$") -> ValidationError:
@@ -556,7 +547,7 @@ def adds_no_member(tp: Any) -> bool:
     characters in its strings: Structs add no member (every field is required or defaults to
     ``UNSET``), values are not re-typed (no datetime, UUID, bytes...), maps have string keys,
     and no union is converted in ``__post_init__`` (a dispatch, see
-    ``_support.convert_union``, could build Structs with defaults)."""
+    ``lucent._validation.convert_union``, could build Structs with defaults)."""
     for info in _structs(tp):
         if isinstance(info, msgspec.inspect.StructType):
             if hasattr(imported(info.cls.__module__), "convert_union"):

@@ -8,7 +8,7 @@ half-built state (msgspec itself shows other threads a Struct type that it is st
 and a conversion through it crashes the process: NOTES.md, "msgspec's first use").
 
 A fork (``os.fork``, multiprocessing's ``fork`` start method, gunicorn's workers) waits for
-:data:`LOCK` (and ``lucent.generated._support.BUILD_LOCK``, the generated code's own: generated
+:data:`LOCK` (and ``lucent._validation.BUILD_LOCK``, the generated code's own: generated
 modules import nothing of lucent), so that it never happens while lucent is importing a module on first use: a child
 forked then would inherit the import's module lock, held by a thread it does not have, and hang
 at its first use of that module. ``lucent.warm_up`` builds everything up front.
@@ -46,10 +46,10 @@ def _before_fork() -> None:
 
     LOCK.acquire()
     _HELD.append(LOCK)
-    support = sys.modules.get("lucent.generated._support")  # loaded: its types made at run time
-    if support is not None:
-        support.BUILD_LOCK.acquire()
-        _HELD.append(support.BUILD_LOCK)
+    validation = sys.modules.get("lucent._validation")  # loaded: its types made at run time
+    if validation is not None:
+        validation.BUILD_LOCK.acquire()
+        _HELD.append(validation.BUILD_LOCK)
 
 
 def _after_fork() -> None:

@@ -28,7 +28,7 @@ DEFAULT_MAX_DEPTH = 512
 
 Half of Python's default recursion limit (1,000), so that the code that walks a decoded value
 (conversion, error selection, encoding) has room; the same bound as JSON text held in a string
-(``lucent.generated._support.MAX_JSON_TEXT_DEPTH``)."""
+(``lucent._validation.MAX_JSON_TEXT_DEPTH``)."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import msgspec
 
 from lucent._convert import FORMATS, _decode_source, _definition, _source_paths
 from lucent.errors import UsageError
-from lucent.generated._support import member
+from lucent._validation import member
 from lucent.generated.convert_registry import CONVERTERS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 from lucent.generated.lux_ir_v1 import LucentCapabilities, LucentDiscovery, ProviderCapability
@@ -83,7 +83,7 @@ def _lux_view(struct: Any, fmt: str, context: Mapping[str, Any] | None) -> tuple
     Lux request: its paths are its own)."""
     if fmt == "lux":
         return msgspec.to_builtins(struct), None
-    from lucent.generated.convert_support import Origins
+    from lucent._conversion import Origins
 
     origins = Origins()
     lux, _diagnostics = CONVERTERS[(fmt, "lux", "request")](struct, context, origins)

@@ -10,7 +10,7 @@
  *       UnicodeDecodeError.start), when it comes before the point where the text is too deep
  *       (or in the same 64 bytes); after -2 a caller that wants the UTF-8 verdict reads again.
  *
- * The depth is lucent.generated._support.nests_deeper's: a backslash escapes the byte after it
+ * The depth is lucent._validation.nests_deeper's: a backslash escapes the byte after it
  * (in a string or not), brackets between two unescaped quotes are text, an unterminated string
  * hides the brackets after it, and a closing bracket lowers the depth even below zero (text
  * that is not JSON gets some answer; the parse then refuses it). lucent._decode falls back to

@@ -31,7 +31,7 @@ import msgspec
 
 from lucent._stream_base import Assembler, parse_arguments
 from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
-from lucent.generated._support import described
+from lucent._validation import described
 from lucent.generated.anthropic import (
     ContentBlockDeltaEvent,
     ContentBlockStartEvent,

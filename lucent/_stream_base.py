@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from lucent.errors import LucentError, StreamError, UsageError
-from lucent.generated._support import JsonTextError, load_json_text
+from lucent._validation import JsonTextError, load_json_text
 
 
 class Assembler:
@@ -151,7 +151,7 @@ def context_of(context: Any) -> dict[str, Any]:
 def parse_arguments(text: str) -> dict[str, Any] | None:
     """Tool-call arguments text -> a JSON object (``None`` for ``null``); raises ValueError(reason).
 
-    Read as :func:`lucent.decode` reads a document (``lucent.generated._support.load_json_text``):
+    Read as :func:`lucent.decode` reads a document (``lucent._validation.load_json_text``):
     a number out of range such as ``1e999`` is refused, never read as ``inf`` (which has no JSON
     text and would be written as ``null``), as are duplicate keys, NaN, nesting deeper than
     ``MAX_JSON_TEXT_DEPTH`` and lone surrogates. The reason follows a subject: "... {reason}".

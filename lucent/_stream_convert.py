@@ -32,7 +32,7 @@ tool arguments keep the model's text as it came (a document conversion writes ll
 compact JSON); a SparkTide target past 4 MiB is Invalid.
 
 Where a stream field mirrors a document field, the document converters' own transforms decide
-it (``lucent.generated.convert_support``, the generated response and error converters): usage,
+it (``lucent.formats.sparktide.transforms``, the generated response and error converters): usage,
 error codes, derived finish reasons, the closed-object check of tool arguments.
 
 Diagnostics: a conversion object exposes ``.diagnostics`` (``ConversionDiagnostic`` Structs,
@@ -65,8 +65,11 @@ from lucent._stream_lux import _DELTAS as _LUX_DELTAS
 from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent._stream_sparktide import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError, UsageError
-from lucent.generated import convert_support as support
-from lucent.generated._support import RuleViolation, check_json_object_text, described, printable
+from lucent._conversion import Cx
+from lucent._transforms import json_object_problem
+from lucent._validation import RuleViolation, check_json_object_text, described, printable
+from lucent.formats import FORMATS as _REGISTRY
+from lucent.formats.sparktide.transforms import derived_finish_reason, usage_to_lux
 from lucent.generated.convert_lux_sparktide_error import lux_to_sparktide_error
 from lucent.generated.convert_lux_sparktide_response import lux_to_sparktide_response
 from lucent.generated.convert_sparktide_lux_error import sparktide_to_lux_error
@@ -364,8 +367,8 @@ class SparkTideReader(_Reader):
     def _usage_event(self, out: Hub) -> None:
         if not self._usage:  # none, or {}: "no provider receipt", never zeros
             return
-        cx = support.Cx(None)
-        usage = support.usage_to_lux(RemoteModelUsage(**self._usage), self._usage_at, cx)
+        cx = Cx(None)
+        usage = usage_to_lux(RemoteModelUsage(**self._usage), self._usage_at, cx)
         if isinstance(usage, LucentUsage):
             out.append((LucentStreamEventUsage(usage=usage), self._usage_at))
         else:
@@ -549,7 +552,7 @@ class LlmSdkReader(_Reader):
                 out.append((LucentStreamEventBlockEnd(index=n), at))
         out.append((LucentStreamEventItemEnd(index=0), at))
         calls = [n for n, part in self._parts.items() if part.kind == "tool-call"]
-        reason = support.derived_finish_reason(calls or UNSET, "$", support.Cx(None))
+        reason = derived_finish_reason(calls or UNSET, "$", Cx(None))
         out.append((LucentStreamEventFinish(finish_reason=reason), at))
         out.append((LucentStreamEventDone(), at))
         self._parts = {}
@@ -872,7 +875,7 @@ class _OneMessageWriter(_Writer):
         block.arguments = []
         if not text:
             return None
-        return support.json_object_problem(text)
+        return json_object_problem(text)
 
     # ------------------------------------------------------------ the end
 
@@ -1175,8 +1178,12 @@ class LlmSdkWriter(_OneMessageWriter):
 
 # ------------------------------------------------------------------------------------ the pipeline
 
-_READERS: dict[str, type[_Reader]] = {"sparktide": SparkTideReader, "llm-sdk": LlmSdkReader, "lux": LuxReader}
-_WRITERS: dict[str, type[_Writer]] = {"sparktide": SparkTideWriter, "llm-sdk": LlmSdkWriter, "lux": LuxWriter}
+# Format name -> its stream reader and writer: those of this module here, the others' once registered
+# (lucent._stream_convert_vendor.register); lucent.formats names each format's classes.
+_BUILT_IN = [(name, prefix) for name, f in _REGISTRY.items() if f.stream is not None
+             for module, _, prefix in [f.stream.converter.partition(":")] if module == __name__]
+_READERS: dict[str, type[_Reader]] = {name: globals()[f"{prefix}Reader"] for name, prefix in _BUILT_IN}
+_WRITERS: dict[str, type[_Writer]] = {name: globals()[f"{prefix}Writer"] for name, prefix in _BUILT_IN}
 
 
 class _Pipeline:

@@ -46,7 +46,7 @@ from lucent._stream_base import parse_arguments
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.errors import EncodeError
-from lucent.generated._support import JsonTextError, dump_json_text
+from lucent._validation import JsonTextError, dump_json_text
 from lucent.generated.gemini import GenerateContentResponse
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,

@@ -36,7 +36,7 @@ from typing import Any
 
 import msgspec
 
-from lucent.generated._support import described
+from lucent._validation import described
 from msgspec import UNSET
 
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink

@@ -20,8 +20,9 @@ import msgspec
 from lucent._best_error import _container, _fields, _struct_for
 from lucent._first_use import LOCK, imported
 from lucent._stream_convert import Hub, Status, _Sink, _Writer
+from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import EncodeError
-from lucent.generated._support import RuleViolation, convert_as, violation
+from lucent._validation import RuleViolation, convert_as, violation
 from lucent.generated.lux_ir_v1 import (
     LucentConversationItemMessage,
     LucentMessage,
@@ -212,12 +213,11 @@ class VendorWriter(_Writer):
         return event
 
 
-_MODULES = {
-    "openai-chat": ("lucent._stream_convert_openai_chat", "OpenAIChat"),
-    "openai-responses": ("lucent._stream_convert_openai_responses", "OpenAIResponses"),
-    "anthropic": ("lucent._stream_convert_anthropic", "Anthropic"),
-    "gemini": ("lucent._stream_convert_gemini", "Gemini"),
+_MODULES: dict[str, tuple[str, str]] = {
+    name: (module, prefix) for name, f in _REGISTRY.items() if f.stream is not None
+    for module, _, prefix in [f.stream.converter.partition(":")] if module != "lucent._stream_convert"
 }
+"""Format name -> (module, class prefix) of its stream <Prefix>Reader and <Prefix>Writer (lucent.formats)."""
 
 
 def register(formats: list[str]) -> None:

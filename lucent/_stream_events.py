@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import msgspec
 
-from lucent.generated._support import build_structs
+from lucent._validation import build_structs
 
 
 class AnthropicPingEvent(msgspec.Struct, tag="ping", tag_field="type", forbid_unknown_fields=True):

@@ -12,15 +12,17 @@ import json
 import math
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import msgspec
 
 from lucent._decode import SCHEMAS, _decode_as, _decoder, _no_key_lost, too_deep
 from lucent._first_use import LOCK, imported
-from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
 from lucent._limits import DEFAULT_MAX_STREAM_BYTES, Limits, limits_of
 from lucent._stream_sse import SSEParser, chunk_bytes
+from lucent.formats import FORMATS as _REGISTRY
+from lucent.formats import resolve
 from lucent.errors import (
     DecodeError,
     LucentError,
@@ -28,7 +30,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
-from lucent.generated._support import described, member
+from lucent._validation import described, member
 
 _SSE_FRAMING = len(b"data: \n\n")
 _MISSING = object()
@@ -106,9 +108,19 @@ def _spec(
     return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index, _has_open_struct(tp), done_terminator, side_events)
 
 
-def _sparktide_max_stream_bytes() -> int:
-    # codegen/protocols.toml: RemoteModelStreamFrame's description "最大 4 MiB".
-    return int(_generated("sparktide-remote-1.0").PROTOCOL["max_stream_bytes"])
+def _registered(name: str) -> FormatSpec:
+    """The FormatSpec of a format of the registry (lucent.formats), from its bindings."""
+    fmt = _REGISTRY[name]
+    stream = fmt.stream
+    assert stream is not None
+    # codegen/protocols.toml: SparkTide's RemoteModelStreamFrame description "最大 4 MiB"; the
+    # other formats state no cap on the whole stream.
+    max_bytes = _generated(fmt.schema).PROTOCOL.get("max_stream_bytes")
+    return _spec(
+        name, fmt.schema, stream.definition, max_bytes=None if max_bytes is None else int(max_bytes),
+        one_per_line=stream.one_object_per_line, tool_index=stream.tool_index_path, done_terminator=stream.done_terminator,
+        side_events=tuple((tag, resolve(struct)) for tag, struct in stream.side_events),
+    )
 
 
 class _Specs(Mapping[str, FormatSpec]):
@@ -135,32 +147,13 @@ class _Specs(Mapping[str, FormatSpec]):
 
 
 VENDOR_SPECS: dict[str, Callable[[], FormatSpec]] = {
-    # The vendor formats (schemas/vendor/; their specs state no size cap), built when first used
-    # so that `import lucent` loads no vendor binding. openai-chat ends its SSE stream with
-    # `data: [DONE]`; anthropic sends `ping` and `error` events that its published
-    # MessageStreamEvent union lacks (lucent._stream_events).
-    "openai-chat": lambda: _spec(
-        "openai-chat", "openai-chat", "CreateChatCompletionStreamResponse",
-        max_bytes=None, one_per_line=False, tool_index=None, done_terminator=True,
-    ),
-    "openai-responses": lambda: _spec("openai-responses", "openai-responses", "ResponseStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
-    "anthropic": lambda: _spec(
-        "anthropic", "anthropic", "MessageStreamEvent", max_bytes=None, one_per_line=False, tool_index=None,
-        side_events=(("ping", AnthropicPingEvent), ("error", AnthropicErrorEvent)),
-    ),
-    "gemini": lambda: _spec("gemini", "gemini", "GenerateContentResponse", max_bytes=None, one_per_line=False, tool_index=None),
+    name: partial(_registered, name) for name, f in _REGISTRY.items() if f.stream is not None and f.vendor is not None
 }
+"""The vendor formats' (schemas/vendor/) FormatSpec makers: each builds its spec when first used,
+so that `import lucent` loads no vendor binding."""
 
 
-SPECS: Mapping[str, FormatSpec] = _Specs({
-    "sparktide": lambda: _spec(
-        "sparktide", "sparktide-remote-1.0", "RemoteModelStreamFrame",
-        max_bytes=_sparktide_max_stream_bytes(), one_per_line=True, tool_index="$.index",
-    ),
-    "llm-sdk": lambda: _spec("llm-sdk", "llm-sdk", "PartialModelResponse", max_bytes=None, one_per_line=False, tool_index=None),
-    "lux": lambda: _spec("lux", "lux-ir-v1", "LucentStreamEvent", max_bytes=None, one_per_line=False, tool_index=None),
-    **VENDOR_SPECS,
-})
+SPECS: Mapping[str, FormatSpec] = _Specs({name: partial(_registered, name) for name, f in _REGISTRY.items() if f.stream is not None})
 """Format name -> its FormatSpec."""
 
 

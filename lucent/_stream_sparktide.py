@@ -17,7 +17,7 @@ import msgspec
 from msgspec import UNSET
 
 from lucent._stream_base import Assembler
-from lucent.generated._support import RuleViolation, check_json_object_text
+from lucent._validation import RuleViolation, check_json_object_text
 from lucent.generated.sparktide_remote_1_0 import (
     RemoteModelCompleted,
     RemoteModelError,

@@ -15,7 +15,7 @@ from typing import Literal
 import msgspec
 
 from lucent.errors import EncodeError, StreamError, UsageError
-from lucent.generated._support import build_structs
+from lucent._validation import build_structs
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _LINE_ENDS = re.compile(r"(?:\r\n|\r|\n)([\r\n]*)")

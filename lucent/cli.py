@@ -65,9 +65,13 @@ from lucent._convert import FORMATS
 from lucent._decode import SCHEMAS, decode, encode
 from lucent._limits import DEFAULT_MAX_BODY_BYTES, Limits
 from lucent.errors import ConversionError, LucentError, UsageError
+from lucent.formats import FORMATS as _REGISTRY
 
-STREAM_FORMATS = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini")
+STREAM_FORMATS = tuple(name for name, f in _REGISTRY.items() if f.stream is not None)
 """The formats of ``--kind stream`` and ``assemble`` (lucent.streams.FORMATS, without importing it)."""
+
+_FORMAT_NAMES = ", ".join(list(_REGISTRY)[:-1]) + " or " + list(_REGISTRY)[-1]
+"""The format names of ``convert --from`` and ``--to`` (lucent.formats), as one phrase."""
 
 
 _INVALID_OUTPUT = 3  # the output was written, but a diagnostic says it is Invalid
@@ -77,7 +81,7 @@ _CHUNK = 65536  # bytes read at a time: a stream is converted as it arrives
 def _text(text: str) -> str:
     """A message, path or detail as printed: control characters as their escapes (a message may
     quote a property name of the input)."""
-    from lucent.generated._support import printable
+    from lucent._validation import printable
 
     return printable(text)
 
@@ -510,8 +514,8 @@ def parser() -> argparse.ArgumentParser:
     conv = commands.add_parser("convert", help="convert a document between formats through Lux", parents=[_limit_options(
         body=_BODY_HELP + "32 MiB (a SparkTide body over its protocol's 1 MiB is converted, with an Invalid diagnostic)",
         stream="--kind stream: " + _STREAM_HELP)])
-    conv.add_argument("--from", dest="source", required=True, help="lux, sparktide, llm-sdk, htmlp, openai-chat, openai-responses, anthropic or gemini")
-    conv.add_argument("--to", dest="target", required=True, help="lux, sparktide, llm-sdk, htmlp, openai-chat, openai-responses, anthropic or gemini")
+    conv.add_argument("--from", dest="source", required=True, help=_FORMAT_NAMES)
+    conv.add_argument("--to", dest="target", required=True, help=_FORMAT_NAMES)
     conv.add_argument("--kind", default="request", choices=["request", "response", "error", "stream"],
                       help="request (default), response, error, stream (SSE in, SSE out; " + ", ".join(STREAM_FORMATS) + ")")
     conv.add_argument("--strict", action="store_true", help="fail on any Unsupported or Invalid diagnostic")
@@ -563,7 +567,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.run(args, console)
     except ConversionError as exc:
         _print_diagnostics(exc.diagnostics, console)
-        from lucent.generated.convert_support import represented  # a folded diagnostic counts what it stands for
+        from lucent._conversion import represented  # a folded diagnostic counts what it stands for
 
         lossy = sum(represented(d) for d in exc.diagnostics if d.status in ("Unsupported", "Invalid"))
         console.err(f"lucent: strict conversion refused: {lossy} of {sum(map(represented, exc.diagnostics))} diagnostic(s) are Unsupported or Invalid [{exc.code}]")

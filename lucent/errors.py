@@ -32,7 +32,7 @@
 names appear in paths; SECURITY.md). Every control character of a message or path (C0, DEL, C1,
 U+2028/U+2029, the bidirectional and other format controls, a lone surrogate) is written as its
 escape (``\\n``, ``\\x1b``, ``\\u202e``) when the error is made
-(``lucent.generated._support.printable``).
+(``lucent._validation.printable``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class LucentError(Exception):
 
     def __init__(self, message: str, *, code: str, path: str = "$") -> None:
         if "Invalid " in message or not (message.isascii() and message.isprintable() and path.isascii() and path.isprintable()):
-            from lucent.generated._support import printable, unquoted  # the one escaping function, on first need
+            from lucent._validation import printable, unquoted  # the one escaping function, on first need
 
             message, path = printable(unquoted(message)), printable(path)
         super().__init__(message)

@@ -34,6 +34,7 @@ from lucent._decode import decode, encode
 from lucent._limits import Limits
 from lucent._continuation import continued, replied, reply_text
 from lucent.errors import LucentError, StoreError, UsageError, ValidationError
+from lucent.formats import FORMATS as _REGISTRY
 from lucent.generated.lucent_diagnostics_v1 import ConversionResult
 from lucent.generated.lux_ir_v1 import ConversationSnapshot, LucentRequest, LucentResponse
 from lucent.records import MAX_KEY_BYTES, Records, open_records
@@ -43,7 +44,7 @@ __all__ = ["DEFAULT_TTL", "SnapshotStore"]
 DEFAULT_TTL = 30 * 24 * 3600.0
 """30 days, in seconds: how long OpenAI keeps a stored response by default."""
 
-_SOURCES = ("openai-responses", "lux")
+_SOURCES = tuple(name for name, f in _REGISTRY.items() if f.conversation is not None)
 """The formats whose requests can name a previous response (Lux: ``options.previous_response_id``)."""
 
 

@@ -50,7 +50,7 @@ failure, kept). The codes, one per class of failure:
   ``tool_identity_changed``, ``tool_name_not_declared`` (with ``tools``), ``incomplete_tool_call``
   (no id or name), ``malformed_arguments`` (the concatenation is not one closed JSON object, as
   ``lucent.decode`` reads it: a number out of range such as ``1e999``, nesting deeper than
-  ``lucent.generated._support.MAX_JSON_TEXT_DEPTH`` or a lone surrogate is refused too),
+  ``lucent._validation.MAX_JSON_TEXT_DEPTH`` or a lone surrogate is refused too),
   ``length_with_tool_calls``, ``model_error`` (a ``model.error`` frame; ``.error`` is the frame);
 * llm-sdk: ``part_type_changed``, ``tool_identity_changed``, ``part_field_changed`` (a part id or
   audio format field changed), ``tool_name_not_declared``, ``incomplete_tool_call``,
@@ -119,6 +119,7 @@ from lucent._limits import Limits
 from lucent._stream_base import Assembler
 from lucent._stream_read import aframes, frames, non_finite_path, spec
 from lucent.errors import EncodeError, LucentError, StreamError, UsageError
+from lucent.formats import FORMATS as _REGISTRY
 
 if TYPE_CHECKING:
     from lucent._stream_convert import AsyncStreamConversion, StreamConversion
@@ -141,17 +142,11 @@ __all__ = [
     "iter_events",
 ]
 
-FORMATS: tuple[str, ...] = ("sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini")
-"""The stream format names."""
+FORMATS: tuple[str, ...] = tuple(name for name, f in _REGISTRY.items() if f.stream is not None)
+"""The stream format names: the formats of :data:`lucent.formats.FORMATS` that stream."""
 
 _ASSEMBLERS: dict[str, tuple[str, str]] = {
-    "sparktide": ("lucent._stream_sparktide", "SparkTideAssembler"),
-    "llm-sdk": ("lucent._stream_llm_sdk", "LlmSdkAssembler"),
-    "lux": ("lucent._stream_lux", "LuxAssembler"),
-    "openai-chat": ("lucent._stream_openai_chat", "OpenAIChatAssembler"),
-    "openai-responses": ("lucent._stream_openai_responses", "OpenAIResponsesAssembler"),
-    "anthropic": ("lucent._stream_anthropic", "AnthropicAssembler"),
-    "gemini": ("lucent._stream_gemini", "GeminiAssembler"),
+    name: (module, cls) for name, f in _REGISTRY.items() if f.stream is not None for module, _, cls in [f.stream.assembler.partition(":")]
 }
 """Format name -> (module, class) of its Assembler; the module (and the format's bindings) is
 imported when the first stream of that format is read."""
@@ -164,8 +159,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'lucent.streams' has no attribute {name!r}")
 
 
-_VENDOR_FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini")
-"""The vendor formats, whose stream readers and writers register when first used."""
+_VENDOR_FORMATS = tuple(
+    name for name, f in _REGISTRY.items() if f.stream is not None and not f.stream.converter.startswith("lucent._stream_convert:")
+)
+"""The formats whose stream readers and writers live in a module of their own, registered when first
+used (lucent._stream_convert_vendor)."""
 
 
 def _vendor(*formats: str) -> None:
@@ -349,8 +347,12 @@ def encode_sse(events: Iterable[Any], format: str | None = None) -> Iterator[byt
     return _encode_sse(iterator, format)
 
 
+_NAMED_EVENTS = frozenset(name for name, f in _REGISTRY.items() if f.stream is not None and f.stream.named_events)
+"""The formats whose SSE events carry an ``event:`` line naming their type."""
+
+
 def _encode_sse(events: Iterator[Any], format: str | None = None) -> Iterator[bytes]:
-    named = format in ("anthropic", "openai-responses")
+    named = format in _NAMED_EVENTS
     encoder = msgspec.json.Encoder()
     index = 0
     while True:

@@ -4,23 +4,33 @@ a failing device or fed by an endless writer, with its exit status, output and p
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-# Closes the descriptors named in argv[1] and runs `python -m lucent ARGS`, under an address-space
-# cap so that a read without a bound fails fast instead of filling the machine's memory.
+# Closes the descriptors named in argv[1] and runs `python -m lucent ARGS` in a child of its own,
+# under an address-space cap so that a read without a bound fails fast instead of filling the
+# machine's memory; then writes the child's exit status and peak RSS (kilobytes) to argv[3].
+# The child is forked from this small launcher, not from the test process: Linux carries the
+# pre-exec high-water RSS into ru_maxrss, so a child spawned from a large pytest (or xdist) worker
+# would report the worker's peak, not its own.
 _LAUNCH = (
     "import os, resource, sys\n"
     "resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[2]), int(sys.argv[2])))\n"
+    "report = os.open(sys.argv[3], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)\n"
     "for fd in sys.argv[1].split(','):\n"
     "    if fd: os.close(int(fd))\n"
-    "os.execv(sys.executable, [sys.executable, '-m', 'lucent', *sys.argv[3:]])\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execv(sys.executable, [sys.executable, '-m', 'lucent', *sys.argv[4:]])\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "os.write(report, f'{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}'.encode())\n"
+    "os._exit(0)\n"
 )
 
 ADDRESS_SPACE = 3 << 30
@@ -32,7 +42,7 @@ class Ran:
     status: int  # the exit status (negative: killed by that signal)
     out: bytes | None  # what reached stdout, when it was a file of the test's
     err: bytes | None  # what reached stderr, likewise
-    max_rss: int  # the process's peak resident memory, in bytes (getrusage, from wait4)
+    max_rss: int  # the process's peak resident memory, in bytes (getrusage, from the launcher's wait4)
 
 
 def run_cli(
@@ -82,16 +92,18 @@ def run_cli(
             sinks[name] = subprocess.DEVNULL
             closed.append(str(fd))
     try:
+        report = work / "launcher-report"
         process = subprocess.Popen(
-            [sys.executable, "-c", _LAUNCH, ",".join(closed), str(ADDRESS_SPACE), *args],
+            [sys.executable, "-c", _LAUNCH, ",".join(closed), str(ADDRESS_SPACE), str(report), *args],
             stdin=stdin_arg, stdout=sinks["stdout"], stderr=sinks["stderr"], bufsize=0,
+            start_new_session=True,  # a timeout kills the launcher and its child together
         )
         writer = None
         if stdin == "feed":
             assert feed is not None and process.stdin is not None
             writer = threading.Thread(target=_write_all, args=(process.stdin, feed), daemon=True)
             writer.start()
-        status, max_rss = _wait(process, timeout)
+        status, max_rss = _wait(process, timeout, report)
         if writer is not None:
             writer.join(timeout)
     finally:
@@ -114,18 +126,15 @@ def _write_all(pipe: IO[bytes], chunks: Iterable[bytes]) -> None:
         pipe.close()  # unbuffered: nothing left to fail
 
 
-def _wait(process: subprocess.Popen[bytes], timeout: float) -> tuple[int, int]:
-    """The exit status and peak RSS (bytes) of ``process``, reaped with wait4 (its own rusage)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        pid, wait_status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            process.kill()
-            pid, wait_status, usage = os.wait4(process.pid, 0)
-            break
-        time.sleep(0.02)
-    status = os.waitstatus_to_exitcode(wait_status)
-    process.returncode = status  # reaped here: Popen must not wait for it again
-    return status, usage.ru_maxrss * 1024  # Linux: kilobytes
+def _wait(process: subprocess.Popen[bytes], timeout: float, report: Path) -> tuple[int, int]:
+    """The exit status and peak RSS (bytes) of the launcher's child, from the launcher's report
+    (its wait4 of the child); killed after ``timeout`` seconds, with the status of the kill."""
+    try:
+        launcher = process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        return process.wait(), 0
+    if launcher != 0:  # the launcher itself failed (an unopenable report): nothing to read
+        return launcher, 0
+    status, max_rss_kb = report.read_text().split()
+    return int(status), int(max_rss_kb) * 1024  # Linux: kilobytes

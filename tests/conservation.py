@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from lucent.generated._support import member
+from lucent._validation import member
 
 __all__ = ["leaves", "lost_values"]
 

@@ -18,7 +18,7 @@ every diagnostic's ``field`` and ``detail``, the ``StreamError`` of a stream and
 diagnostics of a stream conversion) and counts
 
 * **echoes**: a text that holds the secret or the planted number;
-* **controls**: a text that holds a character :func:`lucent.generated._support.printable`
+* **controls**: a text that holds a character :func:`lucent._validation.printable`
   escapes (C0, DEL, C1, the line and paragraph separators, the bidirectional and other format
   controls, a lone surrogate);
 * **crashes**: an exception that is not a :class:`lucent.errors.LucentError`.
@@ -40,7 +40,7 @@ from typing import Any
 import lucent
 from lucent import streams
 from lucent.errors import ConversionError, LucentError, StreamError
-from lucent.generated._support import CONTROL_CHARACTERS
+from lucent._validation import CONTROL_CHARACTERS
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 
 __all__ = ["SECRET", "NUMBER", "Scan", "scan"]

@@ -20,7 +20,7 @@ The generators (one per source format) make small, valid, realistic streams: tex
 anywhere (empty pieces too), tool calls whose JSON arguments are split anywhere and interleaved
 with each other, usage (SparkTide also split over two frames), every finish reason the format
 allows; Lux adds thinking with signatures, refusals, several text blocks and a second choice.
-Tool arguments are compact JSON (``convert_support.canonical_json``): the document converter
+Tool arguments are compact JSON (``lucent.formats.llm_sdk.transforms.canonical_json``): the document converter
 re-serializes llm-sdk ``args`` that way, while a stream carries the model's text as it came.
 
 **Read-back** (:func:`check_read_back`, every target of :data:`TARGETS`, the vendor formats
@@ -54,7 +54,7 @@ import lucent
 from lucent import streams
 from lucent.errors import StreamError
 from lucent._stream_convert import FINISH_FROM_SPARKTIDE
-from lucent.generated.convert_support import canonical_json
+from lucent.formats.llm_sdk.transforms import canonical_json
 
 FORMATS = ("sparktide", "llm-sdk", "lux")
 PAIRS = [(s, t) for s in FORMATS for t in FORMATS if s != t]

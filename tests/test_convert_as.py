@@ -1,7 +1,7 @@
 """msgspec.convert works a type that is not a class (a union, ``list[...]``, ``Annotated``) out
 again on every call: ~19 us for Anthropic's 17-branch InputContentBlock against ~0.3 us for one
 Struct. Every block a Lux -> Anthropic conversion wrote paid it (about half of that hop), and
-every event a stream writer built for OpenAI Responses. ``_support.convert_as`` converts such a
+every event a stream writer built for OpenAI Responses. ``_validation.convert_as`` converts such a
 type through a Struct made for it once; converters and stream writers call it instead.
 """
 
@@ -16,24 +16,24 @@ import pytest
 
 import lucent
 from lucent import streams
-from lucent.generated import _support
+from lucent import _validation
 from lucent.generated.anthropic import InputContentBlock, RequestTextBlock, RequestToolUseBlock
 
 
 def test_convert_as_gives_what_msgspec_convert_gives() -> None:
     text = {"type": "text", "text": "hi"}
     use = {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}}
-    assert _support.convert_as(text, InputContentBlock) == msgspec.convert(text, InputContentBlock) == RequestTextBlock(text="hi")
-    assert isinstance(_support.convert_as(use, InputContentBlock), RequestToolUseBlock)
-    assert _support.convert_as([text, text], list[InputContentBlock]) == [RequestTextBlock(text="hi")] * 2
-    assert _support.convert_as(text, RequestTextBlock) == RequestTextBlock(text="hi")
+    assert _validation.convert_as(text, InputContentBlock) == msgspec.convert(text, InputContentBlock) == RequestTextBlock(text="hi")
+    assert isinstance(_validation.convert_as(use, InputContentBlock), RequestToolUseBlock)
+    assert _validation.convert_as([text, text], list[InputContentBlock]) == [RequestTextBlock(text="hi")] * 2
+    assert _validation.convert_as(text, RequestTextBlock) == RequestTextBlock(text="hi")
 
 
 def test_convert_as_keeps_one_struct_per_type() -> None:
-    _support.convert_as({"type": "text", "text": "a"}, InputContentBlock)
-    box = _support._BOXES[InputContentBlock]
-    _support.convert_as({"type": "text", "text": "b"}, InputContentBlock)
-    assert _support._BOXES[InputContentBlock] is box
+    _validation.convert_as({"type": "text", "text": "a"}, InputContentBlock)
+    box = _validation._BOXES[InputContentBlock]
+    _validation.convert_as({"type": "text", "text": "b"}, InputContentBlock)
+    assert _validation._BOXES[InputContentBlock] is box
 
 
 @pytest.mark.parametrize("bad", [{"type": "text"}, {"type": "nope"}, [], {"type": "text", "text": 3}])
@@ -41,7 +41,7 @@ def test_convert_as_raises_msgspecs_own_error(bad: Any) -> None:
     with pytest.raises(msgspec.ValidationError) as plain:
         msgspec.convert(bad, InputContentBlock)
     with pytest.raises(msgspec.ValidationError) as boxed:
-        _support.convert_as(bad, InputContentBlock)
+        _validation.convert_as(bad, InputContentBlock)
     assert str(boxed.value) == str(plain.value)  # no `$.value` from the box in the message or path
 
 

@@ -486,8 +486,9 @@ def test_generated_documents_convert_validly_lose_nothing_unnamed_and_come_back_
 
 
 def _repo_copy(tmp_path: pathlib.Path) -> pathlib.Path:
-    for name in ("mappings", "schemas", "codegen/templates"):
+    for name in ("mappings", "schemas", "codegen/templates", "lucent/formats"):  # lucent/formats: the transforms codegen binds
         shutil.copytree(REPO / name, tmp_path / name)
+    shutil.copy(REPO / "lucent" / "_transforms.py", tmp_path / "lucent" / "_transforms.py")
     return tmp_path
 
 

@@ -21,7 +21,7 @@ import pytest
 
 import lucent
 from bench import memory
-from lucent.generated.convert_support import plain_members
+from lucent._transforms import plain_members
 
 SNAPSHOTS = Path(__file__).parent / "data" / "lingua" / "snapshots"
 

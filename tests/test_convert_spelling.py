@@ -30,7 +30,7 @@ import lucent
 from codegen.mappings import load_specs, spellings
 from lucent._convert import _decode_source, _definition, _source_paths
 from lucent.generated.convert_registry import CONVERTERS
-from lucent.generated.convert_support import Origins
+from lucent._conversion import Origins
 from tests.fuzz.harness import CONTEXT
 from tests.vendor_convert_corpus import has_path
 

@@ -10,8 +10,8 @@ import pytest
 
 import lucent
 from lucent.errors import ConversionError
-from lucent.generated import convert_support
-from lucent.generated.convert_support import FOLDED, MAX_CLASSES, MAX_DIAGNOSTICS, Diagnostics, represented
+from lucent import _conversion
+from lucent._conversion import FOLDED, MAX_CLASSES, MAX_DIAGNOSTICS, Diagnostics, represented
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 
 BOUND = MAX_DIAGNOSTICS + MAX_CLASSES + 8
@@ -33,7 +33,7 @@ def _duplicates(count: int) -> bytes:
 
 def _unbounded(monkeypatch: pytest.MonkeyPatch, *args: Any, **kwargs: Any) -> list[ConversionDiagnostic]:
     with monkeypatch.context() as patch:
-        patch.setattr(convert_support, "MAX_DIAGNOSTICS", 10**9)
+        patch.setattr(_conversion, "MAX_DIAGNOSTICS", 10**9)
         return list(lucent.convert(*args, **kwargs).diagnostics)
 
 

@@ -1,6 +1,6 @@
 """The quick duplicate-key acceptances (issue 6) agree with the full checks they stand before.
 
-lucent._decode._no_key_lost (SparkTide documents) and generated._support._plain_json_object (tool
+lucent._decode._no_key_lost (SparkTide documents) and lucent._validation._plain_json_object (tool
 arguments) accept a text without the Python-level parse only when a count of ``:`` shows that
 no member was lost; every duplicate must still reach the full check and be refused at its path.
 """
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import lucent
 from lucent._decode import _no_key_lost, _decoder
 from lucent.errors import ValidationError
-from lucent.generated._support import JsonTextError, _plain_json_object, load_json_text
+from lucent._validation import JsonTextError, _plain_json_object, load_json_text
 
 _EXAMPLE = json.loads((Path(__file__).resolve().parents[1] / "examples" / "sparktide-request.json").read_text())
 _SCHEMA, _DEFINITION = "sparktide-remote-1.0", "RemoteModelRequest"

@@ -51,7 +51,7 @@ import lucent.generated
 from lucent import sse
 from lucent._best_error import segments
 from lucent.errors import DecodeError, ValidationError
-from lucent.generated._support import (
+from lucent._validation import (
     _SPARSE,
     MAX_JSON_TEXT_DEPTH,
     JsonTextError,
@@ -547,7 +547,7 @@ def test_a_composed_conversion_places_many_findings_in_linear_time(monkeypatch: 
     #    messages with a `name` (each named Unsupported by Anthropic) took 102x the same request
     #    without names. Findings are looked up in the sorted paths now. (Past 1,000 they are
     #    folded, issue 14; the cap is lifted here so that every finding is placed.)
-    from lucent.generated import convert_support
+    from lucent import _conversion
 
     def request(count: int, named: bool) -> bytes:
         messages = [{"role": "user", "content": "hi", **({"name": f"n{i}"} if named else {})} for i in range(count)]
@@ -556,8 +556,8 @@ def test_a_composed_conversion_places_many_findings_in_linear_time(monkeypatch: 
     named, plain = request(4000, True), request(4000, False)
     plain = plain[:-1] + b" " * (len(named) - len(plain)) + b"}"
     folded = lucent.convert(named, source="openai-chat", target="anthropic").diagnostics
-    assert len(folded) == 1001 and (folded[-1].field, convert_support.represented(folded[-1])) == ("$.messages", 3000)
-    monkeypatch.setattr(convert_support, "MAX_DIAGNOSTICS", 10**9)
+    assert len(folded) == 1001 and (folded[-1].field, _conversion.represented(folded[-1])) == ("$.messages", 3000)
+    monkeypatch.setattr(_conversion, "MAX_DIAGNOSTICS", 10**9)
     result = lucent.convert(named, source="openai-chat", target="anthropic")
     assert len(result.diagnostics) == 4000 and result.diagnostics[3999].field == "$.messages[3999].name"
 
@@ -708,7 +708,7 @@ def test_faults_in_dicts_of_schemas_are_named_where_jsonschema_names_them() -> N
 @pytest.mark.parametrize(("key", "path"), [("a", "$.a"), ("城市", '$["城市"]'), ("a\n", '$["a\\n"]'), ("a b", '$["a b"]')])
 def test_a_path_names_a_key_as_an_ascii_name_or_quoted(key: str, path: str) -> None:
     from lucent._best_error import _child_path
-    from lucent.generated._support import member
+    from lucent._validation import member
 
     assert member("$", key) == _child_path("$", key) == path
     assert segments(path) == [key]

@@ -3,7 +3,7 @@ an exception that is not a lucent error.
 
 Tool-call arguments and tool results hold JSON *text*. A converter that turns such text into a
 value (llm-sdk ``args``, htmlp ``arguments``) or a value into text reads and writes it as
-``lucent.decode`` reads a document (``lucent.generated._support.load_json_text``): ``1e999`` is
+``lucent.decode`` reads a document (``lucent._validation.load_json_text``): ``1e999`` is
 a number out of range, never ``inf`` (which has no JSON text: ``json.dumps`` raised ValueError
 and msgspec wrote ``null``), and nesting deeper than ``MAX_JSON_TEXT_DEPTH`` is refused before
 parsing (no RecursionError). What cannot be carried is an Invalid diagnostic at its path.
@@ -24,7 +24,7 @@ import pytest
 import lucent
 from lucent import sse, streams
 from lucent.errors import ConversionError, DecodeError, EncodeError, LucentError, StreamError, UsageError, ValidationError
-from lucent.generated._support import MAX_JSON_TEXT_DEPTH, JsonTextError, dump_json_text, load_json_text
+from lucent._validation import MAX_JSON_TEXT_DEPTH, JsonTextError, dump_json_text, load_json_text
 from lucent.generated.htmlp_model_request import ContentBlockToolUse
 from lucent.generated.sparktide_remote_1_0 import RemoteModelToolDelta
 

@@ -21,7 +21,7 @@ import lucent
 from lucent import streams
 from lucent._best_error import segments
 from lucent.errors import LucentError, StreamError, ValidationError
-from lucent.generated._support import CONTROL_CHARACTERS, member, printable
+from lucent._validation import CONTROL_CHARACTERS, member, printable
 from tests.conformance.paths import shared_dir
 from tests.no_echo import HOSTILE_KEY, SECRET, Scan, documents, scan_documents, scan_streams, stream_seeds
 

@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 import lucent
-from lucent.generated._support import CONTROL_CHARACTERS
+from lucent._validation import CONTROL_CHARACTERS
 from tests.fuzz.sidecars import declared_types, lux_documents, silent_drops
 from tests.fuzz.targets import CONTEXT
 from tests.no_echo import SECRET, _convert_targets, documents

@@ -26,7 +26,7 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # n
 from codegen import emit  # noqa: E402
 from codegen.bindings import BindingCompiler  # noqa: E402
 from codegen.schema import SchemaDocument  # noqa: E402
-from lucent.generated._support import RuleViolation  # noqa: E402
+from lucent._validation import RuleViolation  # noqa: E402
 
 _COUNTER = itertools.count()
 

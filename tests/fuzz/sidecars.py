@@ -34,7 +34,7 @@ import msgspec
 
 import lucent
 from lucent.errors import LucentError
-from lucent.generated._support import member
+from lucent._validation import member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from tests.conformance.paths import REPO
 from tests.conservation import leaves, lost_values
@@ -89,11 +89,12 @@ def named_entries() -> dict[str, tuple[tuple[str, ...], ...]]:
 
 
 def _transform_keys(fmt: str) -> set[str]:
-    """The keys the converter support of `fmt` reads from its carried side-car by name."""
+    """The keys the transforms of `fmt` (lucent/formats/<fmt>/transforms.py, and the shared
+    lucent/_transforms.py) read from its carried side-car by name."""
     keys: set[str] = set()
-    for template in (REPO / "codegen" / "templates").glob("converter_support*.jinja"):
-        if fmt in template.name or template.name in ("converter_support.py.jinja",):
-            keys.update(re.findall(r'from_carried\("([A-Za-z_]+)"', template.read_text(encoding="utf-8")))
+    for module in (REPO / "lucent" / "_transforms.py", REPO / "lucent" / "formats" / fmt / "transforms.py"):
+        if module.is_file():
+            keys.update(re.findall(r'from_carried\("([A-Za-z_]+)"', module.read_text(encoding="utf-8")))
     return keys
 
 

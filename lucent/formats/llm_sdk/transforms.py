@@ -1,12 +1,21 @@
-{#- Included by converter_support.py.jinja: the transforms of the llm-sdk specs
-    (mappings/llm_sdk_lux_*.toml, mappings/lux_llm_sdk_*.toml). -#}
+"""The transforms of the llm-sdk <-> Lux mapping specs (mappings/llm_sdk_lux_*.toml,
+mappings/lux_llm_sdk_*.toml).
 
+Each public function is one transform a spec may name (codegen/mappings.py TRANSFORMS lists them);
+the generated converters of those specs call them, and the shared ones of lucent._transforms.
+"""
 
-# ------------------------------------------------------------------------------- llm-sdk <-> Lux
+from __future__ import annotations
 
-from msgspec import ValidationError, convert, to_builtins  # noqa: E402
+import re
+from typing import Any, cast
 
-from .llm_sdk import (  # noqa: E402 (the llm-sdk section of this module)
+from msgspec import UNSET, UnsetType, ValidationError, convert, to_builtins
+
+from lucent._conversion import Cx, Status
+from lucent._transforms import json_object_problem
+from lucent._validation import JsonTextError, dump_json_text, load_json_text, member
+from lucent.generated.llm_sdk import (
     AssistantMessage,
     AudioPart,
     ImagePart,
@@ -22,7 +31,7 @@ from .llm_sdk import (  # noqa: E402 (the llm-sdk section of this module)
     ToolResultPart,
     UserMessage,
 )
-from .lux_ir_v1 import (  # noqa: E402
+from lucent.generated.lux_ir_v1 import (
     LucentChoice,
     LucentContent,
     LucentContentText,

@@ -1,5 +1,48 @@
-{#- Included by converter_support.py.jinja: the transforms of the htmlp specs
-    (mappings/htmlp_lux_request.toml, mappings/lux_htmlp_request.toml). -#}
+"""The transforms of the htmlp <-> Lux mapping specs (mappings/htmlp_lux_request.toml,
+mappings/lux_htmlp_request.toml).
+
+Each public function is one transform a spec may name (codegen/mappings.py TRANSFORMS lists them);
+the generated converters of those specs call them, and the shared ones of lucent._transforms.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, cast
+
+import msgspec
+from msgspec import UNSET, Struct, UnsetType
+
+from lucent._conversion import Cx, Status
+from lucent._validation import JsonTextError, described, dump_json_text, load_json_text, member
+from lucent.generated.htmlp_model_request import (
+    ContentBlock,
+    ContentBlockImage,
+    ContentBlockReasoning,
+    ContentBlockText,
+    ContentBlockToolResult,
+    ContentBlockToolUse,
+    ContentSource,
+    ContentSourceAssistantHistory,
+    ContentSourceSystemPrompt,
+    ContentSourceToolOutput,
+    ContentSourceUserMessage,
+    PromptFragment,
+    Role,
+    ThinkingLevel,
+)
+from lucent.generated.lux_ir_v1 import (
+    LucentContent,
+    LucentContentText,
+    LucentMultimedia,
+    LucentReasoningConfig,
+    LucentReasoningEffort,
+    LucentThinking,
+    LucentTool,
+    LucentToolResult,
+    LucentToolUse,
+)
 
 
 # ------------------------------------------------------------------------------------ htmlp <-> Lux
@@ -30,11 +73,6 @@ def thinking_level_to_reasoning(
 def thinking_level_kept(level: ThinkingLevel, path: str, cx: Cx) -> str | UnsetType:
     """The levels a Lux reasoning configuration does not name (xhigh, max), kept as they are."""
     return level if level in _HTMLP_BEYOND_HIGH else UNSET
-
-
-def null_kept(value: Any, path: str, cx: Cx) -> None | UnsetType:
-    """JSON null kept as null (it differs from an absent member); anything else: nothing."""
-    return None if value is None else UNSET
 
 
 def arguments_json_text(value: Any, path: str, cx: Cx) -> str:

@@ -1,0 +1,160 @@
+"""The format registry: every format lucent decodes, converts and streams, declared once.
+
+One :class:`Format` per format, in :data:`FORMATS`. Everything else that needs the list of
+formats reads it here: decode (:data:`lucent.SCHEMAS`), convert (``lucent._convert.FORMATS``),
+streams (:data:`lucent.streams.FORMATS`, the assemblers, the stream readers and converters), the
+CLI's ``--format`` choices, snapshots, and codegen (``codegen.mappings.FORMATS``,
+``codegen.vendor.VENDORS``, the docs). A test (tests/test_format_registry.py) fails when another
+literal list of format names appears in ``lucent/`` or ``codegen/``.
+
+Modules and classes are named here as strings (``"module:attribute"``, see :func:`resolve`) and
+imported on first use: importing this module imports msgspec and nothing of lucent's bindings,
+converters or streams, so codegen can read it and ``import lucent`` stays lazy.
+
+Adding a format is one entry below (docs/adding-a-format.md lists the other steps).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+__all__ = ["FORMATS", "Format", "Stream", "VendorSource", "resolve"]
+
+
+class VendorSource(msgspec.Struct, frozen=True, kw_only=True):
+    """Where ``python -m codegen vendor`` extracts a vendor format's schema from (codegen/vendor.py)."""
+
+    spec: str
+    """The published spec, relative to ../shared/specs (``openai/openapi.yml``)."""
+    kind: str
+    """``"openapi"`` or ``"discovery"`` (Google's API discovery document)."""
+    roots: tuple[str, ...]
+    """The definitions that are its documents (requests, responses, stream events), in the order
+    the schema root's ``anyOf`` tries them."""
+
+
+class Stream(msgspec.Struct, frozen=True, kw_only=True):
+    """How a format streams a response (lucent.streams)."""
+
+    definition: str
+    """The schema definition one event decodes as."""
+    assembler: str
+    """``"module:Class"`` of its :class:`lucent.streams.Assembler`."""
+    converter: str
+    """``"module:Prefix"``: the module holding ``<Prefix>Reader`` (its events -> Lux stream events)
+    and ``<Prefix>Writer`` (Lux stream events -> its events) of ``lucent.streams.convert_stream``."""
+    one_object_per_line: bool = False
+    """Each ``data:`` line is one complete JSON object."""
+    tool_index_path: str | None = None
+    """Where an event holds a tool call index; one above the schema maximum means too many tool calls."""
+    done_terminator: bool = False
+    """``data: [DONE]`` ends the SSE stream."""
+    named_events: bool = False
+    """Written as SSE, each event has an ``event:`` line naming its type."""
+    side_events: tuple[tuple[str, str], ...] = ()
+    """(type tag, ``"module:Struct"``) of events the format sends that its published schema lacks."""
+
+
+class Format(msgspec.Struct, frozen=True, kw_only=True):
+    """One wire format."""
+
+    name: str
+    """The format name, as ``lucent.convert``, ``lucent.streams`` and the CLI take it."""
+    schema: str
+    """The schema file stem: ``schemas/<schema>.json``, or ``schemas/vendor/<schema>.json``."""
+    module: str
+    """Its generated bindings: ``lucent.generated.<module>`` (from generated/<module>.py)."""
+    title: str
+    """The format's name in documents (docs/mappings.md, the vendor schema's title)."""
+    label: str
+    """How a diagnostic names the format ("SparkTide temperature has maximum 2")."""
+    kinds: tuple[str, ...]
+    """The document kinds it converts (``request``, ``response``, ``error``); its mapping specs
+    (mappings/*.toml) cover exactly these, checked by codegen."""
+    vendor: VendorSource | None = None
+    """For a vendor format, the published spec its schema is extracted from; None for a schema
+    written in this repository."""
+    stream: Stream | None = None
+    """How it streams a response; None: it has no stream."""
+    conversation: str | None = None
+    """The request member holding the conversation items, for a format whose requests can name a
+    previous response (lucent.snapshots); None: they cannot."""
+
+    @property
+    def schema_file(self) -> str:
+        """The schema's path under ``schemas/``."""
+        return f"vendor/{self.schema}.json" if self.vendor is not None else f"{self.schema}.json"
+
+
+def resolve(reference: str) -> Any:
+    """The object a ``"module:attribute"`` reference names, importing the module on first use."""
+    from lucent._first_use import imported
+
+    module, _, attribute = reference.partition(":")
+    return getattr(imported(module), attribute)
+
+
+_ANTHROPIC_SIDE_EVENTS = (("ping", "lucent._stream_events:AnthropicPingEvent"), ("error", "lucent._stream_events:AnthropicErrorEvent"))
+"""The ``ping`` and ``error`` events anthropic sends that its MessageStreamEvent union lacks."""
+
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format(
+        name="lux", schema="lux-ir-v1", module="lux_ir_v1", title="Lux IR v1", label="Lux",
+        kinds=("request", "response", "error"), conversation="conversation",
+        stream=Stream(definition="LucentStreamEvent", assembler="lucent._stream_lux:LuxAssembler", converter="lucent._stream_convert:Lux"),
+    ),
+    Format(
+        name="sparktide", schema="sparktide-remote-1.0", module="sparktide_remote_1_0", title="SparkTide REMOTE 1.0", label="SparkTide",
+        kinds=("request", "response", "error"),
+        stream=Stream(
+            definition="RemoteModelStreamFrame", assembler="lucent._stream_sparktide:SparkTideAssembler",
+            converter="lucent._stream_convert:SparkTide", one_object_per_line=True, tool_index_path="$.index",
+        ),
+    ),
+    Format(
+        name="llm-sdk", schema="llm-sdk", module="llm_sdk", title="llm-sdk", label="llm-sdk", kinds=("request", "response"),
+        stream=Stream(definition="PartialModelResponse", assembler="lucent._stream_llm_sdk:LlmSdkAssembler", converter="lucent._stream_convert:LlmSdk"),
+    ),
+    Format(name="htmlp", schema="htmlp-model-request", module="htmlp_model_request", title="htmlp", label="htmlp", kinds=("request",)),
+    Format(
+        name="openai-chat", schema="openai-chat", module="openai_chat", title="OpenAI Chat Completions", label="Chat Completions",
+        kinds=("request", "response"),
+        vendor=VendorSource(
+            spec="openai/openapi.yml", kind="openapi",
+            roots=("CreateChatCompletionRequest", "CreateChatCompletionResponse", "CreateChatCompletionStreamResponse"),
+        ),
+        stream=Stream(
+            definition="CreateChatCompletionStreamResponse", assembler="lucent._stream_openai_chat:OpenAIChatAssembler",
+            converter="lucent._stream_convert_openai_chat:OpenAIChat", done_terminator=True,
+        ),
+    ),
+    Format(
+        name="openai-responses", schema="openai-responses", module="openai_responses", title="OpenAI Responses", label="Responses",
+        kinds=("request", "response"), conversation="input",
+        # CreateResponse last: it requires nothing, so as the first root it would take every
+        # document (the root's anyOf is the same set in any order; the first match is the type).
+        vendor=VendorSource(spec="openai/openapi.yml", kind="openapi", roots=("ResponseStreamEvent", "Response", "CreateResponse")),
+        stream=Stream(
+            definition="ResponseStreamEvent", assembler="lucent._stream_openai_responses:OpenAIResponsesAssembler",
+            converter="lucent._stream_convert_openai_responses:OpenAIResponses", named_events=True,
+        ),
+    ),
+    Format(
+        name="anthropic", schema="anthropic", module="anthropic", title="Anthropic Messages", label="Anthropic",
+        kinds=("request", "response"),
+        vendor=VendorSource(spec="anthropic/openapi.yml", kind="openapi", roots=("CreateMessageParams", "Message", "MessageStreamEvent")),
+        stream=Stream(
+            definition="MessageStreamEvent", assembler="lucent._stream_anthropic:AnthropicAssembler",
+            converter="lucent._stream_convert_anthropic:Anthropic", named_events=True, side_events=_ANTHROPIC_SIDE_EVENTS,
+        ),
+    ),
+    Format(
+        name="gemini", schema="gemini", module="gemini", title="Gemini generateContent", label="Gemini",
+        kinds=("request", "response"),
+        vendor=VendorSource(spec="google/discovery.json", kind="discovery", roots=("GenerateContentRequest", "GenerateContentResponse")),
+        stream=Stream(definition="GenerateContentResponse", assembler="lucent._stream_gemini:GeminiAssembler", converter="lucent._stream_convert_gemini:Gemini"),
+    ),
+)}
+"""Format name -> :class:`Format`, in the order lucent lists them (``lucent convert --help``)."""

@@ -1,0 +1,1 @@
+"""The Anthropic Messages format: its hand-written transforms (transforms.py)."""

@@ -1,0 +1,1 @@
+"""The Gemini generateContent format: its hand-written transforms (transforms.py)."""

@@ -1,0 +1,1 @@
+"""The htmlp format: its hand-written transforms (transforms.py)."""

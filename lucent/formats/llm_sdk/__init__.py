@@ -1,0 +1,1 @@
+"""The llm-sdk format: its hand-written transforms (transforms.py)."""

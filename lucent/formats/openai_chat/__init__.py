@@ -1,0 +1,1 @@
+"""The OpenAI Chat Completions format: its hand-written transforms (transforms.py)."""

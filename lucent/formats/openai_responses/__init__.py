@@ -1,0 +1,1 @@
+"""The OpenAI Responses format: its hand-written transforms (transforms.py)."""

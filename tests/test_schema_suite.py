@@ -1,0 +1,51 @@
+"""The JSON-Schema-Test-Suite runner (``python -m tests.schema_suite``, issue 17) in the test
+suite: every draft 2020-12 keyword file as the document root (a few seconds) with no wrong
+answer, no crash and at least 97% of the tests passing; a few files as a $defs member and as a
+property; ``optional/`` (ECMA-262 regexes, big numbers, ...) with no wrong answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.schema_suite import default_tests_dir, run
+
+WRAPPED = ["ref", "unevaluatedProperties", "dynamicRef", "not", "if-then-else"]
+
+
+@pytest.fixture(scope="module")
+def tests_dir():
+    found = default_tests_dir()
+    if found is None or not found.is_dir():
+        pytest.skip("the JSON-Schema-Test-Suite is not checked out (../shared/json-schema-test-suite)")
+    return found
+
+
+def _failed(results) -> list[str]:
+    return [f"{o.file}: {o.group} / {o.test}: {o.status} {o.detail}" for r in results for o in r.outcomes if o.status in ("wrong", "crash")]
+
+
+def test_root_no_wrong_answer_and_no_crash(tests_dir) -> None:
+    results = list(run(tests_dir, "root"))
+    assert _failed(results) == []
+    total = sum(len(r.outcomes) for r in results)
+    passed = sum(r.count("pass") for r in results)
+    assert total > 1200 and passed >= 0.97 * total
+
+
+@pytest.mark.parametrize("mode", ["defs", "property"])
+def test_wrapped_no_wrong_answer_and_no_crash(tests_dir, mode: str) -> None:
+    assert _failed(run(tests_dir, mode, WRAPPED)) == []
+
+
+def test_optional_no_wrong_answer(tests_dir) -> None:
+    results = list(run(tests_dir / "optional", "root"))
+    assert {r.file for r in results} >= {"ecmascript-regex", "bignum", "non-bmp-regex"}
+    assert _failed(results) == []
+
+
+def test_the_structs_compiler_refuses_what_it_gets_wrong(tests_dir) -> None:
+    """The fast path of the shipped schemas, forced on the suite: refusals, never a wrong
+    answer (codegen/exact.py)."""
+    results = list(run(tests_dir, "root", structs=True))
+    assert _failed(results) == []
+    assert sum(r.count("pass") for r in results) >= 100
