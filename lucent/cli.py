@@ -533,6 +533,9 @@ def parser() -> argparse.ArgumentParser:
     from lucent._cli_preflight import add_preflight  # lucent/_cli_preflight.py
 
     add_preflight(commands)
+    from lucent.server._cli import add_serve  # lucent/server/_cli.py: the gateway (issue 19)
+
+    add_serve(commands)
     return top
 
 
