@@ -1,0 +1,208 @@
+"""docs/mappings.md lists every status a rule's transform reports on the corpus (issue 15).
+
+Each transform declares the statuses it reports itself with ``@reports(...)``
+(lucent/_conversion.py); codegen writes them into the Status column of every rule that names the
+transform (``T may report S``) and into the Transforms table. This test converts the recorded
+corpus (tests/vendor_convert_corpus.py: the request and response documents of every vendor
+format) to Lux, the Lux documents to every other format, and the SparkTide, llm-sdk and htmlp
+documents so made back to Lux: every pair of docs/mappings.md but the error ones. Every transform
+of the vocabulary is wrapped while it runs, and a diagnostic recorded (``Cx.report``) inside a call
+that the generated converter made is the rule's: its status must be one the pair's rows that name
+the transform list. A diagnostic the generated code records outside a transform (a rule's own
+``status``, a bound, an undeclared source field) is the spec's, which the docs are rendered from,
+and is not checked here.
+
+Run time: the corpus has a few hundred documents; every one is converted (about 15 s on a loaded
+2-core machine), none sampled.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import lucent
+from lucent._conversion import Cx
+from lucent.errors import LucentError
+from lucent.generated.convert_registry import MODULES
+from tests.convert_conformance.pairs import FIXED_CONTEXT
+from tests.vendor_convert_corpus import VENDORS, cases
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "mappings.md"
+STATUS_WORD = re.compile(r"\b(Exact|Degraded|Unsupported|Invalid)\b")
+PAIR_LINE = re.compile(r'`lucent\.convert\(data, "([^"]+)", "([^"]+)", kind="([^"]+)"\)`')
+TRANSFORM_ROW = re.compile(r"^\| `([A-Za-z_]\w*)` \| [a-z_]+ \|")
+MODULE_NAMES = ["lucent._transforms"] + [
+    f"lucent.formats.{p.parent.name}.transforms" for p in sorted((Path(lucent.__file__).parent / "formats").glob("*/transforms.py"))
+]
+SEED = ("sparktide", "llm-sdk", "htmlp")
+
+
+@dataclass(frozen=True)
+class Reported:
+    """One diagnostic a transform recorded: the pair converting, the transform the generated
+    converter called (the outermost one running), its status, field and detail."""
+
+    pair: tuple[str, str, str]
+    transform: str
+    status: str
+    field: str
+    detail: str
+
+
+def doc_rows(text: str) -> tuple[dict[tuple[str, str, str], list[tuple[str, str]]], list[str]]:
+    """(pair (source, target, kind) -> its rows as (rule, status) text; the transform names of
+    the Transforms table) read from docs/mappings.md."""
+    rows: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    names: list[str] = []
+    pair: tuple[str, str, str] | None = None
+    for line in text.splitlines():
+        found = PAIR_LINE.search(line)
+        if found:
+            pair = (found.group(1), found.group(2), found.group(3))
+            rows[pair] = []
+        elif line.startswith("## Transforms"):
+            pair = None
+        elif (named := TRANSFORM_ROW.match(line)) and pair is None:
+            names.append(named.group(1))
+        elif pair is not None and line.startswith("| ") and not line.startswith(("| Mapping", "| ---")):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            rows[pair].append((cells[3], cells[4]))
+    return rows, names
+
+
+def allowed(rows: list[tuple[str, str]], transform: str) -> set[str]:
+    """The statuses the rows that name `transform` (in their rule or status text) list."""
+    word = re.compile(rf"(?<![\w`]){re.escape(transform)}(?!\w)")
+    return {s for rule, status in rows if word.search(rule) or word.search(status) for s in STATUS_WORD.findall(status)}
+
+
+def undocumented(reported: list[Reported], rows: dict[tuple[str, str, str], list[tuple[str, str]]]) -> list[str]:
+    """One line per (pair, transform, status) reported that no row of the pair naming the
+    transform lists, with an example field and detail."""
+    out: dict[tuple[tuple[str, str, str], str, str], str] = {}
+    for r in reported:
+        key = (r.pair, r.transform, r.status)
+        if key not in out and r.status not in allowed(rows.get(r.pair, []), r.transform):
+            out[key] = f"{r.pair[0]} -> {r.pair[1]} ({r.pair[2]}): {r.transform} reported {r.status} at {r.field} ({r.detail[:120]})"
+    return sorted(out.values())
+
+
+class Recorder:
+    """Wraps every transform of the vocabulary (the module attributes the generated converters
+    call) and Cx.report, recording what is reported inside the outermost transform call."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = set(names)
+        self.stack: list[str] = []
+        self.pair: tuple[str, str, str] = ("", "", "")
+        self.reported: list[Reported] = []
+        self.outside = 0
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        for module_name in MODULE_NAMES:
+            module = importlib.import_module(module_name)
+            for name in self.names:
+                fn = module.__dict__.get(name)
+                if callable(fn) and not isinstance(fn, type):
+                    monkeypatch.setattr(module, name, self._wrap(name, fn))
+        report = Cx.report
+        recorder = self
+
+        def recording(cx: Cx, field: str, status: Any, detail: str) -> None:
+            if recorder.stack:
+                recorder.reported.append(Reported(recorder.pair, recorder.stack[0], status, field, detail))
+            else:
+                recorder.outside += 1
+            report(cx, field, status, detail)
+
+        monkeypatch.setattr(Cx, "report", recording)
+
+    def _wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        stack = self.stack
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            stack.append(name)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                stack.pop()
+
+        return wrapper
+
+    def convert(self, data: Any, source: str, target: str, kind: str) -> Any:
+        """lucent.convert on one direct pair; the value, or None when it raises."""
+        self.pair = (source, target, kind)
+        context = FIXED_CONTEXT if source in SEED or target in SEED else None
+        try:
+            return lucent.convert(data, source, target, kind, context=context).value
+        except LucentError:
+            return None
+
+
+def corpus_conversions(recorder: Recorder) -> Iterator[tuple[str, str, str]]:
+    """Convert the corpus through every pair (see the module docstring); yield each pair run."""
+    targets = sorted({t for s, t, _ in MODULES if s == "lux"})
+    for fmt in VENDORS:
+        for kind in ("request", "response"):
+            for case in cases(fmt, kind)[0]:
+                lux = recorder.convert(case.value, fmt, "lux", kind)
+                yield (fmt, "lux", kind)
+                if lux is None:
+                    continue
+                for target in targets:
+                    if target == fmt or ("lux", target, kind) not in MODULES:
+                        continue
+                    value = recorder.convert(lux, "lux", target, kind)
+                    yield ("lux", target, kind)
+                    if value is not None and target in SEED and (target, "lux", kind) in MODULES:
+                        recorder.convert(value, target, "lux", kind)
+                        yield (target, "lux", kind)
+
+
+@pytest.fixture(scope="module")
+def docs() -> tuple[dict[tuple[str, str, str], list[tuple[str, str]]], list[str]]:
+    return doc_rows(DOCS.read_text(encoding="utf-8"))
+
+
+def test_every_status_a_transform_reports_on_the_corpus_is_in_its_rules_row(docs: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    rows, names = docs
+    recorder = Recorder(names)
+    recorder.install(monkeypatch)
+    ran = set(corpus_conversions(recorder))
+    assert {k for k in MODULES if k[2] != "error"} <= ran, "every pair but the error ones is converted"
+    assert len(recorder.reported) > 100, "the corpus makes the transforms report"
+    missing = undocumented(recorder.reported, rows)
+    assert not missing, "statuses a transform reports that docs/mappings.md does not list for its rule " \
+        "(declare them with @reports on the transform, then python -m codegen):\n" + "\n".join(missing)
+
+
+def test_the_docs_name_each_transforms_declared_statuses(docs: Any) -> None:
+    rows, _ = docs
+    chat = rows[("openai-chat", "lux", "request")]
+    assert ("content via chat_user_content", "Exact; chat_user_content may report Degraded") in chat
+    assert allowed(chat, "chat_user_content") == {"Exact", "Degraded"}
+
+
+def test_a_status_no_row_of_the_transform_lists_is_named() -> None:
+    rows = {("a", "lux", "request"): [("content via shown_parts", "Exact; shown_parts may report Degraded"),
+                                       ("tools via parts_shown", "Exact")]}
+    pair = ("a", "lux", "request")
+    reported = [
+        Reported(pair, "shown_parts", "Degraded", "$.content[1]", "kept verbatim"),
+        Reported(pair, "shown_parts", "Unsupported", "$.content[2]", "dropped"),
+        Reported(pair, "parts_shown", "Degraded", "$.tools[0]", "folded"),
+    ]
+    assert undocumented(reported, rows) == [
+        "a -> lux (request): parts_shown reported Degraded at $.tools[0] (folded)",
+        "a -> lux (request): shown_parts reported Unsupported at $.content[2] (dropped)",
+    ]
+    assert undocumented([Reported(("b", "lux", "request"), "shown_parts", "Degraded", "$", "x")], rows)
