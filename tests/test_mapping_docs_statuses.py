@@ -9,8 +9,10 @@ documents so made back to Lux: every pair of docs/mappings.md but the error ones
 of the vocabulary is wrapped while it runs, and a diagnostic recorded (``Cx.report``) inside a call
 that the generated converter made is the rule's: its status must be one the pair's rows that name
 the transform list. A diagnostic the generated code records outside a transform (a rule's own
-``status``, a bound, an undeclared source field) is the spec's, which the docs are rendered from,
-and is not checked here.
+``status``, a bound, an undeclared source field, a context value) is mapped to its rows by the
+spec's ``reason`` its detail holds (the row's Note), or by the context key it names (the row's
+Source ``context.KEY``), and its status must be one they list; the few that name neither (a Lux
+side-car member no rule reads) are not judged.
 
 The corpus does not reach every branch, so a second test reads the code: every status literal a
 transform's body (and the module constants, helpers and Cx methods it reaches) holds must be in
@@ -63,10 +65,10 @@ class Reported:
     detail: str
 
 
-def doc_rows(text: str) -> tuple[dict[tuple[str, str, str], list[tuple[str, str]]], list[str]]:
-    """(pair (source, target, kind) -> its rows as (rule, status) text; the transform names of
+def doc_rows(text: str) -> tuple[dict[tuple[str, str, str], list[tuple[str, str, str, str]]], list[str]]:
+    """(pair (source, target, kind) -> its rows as (rule, status, source, note) text; the transform names of
     the Transforms table) read from docs/mappings.md."""
-    rows: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
+    rows: dict[tuple[str, str, str], list[tuple[str, str, str, str]]] = {}
     names: list[str] = []
     pair: tuple[str, str, str] | None = None
     for line in text.splitlines():
@@ -80,17 +82,17 @@ def doc_rows(text: str) -> tuple[dict[tuple[str, str, str], list[tuple[str, str]
             names.append(named.group(1))
         elif pair is not None and line.startswith("| ") and not line.startswith(("| Mapping", "| ---")):
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
-            rows[pair].append((cells[3], cells[4]))
+            rows[pair].append((cells[3], cells[4], cells[1].strip("`"), cells[5].replace("\\|", "|")))
     return rows, names
 
 
-def allowed(rows: list[tuple[str, str]], transform: str) -> set[str]:
+def allowed(rows: list[tuple[str, str, str, str]], transform: str) -> set[str]:
     """The statuses the rows that name `transform` (in their rule or status text) list."""
     word = re.compile(rf"(?<![\w`]){re.escape(transform)}(?!\w)")
-    return {s for rule, status in rows if word.search(rule) or word.search(status) for s in STATUS_WORD.findall(status)}
+    return {s for rule, status, *_ in rows if word.search(rule) or word.search(status) for s in STATUS_WORD.findall(status)}
 
 
-def undocumented(reported: list[Reported], rows: dict[tuple[str, str, str], list[tuple[str, str]]]) -> list[str]:
+def undocumented(reported: list[Reported], rows: dict[tuple[str, str, str], list[tuple[str, str, str, str]]]) -> list[str]:
     """One line per (pair, transform, status) reported that no row of the pair naming the
     transform lists, with an example field and detail."""
     out: dict[tuple[tuple[str, str, str], str, str], str] = {}
@@ -99,6 +101,34 @@ def undocumented(reported: list[Reported], rows: dict[tuple[str, str, str], list
         if key not in out and r.status not in allowed(rows.get(r.pair, []), r.transform):
             out[key] = f"{r.pair[0]} -> {r.pair[1]} ({r.pair[2]}): {r.transform} reported {r.status} at {r.field} ({r.detail[:120]})"
     return sorted(out.values())
+
+
+CONTEXT_KEY = re.compile(r"context\['([^']+)'\]")
+
+
+def spec_rows(rows: list[tuple[str, str, str, str]], detail: str) -> list[str]:
+    """The Status text of the rows a diagnostic the generated code recorded (outside a
+    transform) is for: those whose note (the spec's ``reason``) its detail holds, or, for a
+    context value (``context['model']``), those that read that context key."""
+    key = CONTEXT_KEY.search(detail)
+    return [status for _, status, source, note in rows
+            if (note and note in detail) or (key and f"context.{key.group(1)}" in source.split(", "))]
+
+
+def unlisted_spec_statuses(outside: list[Reported], rows: dict[tuple[str, str, str], list[tuple[str, str, str, str]]]) -> tuple[list[str], int]:
+    """(One line per (pair, status, detail) the generated code reported whose rows do not list
+    the status; how many diagnostics matched a row). A diagnostic no row matches (a side-car
+    member no rule reads: "no value at this Lux path of the target reads it") is not judged."""
+    out: dict[tuple[tuple[str, str, str], str, str], str] = {}
+    matched = 0
+    for r in outside:
+        statuses = spec_rows(rows.get(r.pair, []), r.detail)
+        if not statuses:
+            continue
+        matched += 1
+        if r.status not in {s for status in statuses for s in STATUS_WORD.findall(status)}:
+            out.setdefault((r.pair, r.status, r.detail), f"{r.pair[0]} -> {r.pair[1]} ({r.pair[2]}): {r.status} at {r.field} ({r.detail[:120]}); rows: {statuses}")
+    return sorted(out.values()), matched
 
 
 class Recorder:
@@ -110,7 +140,7 @@ class Recorder:
         self.stack: list[str] = []
         self.pair: tuple[str, str, str] = ("", "", "")
         self.reported: list[Reported] = []
-        self.outside = 0
+        self.outside: list[Reported] = []
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         for module_name in MODULE_NAMES:
@@ -126,7 +156,7 @@ class Recorder:
             if recorder.stack:
                 recorder.reported.append(Reported(recorder.pair, recorder.stack[0], status, field, detail))
             else:
-                recorder.outside += 1
+                recorder.outside.append(Reported(recorder.pair, "", status, field, detail))
             report(cx, field, status, detail)
 
         monkeypatch.setattr(Cx, "report", recording)
@@ -175,7 +205,7 @@ def corpus_conversions(recorder: Recorder) -> Iterator[tuple[str, str, str]]:
 
 
 @pytest.fixture(scope="module")
-def docs() -> tuple[dict[tuple[str, str, str], list[tuple[str, str]]], list[str]]:
+def docs() -> tuple[dict[tuple[str, str, str], list[tuple[str, str, str, str]]], list[str]]:
     return doc_rows(DOCS.read_text(encoding="utf-8"))
 
 
@@ -189,18 +219,23 @@ def test_every_status_a_transform_reports_on_the_corpus_is_in_its_rules_row(docs
     missing = undocumented(recorder.reported, rows)
     assert not missing, "statuses a transform reports that docs/mappings.md does not list for its rule " \
         "(declare them with @reports on the transform, then python -m codegen):\n" + "\n".join(missing)
+    unlisted, matched = unlisted_spec_statuses(recorder.outside, rows)
+    assert matched > len(recorder.outside) // 2, "most diagnostics of the generated code name their rule's reason or context key"
+    assert not unlisted, "statuses the generated code reports that the rule's row does not list:\n" + "\n".join(unlisted)
 
 
 def test_the_docs_name_each_transforms_declared_statuses(docs: Any) -> None:
     rows, _ = docs
     chat = rows[("openai-chat", "lux", "request")]
-    assert ("content via chat_user_content", "Exact; chat_user_content may report Degraded") in chat
+    assert ("content via chat_user_content", "Exact; chat_user_content may report Degraded", "ChatCompletionRequestUserMessage.content", "") in chat
     assert allowed(chat, "chat_user_content") == {"Exact", "Degraded"}
 
 
 def test_a_status_no_row_of_the_transform_lists_is_named() -> None:
-    rows = {("a", "lux", "request"): [("content via shown_parts", "Exact; shown_parts may report Degraded"),
-                                       ("tools via parts_shown", "Exact")]}
+    rows = {("a", "lux", "request"): [("content via shown_parts", "Exact; shown_parts may report Degraded", "A.content", ""),
+                                       ("tools via parts_shown", "Exact", "A.tools", ""),
+                                       ("seed", "Unsupported when present", "A.seed", "Lux has no seed"),
+                                       ("model", "Invalid when missing", "context.model, A.model", "")]}
     pair = ("a", "lux", "request")
     reported = [
         Reported(pair, "shown_parts", "Degraded", "$.content[1]", "kept verbatim"),
@@ -212,6 +247,15 @@ def test_a_status_no_row_of_the_transform_lists_is_named() -> None:
         "a -> lux (request): shown_parts reported Unsupported at $.content[2] (dropped)",
     ]
     assert undocumented([Reported(("b", "lux", "request"), "shown_parts", "Degraded", "$", "x")], rows)
+    outside = [
+        Reported(pair, "", "Unsupported", "$.seed", "Lux has no seed"),
+        Reported(pair, "", "Degraded", "$.seed", "Lux has no seed"),
+        Reported(pair, "", "Degraded", "$.model", "replaced by the caller's context['model']"),
+        Reported(pair, "", "Unsupported", "$.x", "no value at this Lux path of the target reads it"),
+    ]
+    unlisted, matched = unlisted_spec_statuses(outside, rows)
+    assert matched == 3
+    assert [line.split(" (")[1].split(")")[1] for line in unlisted] == [": Degraded at $.model", ": Degraded at $.seed"]
 
 
 # ------------------------------------------------------------- the declarations against the code
