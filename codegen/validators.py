@@ -689,7 +689,7 @@ def render_validator_module(document: SchemaDocument, remotes: dict[str, Any] | 
         "from fractions import Fraction",
         "from typing import Any",
         "",
-        "from ._support import RuleViolation, member",
+        "from lucent._validation import RuleViolation, member",
         "",
         "__all__ = ['DECODE_CHECKS', 'DECODE_TYPES', 'PROTOCOL', 'PROTOCOL_CHECKS', 'ROOT', 'ROOT_ONE_OF']",
         "",
