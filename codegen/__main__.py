@@ -6,6 +6,14 @@ run (a file is missing, stale or left over), 0 otherwise.
 ``python -m codegen vendor [--specs DIR] [--check]`` is a separate step: it extracts
 schemas/vendor/*.json from the vendors' published specs (../shared/specs), see codegen/vendor.py.
 The normal run reads schemas/ and schemas/vendor/ only.
+
+A schema change that needs mapping rules (mappings/*.toml) stops the run with one message
+listing every missing rule of every spec, exit status 1, nothing written.
+
+Your own schema: ``lucent generate SCHEMA.json --out DIR [--module NAME]`` (lucent/_generate.py)
+compiles it into DIR/NAME.py, importable, for ``lucent.decode(data, type=NAME.Model)`` (a Struct
+of the module) or ``lucent.decode(data, type=NAME)`` (its root; ``definition="X"`` one of its
+$defs). It needs this package's dependencies: ``pip install 'lucent[codegen]'``.
 """
 
 from __future__ import annotations
