@@ -119,6 +119,8 @@ def decode(
     """
     if type is not None:
         schema, definition = _typed(type, schema, definition)
+    elif schema is None:
+        raise UsageError("decode needs a schema name or a type", code="unknown_schema")
     try:
         route = _defaults[schema][definition] if limits is None and rules == "all" else _routes[schema, definition, rules, limits]
     except (KeyError, TypeError, ValueError):  # first use, or a name or limits that cannot be a key (a released memoryview: ValueError)
