@@ -2154,15 +2154,76 @@ def render_registry(env: jinja2.Environment, specs: list[Spec]) -> str:
     )
 
 
+def _declared_reports(text: str) -> dict[str, tuple[str, ...]]:
+    """The statuses each top-level function of a transforms module declares with
+    ``@reports("Degraded", ...)`` (lucent._conversion.reports), read from its source; a name
+    re-exported from lucent/_transforms.py (``import x as x``) maps to None: the shared module's
+    declaration holds."""
+    found: dict[str, tuple[str, ...]] = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef):
+            for deco in node.decorator_list:
+                if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) and deco.func.id == "reports":
+                    statuses = tuple(a.value for a in deco.args if isinstance(a, ast.Constant))
+                    if len(statuses) != len(deco.args) or not set(statuses) <= set(STATUSES[1:]):
+                        raise MappingSpecError(f"@reports on {node.name} takes the literal statuses {', '.join(STATUSES[1:])}")
+                    found[node.name] = statuses
+    return found
+
+
+def transform_reports(repo_root: pathlib.Path) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Format package (``openai_chat``...) -> transform name -> the statuses it declares it can
+    report (``@reports``), as the generated converters bind the name: the format's module when it
+    defines the name, else lucent/_transforms.py. A name neither declares reports nothing of its own."""
+    shared_text = (repo_root / "lucent" / "_transforms.py").read_text(encoding="utf-8")
+    shared = _declared_reports(shared_text)
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for path in sorted((repo_root / "lucent" / "formats").glob("*/transforms.py")):
+        text = path.read_text(encoding="utf-8")
+        own = _declared_reports(text)
+        defined = set(_public_names(text))
+        out[path.parent.name] = {**{k: v for k, v in shared.items() if k not in defined}, **own}
+    return out
+
+
+def _rule_transforms(rule: dict[str, Any]) -> list[str]:
+    """The transforms a rule (or a source variant's rule) names, in spec order."""
+    names: list[str] = []
+    for key in ("via", "check", "empty", "then", "emit"):
+        value = rule.get(key)
+        for name in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
+            if name in TRANSFORMS and name not in names:
+                names.append(name)
+    for part in rule.get("parts", []):
+        names += [n for n in _rule_transforms(part) if n not in names]
+    for sub in rule.get("rules", {}).values() if isinstance(rule.get("rules"), dict) else []:
+        names += [n for n in _rule_transforms(sub) if n not in names]
+    return names
+
+
+def _reports_text(rule: dict[str, Any], declared: dict[str, tuple[str, ...]]) -> str:
+    """``; chat_user_content may report Degraded`` for each transform of the rule that declares
+    statuses, for the Status column."""
+    return "".join(f"; {name} may report {' or '.join(declared[name])}" for name in _rule_transforms(rule) if declared.get(name))
+
+
 def render_docs(repo_root: pathlib.Path, specs: list[Spec] | None = None) -> str:
-    """docs/mappings.md: one table per pair, one row per rule and per declared source field."""
+    """docs/mappings.md: one table per pair, one row per rule and per declared source field.
+
+    A rule's Status lists what the generated code reports for it and, for each transform it
+    names, the statuses the transform declares with ``@reports`` (:func:`transform_reports`)."""
     specs = load_specs(repo_root) if specs is None else specs
+    reported = transform_reports(repo_root)
     pairs = []
     for spec in specs:
+        declared = reported.get(spec.package, {})
         rows = []
         lowering = Lowering(spec)  # reads the target schema's bounds for the docs
         for name, m in spec.maps.items():
             tgt = m["target"]
+            if isinstance(m.get("emit"), str) and m["emit"] in TRANSFORMS:
+                rows.append({"map": name, "source": m["source"], "target": f"{tgt}[]", "rule": f"emit {m['emit']}",
+                             "status": "Exact" + _reports_text({"emit": m["emit"]}, declared), "note": TRANSFORMS[m["emit"]][1]})
             for tpath, rule in m.get("rules", {}).items():
                 status = _rule_status(rule) if "const" not in rule else "Exact"
                 bounds = _doc_bounds(lowering, m, tpath, rule)
@@ -2173,6 +2234,7 @@ def render_docs(repo_root: pathlib.Path, specs: list[Spec] | None = None) -> str
                 notes = [rule.get("reason") or rule.get("absent") or ""] + [p["reason"] for p in rule.get("parts", []) if "reason" in p]
                 if "otherwise" in rule:
                     notes.append(f"{rule['otherwise']} is Unsupported when {rule['from']} is set too (and differs)")
+                status += _reports_text(rule, declared)
                 rows.append({
                     "map": name, "source": _doc_sources(m["source"], rule), "target": f"{tgt}.{tpath}",
                     "rule": _rule_text(rule), "status": status, "note": "; ".join(n for n in notes if n),
@@ -2205,6 +2267,7 @@ def render_docs(repo_root: pathlib.Path, specs: list[Spec] | None = None) -> str
                 if "status" in rule and not lossy:
                     # mapped with a loss: always reported, or when the transform finds one
                     status = f"Exact ({rule['status']} when {rule['via']} finds a loss)" if "via" in rule else rule["status"]
+                status += _reports_text(rule, declared)
                 rows.append({"map": name, "source": f"{m['source']} variant {tag}", "target": tgt if not lossy else "—",
                              "rule": text, "status": status, "note": rule.get("reason", "")})
             for upath, decl in m.get("unmapped", {}).items():
@@ -2232,7 +2295,8 @@ def render_docs(repo_root: pathlib.Path, specs: list[Spec] | None = None) -> str
                 rows.append({"map": name, "source": f"{m['source']}.{upath}", "target": "—", "rule": "not carried" if "implied" not in decl else "implied",
                              "status": status, "note": note})
         pairs.append({"spec": spec, "pair": spec.pair, "file": f"mappings/{spec.path.name}", "rows": rows})
-    return _environment(repo_root).get_template("converter_docs.md.jinja").render(pairs=pairs, transforms=TRANSFORMS)
+    reports = {name: " or ".join(s for s in STATUSES[1:] if any(s in by.get(name, ()) for by in reported.values())) or "—" for name in TRANSFORMS}
+    return _environment(repo_root).get_template("converter_docs.md.jinja").render(pairs=pairs, transforms=TRANSFORMS, reports=reports)
 
 
 def _doc_bounds(lowering: Lowering, m: dict[str, Any], tpath: str, rule: dict[str, Any], unreachable: bool = False) -> str:

@@ -29,6 +29,11 @@ most ``minItems + 4`` items) so that recursive definitions stay small.
 
 Keywords outside the supported set raise `StrategyRenderError` rather than
 render a strategy that could draw invalid values.
+
+The strategies the rendered expressions combine (``_integers``, ``_strings``,
+``_object``, ``_ref``...) are the hand-written ``lucent/_strategies.py``; a
+rendered module binds the ones it uses (`_HELPER_BINDINGS`) and defines only
+the functions compiled from its schema.
 """
 
 from __future__ import annotations
@@ -721,117 +726,24 @@ class _Compiler:
 # --------------------------------------------------------------------------
 
 
-_HELPERS = '''
-_CHARACTERS = st.characters(codec="utf-8")
-"""Unicode scalar values: JSON text is UTF-8, so no lone surrogates."""
+# The hand-written helpers the emitted expressions call, in lucent/_strategies.py: each module binds
+# them under the private names the expressions use (only those it uses).
+_HELPER_BINDINGS: dict[str, str] = {
+    "_ref": "_ref = _helpers.References(lambda: STRATEGIES)",
+    "_not_in": "_not_in = _helpers.not_in",
+    "_integers": "_integers = _helpers.integers",
+    "_numbers": "_numbers = _helpers.numbers",
+    "_strings": "_strings = _helpers.Strings(_ECMA_PATTERNS)",
+    "_object": "_object = _helpers.objects",
+    "_JSON": "_JSON = _helpers.JSON",
+}
 
 
-def _ref(name: str) -> st.SearchStrategy[Any]:
-    """The strategy of definition *name*, looked up when first drawn."""
-    return st.deferred(lambda: STRATEGIES[name])
-
-
-def _not_in(values: tuple[Any, ...]) -> Callable[[Any], bool]:
-    """A predicate true for values equal to none of *values*."""
-    return lambda value: all(value != v or type(value) is not type(v) for v in values)
-
-
-def _integers(low: int | None = None, high: int | None = None) -> st.SearchStrategy[Any]:
-    """Integers in [low, high]; about one in ten spelled as an integral float.
-
-    JSON Schema counts a number with a zero fractional part (``3.0``) as an
-    integer, so decoders must accept both spellings.
-    """
-
-    def spell(pair: tuple[int, int]) -> int | float:
-        value, coin = pair
-        return float(value) if coin == 0 and abs(value) <= 2**53 else value
-
-    return st.tuples(st.integers(low, high), st.integers(0, 9)).map(spell)
-
-
-def _numbers(
-    low: float | None = None,
-    high: float | None = None,
-    *,
-    exclude_low: bool = False,
-    exclude_high: bool = False,
-) -> st.SearchStrategy[Any]:
-    """Numbers within the bounds: integers, integral floats and other floats."""
-    int_low = None if low is None else math.ceil(low)
-    if low is not None and exclude_low and int_low == low:
-        int_low = math.ceil(low) + 1
-    int_high = None if high is None else math.floor(high)
-    if high is not None and exclude_high and int_high == high:
-        int_high = math.floor(high) - 1
-    floats = st.floats(
-        low,
-        high,
-        exclude_min=exclude_low,
-        exclude_max=exclude_high,
-        allow_nan=False,
-        allow_infinity=False,
-    )
-    if int_low is not None and int_high is not None and int_low > int_high:
-        return floats
-    return st.one_of(_integers(int_low, int_high), floats)
-
-
-def _strings(
-    min_size: int = 0,
-    max_size: int | None = None,
-    *,
-    pattern: str | None = None,
-    patterns: tuple[str, ...] = (),
-) -> st.SearchStrategy[str]:
-    """Strings of min_size..max_size code points in which every pattern is found.
-
-    Patterns are unanchored, as in JSON Schema. Values are drawn from the first
-    pattern's ECMA-262 meaning (its rewrite in ``_ECMA_PATTERNS``) and kept only
-    if every pattern is found under both meanings, ECMA-262 and Python's ``re``.
-    """
-    every = (pattern,) + patterns if pattern is not None else patterns
-    if not every:
-        return st.text(_CHARACTERS, min_size=min_size, max_size=max_size)
-    checks = tuple(re.compile(p) for p in every) + tuple(re.compile(_ECMA_PATTERNS[p]) for p in every)
-    return st.from_regex(_ECMA_PATTERNS[every[0]], alphabet=_CHARACTERS).filter(
-        lambda s: min_size <= len(s) <= (len(s) if max_size is None else max_size)
-        and all(c.search(s) for c in checks)
-    )
-
-
-def _object(
-    required: dict[str, st.SearchStrategy[Any]],
-    optional: dict[str, st.SearchStrategy[Any]] | None = None,
-    extra: st.SearchStrategy[Any] | None = None,
-    reserved: tuple[str, ...] = (),
-) -> st.SearchStrategy[dict[str, Any]]:
-    """Objects with the required and some optional properties.
-
-    With ``extra``, up to two more properties whose names are none of
-    ``reserved`` and whose values ``extra`` draws.
-    """
-    fixed = st.fixed_dictionaries(required, optional=optional or {})
-    if extra is None:
-        return fixed
-    names = st.text(_CHARACTERS, max_size=8).filter(lambda name: name not in reserved)
-    return st.tuples(fixed, st.dictionaries(names, extra, max_size=2)).map(
-        lambda pair: {**pair[0], **pair[1]}
-    )
-
-
-_JSON: st.SearchStrategy[Any] = st.recursive(
-    st.none()
-    | st.booleans()
-    | _integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(_CHARACTERS, max_size=12),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.text(_CHARACTERS, max_size=8), children, max_size=3),
-    max_leaves=8,
-)
-"""Any JSON value."""
-'''
+def _helpers_used(functions: list[str]) -> str:
+    """The bindings of lucent/_strategies.py helpers that the rendered functions call."""
+    text = "\n".join(functions)
+    used = [line for name, line in _HELPER_BINDINGS.items() if re.search(rf"(?<![\w.]){re.escape(name)}\b", text)]
+    return "\n".join(used) + "\n" if used else ""
 
 
 def _snake(name: str) -> str:
@@ -902,12 +814,13 @@ def render(module_name: str, schema: dict[str, Any], schema_stem: str, lenient: 
     preamble = (
         header
         + "\nfrom __future__ import annotations\n\n"
-        + "import math\nimport re\nfrom collections.abc import Callable\nfrom typing import Any\n\n"
+        + "from typing import Any\n\n"
         + "try:\n"
         + "    from hypothesis import strategies as st\n"
         + "except ImportError as exc:  # hypothesis is the strategies extra, not a dependency of lucent\n"
         + "    from lucent.errors import UsageError\n\n"
         + f"    raise UsageError(\"lucent.generated.{module_name}_strategies needs hypothesis: pip install 'lucent[strategies]'\", code=\"missing_dependency\") from exc\n\n"
+        + "from lucent import _strategies as _helpers\n\n"
         + "__all__ = [\n"
         + "".join(f"    {_literal(n)},\n" for n in names)
         + "]\n"
@@ -928,7 +841,7 @@ def render(module_name: str, schema: dict[str, Any], schema_stem: str, lenient: 
         + "".join(f"    {_literal(k)}: {_literal(v)},\n" for k, v in sorted(compiler.patterns.items()))
         + '}\n"""Each schema pattern with its ECMA-262 meaning in Python syntax (codegen.ecma_regex)."""\n'
     )
-    parts = [preamble, patterns + "\n" + _HELPERS.strip("\n"), *functions, mapping]
+    parts = [preamble, patterns + "\n" + _helpers_used(functions), *functions, mapping]
     return "\n\n".join(part.strip("\n") + "\n" for part in parts)
 
 

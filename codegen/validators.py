@@ -64,47 +64,6 @@ TYPE_TESTS = {
 NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 COUNT_KEYWORDS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains")
 
-HELPERS = '''
-def _ok(check: Any, v: Any, p: str) -> bool:
-    """``check`` accepts ``v`` (a RuleViolation is a no)."""
-    try:
-        check(v, p)
-    except RuleViolation:
-        return False
-    return True
-
-
-def _evaluated(check: Any, v: Any, p: str) -> Any:
-    """The annotations ``check`` collects on ``v`` (evaluated member names, item indexes), or
-    None when it refuses ``v``."""
-    try:
-        return check(v, p)
-    except RuleViolation:
-        return None
-
-
-def _key(v: Any) -> Any:
-    """A hashable value equal for JSON-equal values: 1 and 1.0 alike, true and 1 not."""
-    t = type(v)
-    if t is float:
-        return (2, int(v)) if v.is_integer() else (2, v)
-    if t is int:
-        return (2, v)
-    if t is str:
-        return (3, v)
-    if t is bool or v is None:
-        return (1, v)
-    if t is list:
-        return (4, tuple(map(_key, v)))
-    return (5, frozenset((k, _key(x)) for k, x in v.items()))
-
-
-def _multiple_of(v: int | float, m: Fraction) -> bool:
-    """``v`` is an integer multiple of ``m``, on the decimal values (0.0075 of 0.0001)."""
-    if type(v) is float and (v != v or v in (float("inf"), float("-inf"))):
-        return False
-    return (Fraction(v if type(v) is int else repr(v)) / m).denominator == 1
-'''
 
 
 def _json_type_name(v: Any) -> str:
@@ -690,11 +649,9 @@ def render_validator_module(document: SchemaDocument, remotes: dict[str, Any] | 
         "from typing import Any",
         "",
         "from lucent._validation import RuleViolation, member",
+        "from lucent._validation import evaluated as _evaluated, json_key as _key, multiple_of as _multiple_of, ok as _ok",
         "",
         "__all__ = ['DECODE_CHECKS', 'DECODE_TYPES', 'PROTOCOL', 'PROTOCOL_CHECKS', 'ROOT', 'ROOT_ONE_OF']",
-        "",
-        HELPERS.strip("\n"),
-        "",
         "",
     ]
     lines += compiler.constants + ["", ""] if compiler.constants else []

@@ -14,9 +14,6 @@ this module raises lucent.errors.UsageError (code ``missing_dependency``).
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable
 from typing import Any
 
 try:
@@ -25,6 +22,8 @@ except ImportError as exc:  # hypothesis is the strategies extra, not a dependen
     from lucent.errors import UsageError
 
     raise UsageError("lucent.generated.sparktide_remote_1_0_strategies needs hypothesis: pip install 'lucent[strategies]'", code="missing_dependency") from exc
+
+from lucent import _strategies as _helpers
 
 __all__ = [
     "STRATEGIES",
@@ -50,115 +49,12 @@ _ECMA_PATTERNS: dict[str, str] = {
 }
 """Each schema pattern with its ECMA-262 meaning in Python syntax (codegen.ecma_regex)."""
 
-_CHARACTERS = st.characters(codec="utf-8")
-"""Unicode scalar values: JSON text is UTF-8, so no lone surrogates."""
-
-
-def _ref(name: str) -> st.SearchStrategy[Any]:
-    """The strategy of definition *name*, looked up when first drawn."""
-    return st.deferred(lambda: STRATEGIES[name])
-
-
-def _not_in(values: tuple[Any, ...]) -> Callable[[Any], bool]:
-    """A predicate true for values equal to none of *values*."""
-    return lambda value: all(value != v or type(value) is not type(v) for v in values)
-
-
-def _integers(low: int | None = None, high: int | None = None) -> st.SearchStrategy[Any]:
-    """Integers in [low, high]; about one in ten spelled as an integral float.
-
-    JSON Schema counts a number with a zero fractional part (``3.0``) as an
-    integer, so decoders must accept both spellings.
-    """
-
-    def spell(pair: tuple[int, int]) -> int | float:
-        value, coin = pair
-        return float(value) if coin == 0 and abs(value) <= 2**53 else value
-
-    return st.tuples(st.integers(low, high), st.integers(0, 9)).map(spell)
-
-
-def _numbers(
-    low: float | None = None,
-    high: float | None = None,
-    *,
-    exclude_low: bool = False,
-    exclude_high: bool = False,
-) -> st.SearchStrategy[Any]:
-    """Numbers within the bounds: integers, integral floats and other floats."""
-    int_low = None if low is None else math.ceil(low)
-    if low is not None and exclude_low and int_low == low:
-        int_low = math.ceil(low) + 1
-    int_high = None if high is None else math.floor(high)
-    if high is not None and exclude_high and int_high == high:
-        int_high = math.floor(high) - 1
-    floats = st.floats(
-        low,
-        high,
-        exclude_min=exclude_low,
-        exclude_max=exclude_high,
-        allow_nan=False,
-        allow_infinity=False,
-    )
-    if int_low is not None and int_high is not None and int_low > int_high:
-        return floats
-    return st.one_of(_integers(int_low, int_high), floats)
-
-
-def _strings(
-    min_size: int = 0,
-    max_size: int | None = None,
-    *,
-    pattern: str | None = None,
-    patterns: tuple[str, ...] = (),
-) -> st.SearchStrategy[str]:
-    """Strings of min_size..max_size code points in which every pattern is found.
-
-    Patterns are unanchored, as in JSON Schema. Values are drawn from the first
-    pattern's ECMA-262 meaning (its rewrite in ``_ECMA_PATTERNS``) and kept only
-    if every pattern is found under both meanings, ECMA-262 and Python's ``re``.
-    """
-    every = (pattern,) + patterns if pattern is not None else patterns
-    if not every:
-        return st.text(_CHARACTERS, min_size=min_size, max_size=max_size)
-    checks = tuple(re.compile(p) for p in every) + tuple(re.compile(_ECMA_PATTERNS[p]) for p in every)
-    return st.from_regex(_ECMA_PATTERNS[every[0]], alphabet=_CHARACTERS).filter(
-        lambda s: min_size <= len(s) <= (len(s) if max_size is None else max_size)
-        and all(c.search(s) for c in checks)
-    )
-
-
-def _object(
-    required: dict[str, st.SearchStrategy[Any]],
-    optional: dict[str, st.SearchStrategy[Any]] | None = None,
-    extra: st.SearchStrategy[Any] | None = None,
-    reserved: tuple[str, ...] = (),
-) -> st.SearchStrategy[dict[str, Any]]:
-    """Objects with the required and some optional properties.
-
-    With ``extra``, up to two more properties whose names are none of
-    ``reserved`` and whose values ``extra`` draws.
-    """
-    fixed = st.fixed_dictionaries(required, optional=optional or {})
-    if extra is None:
-        return fixed
-    names = st.text(_CHARACTERS, max_size=8).filter(lambda name: name not in reserved)
-    return st.tuples(fixed, st.dictionaries(names, extra, max_size=2)).map(
-        lambda pair: {**pair[0], **pair[1]}
-    )
-
-
-_JSON: st.SearchStrategy[Any] = st.recursive(
-    st.none()
-    | st.booleans()
-    | _integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(_CHARACTERS, max_size=12),
-    lambda children: st.lists(children, max_size=3)
-    | st.dictionaries(st.text(_CHARACTERS, max_size=8), children, max_size=3),
-    max_leaves=8,
-)
-"""Any JSON value."""
+_ref = _helpers.References(lambda: STRATEGIES)
+_integers = _helpers.integers
+_numbers = _helpers.numbers
+_strings = _helpers.Strings(_ECMA_PATTERNS)
+_object = _helpers.objects
+_JSON = _helpers.JSON
 
 
 def remote_model_usage() -> st.SearchStrategy[Any]:

@@ -12,7 +12,7 @@ from msgspec import UNSET, Struct, UnsetType
 from lucent._validation import member, printable
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 
-__all__ = ["Cx", "Diagnostics", "Origins", "holder_of", "represented"]
+__all__ = ["Cx", "Diagnostics", "Origins", "holder_of", "reports", "represented"]
 
 T = TypeVar("T")
 B = TypeVar("B", bound="Struct | dict[str, Any] | list[Any]")
@@ -21,6 +21,27 @@ passes scalars by)."""
 Origin = str | tuple[str, ...]
 """Where a built member came from: a source member (dotted), or the members one of which gave it."""
 Status = Literal["Exact", "Degraded", "Unsupported", "Invalid"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reports(*statuses: Status) -> Callable[[F], F]:
+    """Declare the statuses a transform can report itself (or through the helpers it calls).
+
+    ``@reports("Degraded", "Unsupported")`` above a transform sets ``fn.reports`` to the tuple
+    and returns the function unchanged (no wrapper: the call costs nothing more). A status the
+    transform only passes on from its rule (a ``status`` argument) is the rule's, not declared
+    here; a transform without the decorator reports nothing of its own. codegen/mappings.py reads
+    the decorator from the source (``render_docs``: the Status column of each rule that names the
+    transform), and tests/test_mapping_docs_statuses.py checks it against what the corpus
+    conversions report.
+    """
+    def declare(fn: F) -> F:
+        fn.reports = statuses  # type: ignore[attr-defined]
+        return fn
+
+    return declare
+
+
 # What a context or carried value must be: a JSON type name, or the allowed strings of an enum.
 Expect = str | tuple[str, ...]
 

@@ -12,6 +12,7 @@ import re
 import threading
 from itertools import accumulate
 from types import FunctionType
+from fractions import Fraction
 from typing import Any
 
 import msgspec
@@ -662,3 +663,48 @@ def _plain_json_object(text: str) -> bool:
     except (msgspec.MsgspecError, ValueError, RecursionError, MemoryError):
         return False
     return isinstance(value, dict) and text.count(":") == _COMPACT.encode(value).count(b":")
+
+
+# The checks that codegen/validators.py's validation functions call (a user's schema compiled where
+# no msgspec type expresses it exactly).
+
+
+def ok(check: Any, v: Any, p: str) -> bool:
+    """``check`` accepts ``v`` (a RuleViolation is a no)."""
+    try:
+        check(v, p)
+    except RuleViolation:
+        return False
+    return True
+
+
+def evaluated(check: Any, v: Any, p: str) -> Any:
+    """The annotations ``check`` collects on ``v`` (evaluated member names, item indexes), or
+    None when it refuses ``v``."""
+    try:
+        return check(v, p)
+    except RuleViolation:
+        return None
+
+
+def json_key(v: Any) -> Any:
+    """A hashable value equal for JSON-equal values: 1 and 1.0 alike, true and 1 not."""
+    t = type(v)
+    if t is float:
+        return (2, int(v)) if v.is_integer() else (2, v)
+    if t is int:
+        return (2, v)
+    if t is str:
+        return (3, v)
+    if t is bool or v is None:
+        return (1, v)
+    if t is list:
+        return (4, tuple(map(json_key, v)))
+    return (5, frozenset((k, json_key(x)) for k, x in v.items()))
+
+
+def multiple_of(v: int | float, m: Fraction) -> bool:
+    """``v`` is an integer multiple of ``m``, on the decimal values (0.0075 of 0.0001)."""
+    if type(v) is float and (v != v or v in (float("inf"), float("-inf"))):
+        return False
+    return (Fraction(v if type(v) is int else repr(v)) / m).denominator == 1

@@ -139,8 +139,17 @@ def test_unsatisfiable_branches_are_dropped_not_filtered() -> None:
 def test_rendered_modules_pass_mypy_strict(tmp_path: Path) -> None:
     for schema, module in MODULES.items():
         (tmp_path / f"{module}_strategies.py").write_text(rendered(schema), encoding="utf-8")
+    # the hand-written helpers they import, lucent/_strategies.py, checked with them (lucent.errors,
+    # which its guard imports, as the one signature the guard uses)
+    (tmp_path / "lucent").mkdir()
+    (tmp_path / "lucent" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "lucent" / "errors.py").write_text(
+        "class UsageError(Exception):\n    def __init__(self, message: str, *, code: str, path: str = '$') -> None: ...\n", encoding="utf-8"
+    )
+    helpers = Path(__file__).resolve().parents[1] / "lucent" / "_strategies.py"
+    (tmp_path / "lucent" / "_strategies.py").write_text(helpers.read_text(encoding="utf-8"), encoding="utf-8")
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *map(str, sorted(tmp_path.glob("*.py")))],
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *map(str, sorted(tmp_path.glob("**/*.py")))],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -45,6 +45,10 @@ def test_importing_a_strategies_module_without_hypothesis_raises_missing_depende
 import json
 from lucent.errors import UsageError
 found = {{}}
+try:
+    import lucent._strategies
+except UsageError as exc:
+    found["_strategies"] = [exc.code, exc.args[0]]
 for name in {_STRATEGIES!r}:
     try:
         __import__("lucent.generated." + name)
@@ -54,7 +58,8 @@ print(json.dumps(found))
 """
     found = json.loads(_without_hypothesis(code))
     assert found == {
-        name: ["missing_dependency", f"lucent.generated.{name} needs hypothesis: pip install 'lucent[strategies]'"] for name in _STRATEGIES
+        "_strategies": ["missing_dependency", "lucent._strategies needs hypothesis: pip install 'lucent[strategies]'"],
+        **{name: ["missing_dependency", f"lucent.generated.{name} needs hypothesis: pip install 'lucent[strategies]'"] for name in _STRATEGIES},
     }
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["FORMATS", "Format", "Stream", "VendorSource", "resolve"]
+__all__ = ["FORMATS", "Format", "Gateway", "Stream", "VendorSource", "resolve"]
 
 
 class VendorSource(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,6 +57,19 @@ class Stream(msgspec.Struct, frozen=True, kw_only=True):
     """(type tag, ``"module:Struct"``) of events the format sends that its published schema lacks."""
 
 
+class Gateway(msgspec.Struct, frozen=True, kw_only=True):
+    """How ``lucent serve`` (lucent.server) uses a format it fronts: clients call it in this format."""
+
+    upstream: bool = True
+    """An upstream may speak it (SparkTide is a front only: a platform calls the gateway)."""
+    created: str | None = None
+    """The context key of its responses' creation time (Unix seconds), for a response converted
+    from a format that carries none; None: its responses have no creation time."""
+    keeps_conversation: bool = False
+    """As an upstream it stores the conversation itself (``previous_response_id``); in front of
+    any other, the gateway keeps it in the snapshot store."""
+
+
 class Format(msgspec.Struct, frozen=True, kw_only=True):
     """One wire format."""
 
@@ -81,6 +94,8 @@ class Format(msgspec.Struct, frozen=True, kw_only=True):
     conversation: str | None = None
     """The request member holding the conversation items, for a format whose requests can name a
     previous response (lucent.snapshots); None: they cannot."""
+    gateway: Gateway | None = None
+    """How the gateway fronts it (lucent.server); None: no gateway front."""
 
     @property
     def schema_file(self) -> str:
@@ -112,6 +127,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
             definition="RemoteModelStreamFrame", assembler="lucent._stream_sparktide:SparkTideAssembler",
             converter="lucent._stream_convert:SparkTide", one_object_per_line=True, tool_index_path="$.index",
         ),
+        gateway=Gateway(upstream=False),
     ),
     Format(
         name="llm-sdk", schema="llm-sdk", module="llm_sdk", title="llm-sdk", label="llm-sdk", kinds=("request", "response"),
@@ -129,6 +145,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
             definition="CreateChatCompletionStreamResponse", assembler="lucent._stream_openai_chat:OpenAIChatAssembler",
             converter="lucent._stream_convert_openai_chat:OpenAIChat", done_terminator=True,
         ),
+        gateway=Gateway(created="created"),
     ),
     Format(
         name="openai-responses", schema="openai-responses", module="openai_responses", title="OpenAI Responses", label="Responses",
@@ -140,6 +157,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
             definition="ResponseStreamEvent", assembler="lucent._stream_openai_responses:OpenAIResponsesAssembler",
             converter="lucent._stream_convert_openai_responses:OpenAIResponses", named_events=True,
         ),
+        gateway=Gateway(created="created_at", keeps_conversation=True),
     ),
     Format(
         name="anthropic", schema="anthropic", module="anthropic", title="Anthropic Messages", label="Anthropic",
@@ -149,12 +167,14 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
             definition="MessageStreamEvent", assembler="lucent._stream_anthropic:AnthropicAssembler",
             converter="lucent._stream_convert_anthropic:Anthropic", named_events=True, side_events=_ANTHROPIC_SIDE_EVENTS,
         ),
+        gateway=Gateway(),
     ),
     Format(
         name="gemini", schema="gemini", module="gemini", title="Gemini generateContent", label="Gemini",
         kinds=("request", "response"),
         vendor=VendorSource(spec="google/discovery.json", kind="discovery", roots=("GenerateContentRequest", "GenerateContentResponse")),
         stream=Stream(definition="GenerateContentResponse", assembler="lucent._stream_gemini:GeminiAssembler", converter="lucent._stream_convert_gemini:Gemini"),
+        gateway=Gateway(),
     ),
 )}
 """Format name -> :class:`Format`, in the order lucent lists them (``lucent convert --help``)."""

@@ -45,14 +45,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lucent.errors import UsageError
+from lucent.formats import FORMATS
 
 __all__ = ["FRONTS", "UPSTREAM_FORMATS", "Config", "Front", "Route", "Upstream", "load_config", "parse_config"]
 
-FRONTS = ("openai-chat", "openai-responses", "anthropic", "gemini", "sparktide")
-"""The front names (each the lucent format it speaks)."""
+FRONTS = tuple(name for name, fmt in FORMATS.items() if fmt.gateway is not None)
+"""The front names (each the lucent format it speaks), from the format registry."""
 
-UPSTREAM_FORMATS = ("openai-chat", "openai-responses", "anthropic", "gemini")
-"""The formats an upstream may speak."""
+UPSTREAM_FORMATS = tuple(name for name, fmt in FORMATS.items() if fmt.gateway is not None and fmt.gateway.upstream)
+"""The formats an upstream may speak, from the format registry."""
 
 
 @dataclass(frozen=True)

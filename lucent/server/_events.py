@@ -16,10 +16,12 @@ from typing import Any
 
 import msgspec
 
+from lucent.formats import FORMATS
+
 __all__ = ["remote_usage", "sse"]
 
 _encoder = msgspec.json.Encoder()
-_NAMED = ("anthropic", "openai-responses")
+_NAMED = frozenset(name for name, fmt in FORMATS.items() if fmt.stream is not None and fmt.stream.named_events)
 _COUNTS = {
     "prompt_tokens": ("prompt_tokens", "input_tokens", "promptTokenCount"),
     "completion_tokens": ("completion_tokens", "output_tokens", "candidatesTokenCount"),

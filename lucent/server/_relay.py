@@ -28,6 +28,7 @@ from starlette.responses import Response, StreamingResponse
 import lucent
 from lucent import streams
 from lucent.errors import LucentError, StoreError, StreamError, UsageError
+from lucent.formats import FORMATS
 from lucent.server._body import json_object, read_body, refusal
 from lucent.server._continuation import StreamRecord, response_id as new_response_id
 from lucent.server._events import sse, tag_of
@@ -38,7 +39,7 @@ from lucent.server._upstream import Failure, call, open_stream
 
 __all__ = ["relay", "upstream_request"]
 
-_STATELESS = ("openai-chat", "anthropic", "gemini")
+_STATELESS = frozenset(name for name, fmt in FORMATS.items() if fmt.gateway is not None and fmt.gateway.upstream and not fmt.gateway.keeps_conversation)
 """Upstream formats that keep no conversation: a Responses front keeps it in the snapshot store."""
 
 
@@ -49,7 +50,7 @@ async def relay(gateway: Gateway, front: str, request: Request, log: RequestLog,
     probe = json_object(body)
     if probe is None:  # not a JSON object: lucent says why, with its code and path
         try:
-            lucent.decode(body, _SCHEMAS[front], None)
+            lucent.decode(body, front, None)
         except LucentError as error:
             raise refusal(error) from None
         raise Failure(400, "type", "the request is not a JSON object", "$")
@@ -81,9 +82,6 @@ async def relay(gateway: Gateway, front: str, request: Request, log: RequestLog,
                              headers={"cache-control": "no-cache"})
 
 
-_SCHEMAS = {"openai-chat": "openai-chat", "openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"}
-
-
 async def upstream_request(gateway: Gateway, source: str, target: str, model: str, body: bytes | Any, scope: str, continued: bool, max_tokens: int) -> tuple[Any, Any]:
     """The client's request converted for the upstream: ``(ConversionResult, restored)``, where
     ``restored`` is the Lux request a continuation recorded from (or None)."""
@@ -113,11 +111,16 @@ def _envelope(front: str, upstream: str, model: str) -> dict[str, Any]:
     """Context values the front's reply needs and the upstream's lacks."""
     now = int(time.time())
     context: dict[str, Any] = {}
-    if front == "openai-chat" and upstream not in ("openai-chat", "openai-responses"):
-        context["created"] = now
-    if front == "openai-responses" and upstream not in ("openai-chat", "openai-responses"):
-        context["created_at"] = now
+    key = _created(front)
+    if key is not None and _created(upstream) is None:  # the upstream's reply carries no time
+        context[key] = now
     return context
+
+
+def _created(fmt: str) -> str | None:
+    """The context key of ``fmt``'s response creation time (registry: Format.gateway.created)."""
+    gateway = FORMATS[fmt].gateway
+    return gateway.created if gateway is not None else None
 
 
 def _reply(gateway: Gateway, upstream: str, front: str, reply: bytes, envelope: dict[str, Any], restored: Any, scope: str, log: RequestLog) -> bytes:

@@ -22,7 +22,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from lucent._conversion import Cx, Status
+from lucent._conversion import Cx, reports, Status
 from lucent._transforms import convert_kept, left_out, plain_members, present, report_unkept, shown, written
 from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, load_json_text, member
 from lucent.formats.anthropic.tables import STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
@@ -242,6 +242,7 @@ def _lux_blocks(content: str | list[Any], path: str, holder: str, cx: Cx) -> lis
     return blocks
 
 
+@reports("Degraded")
 def lux_instructions(system: str | list[RequestTextBlock] | UnsetType, path: str, cx: Cx) -> list[LucentContent] | UnsetType:
     """The system prompt (a string, or text blocks) as Lux instruction blocks."""
     if system is UNSET:
@@ -256,6 +257,7 @@ def system_form(system: str | list[RequestTextBlock] | UnsetType, path: str, cx:
     return "blocks" if isinstance(system, list) else UNSET
 
 
+@reports("Degraded", "Invalid")
 def lux_conversation(messages: list[InputMessage], path: str, cx: Cx) -> list[LucentConversationItem]:
     """Each Anthropic message as one Lux message item, in order, its blocks in order."""
     items: list[LucentConversationItem] = []
@@ -271,6 +273,7 @@ def _client_tool(tool: Any) -> bool:
     return isinstance(tool, Tool)
 
 
+@reports("Degraded")
 def lux_tools(tools: list[CreateMessageParamsToolsItem] | UnsetType, path: str, cx: Cx) -> list[LucentTool] | UnsetType:
     """The client tools as LucentTool (input_schema is the parameters); their Anthropic members
     Lux has no field for are kept in the members side-car. Server tools: see server_tools."""
@@ -320,6 +323,7 @@ def _effort(config: OutputConfig | UnsetType) -> Any:
     return UNSET if config is UNSET else config.effort
 
 
+@reports("Degraded")
 def lux_reasoning(
     thinking: ThinkingConfigParam | UnsetType, config: OutputConfig | UnsetType, path: str, cx: Cx
 ) -> LucentReasoningConfig | UnsetType:
@@ -639,6 +643,7 @@ def _verbatim_type(allowed: tuple[str, ...] | None) -> Any:
     return InputContentBlock if allowed is None else _RESULT_CONTENT
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def anthropic_max_tokens(value: int | UnsetType, path: str, cx: Cx) -> int:
     """max_tokens: the caller's context["max_tokens"] (a different max_output_tokens is reported
     Degraded; none at all is reported Degraded at target:$.max_tokens, since it comes back as a
@@ -660,6 +665,7 @@ def anthropic_max_tokens(value: int | UnsetType, path: str, cx: Cx) -> int:
     return cast("int", value)
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def anthropic_system(instructions: list[LucentContent] | UnsetType, path: str, cx: Cx, carried: str) -> str | list[RequestTextBlock] | UnsetType:
     """The instruction blocks as the system prompt: one plain text block is a string (unless the
     carried system_form says blocks), else text blocks; other blocks are Unsupported."""
@@ -706,6 +712,7 @@ class _Turns:
 _ROLES = {"user": "user", "assistant": "assistant", "system": "system", "model": "assistant", "developer": "system", "tool": "user"}
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def anthropic_messages(conversation: list[LucentConversationItem], path: str, cx: Cx) -> list[InputMessage]:
     """The conversation as Anthropic messages: a message keeps its position (model -> assistant,
     developer -> system, tool -> user, Degraded); tool_call and reasoning items join the
@@ -776,11 +783,13 @@ def _input_schema(parameters: Any, path: str, cx: Cx) -> dict[str, Any]:
     return {k: v for k, v in schema.items() if k in _INPUT_SCHEMA_KEYS}
 
 
+@reports("Degraded")
 def fitted_name(name: str, path: str, cx: Cx) -> str:
     """A tool name Anthropic can hold (see _fitted), the same replacement wherever it is used."""
     return _fitted(name, "name", path, cx)
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def input_schema(parameters: Any, path: str, cx: Cx) -> InputSchema:
     """Lux tool parameters as an Anthropic input_schema (see _input_schema)."""
     schema = _input_schema(parameters, path, cx)
@@ -788,6 +797,7 @@ def input_schema(parameters: Any, path: str, cx: Cx) -> InputSchema:
     return InputSchema(type="object") if converted is None else cast("InputSchema", converted)
 
 
+@reports("Invalid")
 def tools_as_types(tools: list[Any], cx: Cx) -> None:
     """The tools written as JSON objects (client tools, and the server tools merged back from
     extra.anthropic.tools) as Anthropic tool types; one that is not an Anthropic tool is reported
@@ -814,6 +824,7 @@ def _built_from(value: Any, cx: Cx) -> str | None:
     return record[1] if record is not None and record[0] is value else None
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def anthropic_tool_choice(choice: LucentToolChoice | UnsetType, path: str, cx: Cx, carried: str) -> ToolChoice | UnsetType:
     """auto -> auto, none -> none, required -> any, specific_tool -> tool; the carried
     disable_parallel_tool_use is put back (Unsupported on none, or without a tool_choice)."""
@@ -835,6 +846,7 @@ def anthropic_tool_choice(choice: LucentToolChoice | UnsetType, path: str, cx: C
     return cx.built(path, ToolChoiceTool(name=name, disable_parallel_tool_use=disable), {"name": "name"})
 
 
+@reports("Unsupported", "Invalid")
 def anthropic_thinking(reasoning: LucentReasoningConfig | UnsetType, path: str, cx: Cx) -> ThinkingConfigParam | UnsetType:
     """enabled with budget_tokens (>= 1024) -> enabled; enabled without -> adaptive; enabled
     false -> disabled, or no thinking when extra.anthropic.thinking_absent says so. The display
@@ -862,6 +874,7 @@ def anthropic_thinking(reasoning: LucentReasoningConfig | UnsetType, path: str, 
     return cx.built(path, ThinkingConfigEnabled(budget_tokens=budget, display=display), {"budget_tokens": "budget_tokens"})
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def anthropic_output_config(
     reasoning: LucentReasoningConfig | UnsetType, output: LucentStructuredOutput | UnsetType, path: str, cx: Cx
 ) -> OutputConfig | UnsetType:
@@ -899,6 +912,7 @@ def anthropic_output_config(
     return UNSET if converted is None else cast("OutputConfig", cx.built(path, converted))
 
 
+@reports("Unsupported", "Invalid")
 def anthropic_metadata(metadata: dict[str, str] | UnsetType, path: str, cx: Cx, carried: str) -> Metadata | UnsetType:
     """metadata.user_id (at most 512 characters); other Lux metadata keys are Unsupported; a
     metadata kept verbatim in extra.anthropic.metadata when the Lux one has none."""
@@ -920,6 +934,7 @@ def anthropic_metadata(metadata: dict[str, str] | UnsetType, path: str, cx: Cx, 
     return UNSET
 
 
+@reports("Invalid")
 def anthropic_stream(stream: bool, path: str, cx: Cx, carried: str) -> bool | UnsetType:
     """stream true; false is the default, written only when extra.anthropic.stream says false."""
     if stream:
@@ -927,6 +942,7 @@ def anthropic_stream(stream: bool, path: str, cx: Cx, carried: str) -> bool | Un
     return False if cx.from_carried(carried, "boolean") is False else UNSET
 
 
+@reports("Unsupported", "Invalid")
 def carried_cache_control(value: Any, path: str, cx: Cx) -> CacheControlEphemeral | None | UnsetType:
     """The request-level cache_control kept in extra.anthropic (null kept as null)."""
     if value is UNSET or value is None:
@@ -947,6 +963,7 @@ def _has_tool_use(content: Any) -> bool:
     return isinstance(content, list) and any(isinstance(block, (ResponseToolUseBlock, LucentContentToolUse)) for block in content)
 
 
+@reports("Degraded", "Invalid")
 def lux_response_blocks(content: list[ContentBlock], path: str, cx: Cx) -> list[LucentContent]:
     """The content blocks as Lux blocks, in order (text, thinking, redacted thinking, tool_use);
     the server tool blocks, which Lux has no block for, are left to response_blocks_kept."""
@@ -958,6 +975,7 @@ def lux_response_blocks(content: list[ContentBlock], path: str, cx: Cx) -> list[
     return blocks
 
 
+@reports("Degraded")
 def response_blocks_kept(content: list[ContentBlock], path: str, cx: Cx) -> list[dict[str, Any]] | UnsetType:
     """The blocks Lux has no block for (server tool use and results, container uploads),
     verbatim as [{index, value}], each reported Degraded."""
@@ -978,6 +996,7 @@ def lux_finish_reason(stop_reason: StopReason | None | UnsetType, content: list[
     return "tool_calls" if _has_tool_use(content) else "stop"
 
 
+@reports("Degraded")
 def stop_reason_kept(
     stop_reason: StopReason | None | UnsetType, stop_sequence: str | None | UnsetType, path: str, cx: Cx
 ) -> str | None | UnsetType:
@@ -1030,6 +1049,7 @@ def lux_usage(usage: Usage, path: str, cx: Cx) -> LucentUsage:
     return cx.built(path, lux, {k: v for k, v in origins.items() if getattr(lux, k) is not UNSET})
 
 
+@reports("Degraded")
 def usage_kept(usage: Usage, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """The usage members Lux has no count for, verbatim: cache_creation (by TTL), server_tool_use,
     service_tier and inference_geo (Degraded when not null), and the counts that are null (Lux
@@ -1050,6 +1070,7 @@ def usage_kept(usage: Usage, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
 # ============================================================= Lux response -> Anthropic response
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def anthropic_content(choices: list[Any], path: str, cx: Cx) -> list[ContentBlock]:
     """The first choice's blocks as content blocks (text, thinking, tool_use; a refusal as text,
     Degraded), with the blocks kept in provider_payload.anthropic.blocks put back at their index;
@@ -1115,6 +1136,7 @@ def _merge_response_blocks(blocks: list[Any], cx: Cx) -> None:
         blocks.insert(min(max(index, 0), len(blocks)), value)
 
 
+@reports("Degraded", "Invalid")
 def anthropic_stop_reason(choices: list[Any], path: str, cx: Cx) -> StopReason | None | UnsetType:
     """The stop_reason kept in provider_payload.anthropic, else the first choice's finish reason:
     stop -> end_turn (stop_sequence when a stop_sequence is kept), length -> max_tokens,
@@ -1148,6 +1170,7 @@ def _kept_stop_reason(cx: Cx) -> Any:
     return UNSET
 
 
+@reports("Unsupported", "Invalid")
 def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) -> Usage:
     """input_tokens = prompt_tokens - cached_tokens - cache_creation_tokens (Lux counts are
     inclusive; Anthropic counts cache reads and writes apart), output_tokens =
@@ -1191,6 +1214,7 @@ def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: 
     return cast("Usage", cx.built(path, converted))
 
 
+@reports("Unsupported", "Invalid")
 def carried_stop_details(value: Any, path: str, cx: Cx) -> RefusalStopDetails | None | UnsetType:
     """The stop_details kept in provider_payload.anthropic (null kept as null)."""
     if value is UNSET or value is None:
@@ -1199,6 +1223,7 @@ def carried_stop_details(value: Any, path: str, cx: Cx) -> RefusalStopDetails | 
     return UNSET if converted is None else cast("RefusalStopDetails", converted)
 
 
+@reports("Unsupported", "Invalid")
 def carried_container(value: Any, path: str, cx: Cx) -> Container | None | UnsetType:
     """The container kept in provider_payload.anthropic (null kept as null)."""
     if value is UNSET or value is None:

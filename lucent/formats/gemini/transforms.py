@@ -22,7 +22,7 @@ from typing import Any, Literal, cast
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from lucent._conversion import Cx, Status
+from lucent._conversion import Cx, reports, Status
 from lucent._transforms import convert_kept, shown
 from lucent._validation import JsonTextError, convert_as, described, dump_json_text, load_json_text, member
 from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_TO_LUX
@@ -355,6 +355,7 @@ def _parts_blocks(parts: list[Part], path: str, cx: Cx, verbatim: list[dict[str,
 _ROLES: dict[str, LucentRole] = {"user": "user", "model": "assistant"}
 
 
+@reports("Degraded", "Invalid")
 def gemini_conversation(contents: list[Content] | UnsetType, path: str, cx: Cx) -> list[LucentConversationItem]:
     """Each Gemini content as one Lux message (in order): role user -> user, model -> assistant; any
     other role, or none, -> user with the role kept. Parts become blocks in order: text -> text,
@@ -382,6 +383,7 @@ def gemini_conversation(contents: list[Content] | UnsetType, path: str, cx: Cx) 
     return items
 
 
+@reports("Degraded", "Invalid")
 def gemini_instructions(system: Content | UnsetType, path: str, cx: Cx) -> list[LucentContent] | UnsetType:
     """systemInstruction's parts as the Lux instructions blocks (as gemini_conversation converts
     parts); its role and the parts Lux has no block for are kept by system_instruction_kept."""
@@ -390,6 +392,7 @@ def gemini_instructions(system: Content | UnsetType, path: str, cx: Cx) -> list[
     return _parts_blocks(system.parts, f"{path}.parts", cx, [])
 
 
+@reports("Degraded")
 def system_instruction_kept(system: Content | UnsetType, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """What Lux instructions do not give back of systemInstruction: its role (null when absent is
     not derivable: only kept when present), `parts` absent, and parts kept verbatim."""
@@ -452,6 +455,7 @@ _OPTION_MEMBERS = ("temperature", "topP", "topK", "maxOutputTokens", "stopSequen
 _STRUCTURED_MEMBERS = ("responseMimeType", "responseSchema", "responseJsonSchema")
 
 
+@reports("Invalid")
 def gemini_options(config: GenerationConfig | UnsetType, path: str, cx: Cx) -> LucentOptions:
     """generationConfig temperature, topP, topK, maxOutputTokens, stopSequences, candidateCount,
     seed and the structured output (responseMimeType with responseJsonSchema or responseSchema) as
@@ -476,6 +480,7 @@ def gemini_options(config: GenerationConfig | UnsetType, path: str, cx: Cx) -> L
     return cx.built(path, options, fields)
 
 
+@reports("Degraded")
 def generation_config_kept(config: GenerationConfig | UnsetType, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """The generationConfig members Lux options and reasoning do not give back, verbatim, each
     reported Degraded: every member but the option members, the structured output (when Lux
@@ -560,6 +565,7 @@ def gemini_reasoning(config: GenerationConfig | UnsetType, path: str, cx: Cx) ->
     return cx.built(f"{path}.thinkingConfig", reasoning, {"budget_tokens": "thinkingBudget", "effort": "thinkingLevel", "summary": "includeThoughts"})
 
 
+@reports("Degraded", "Invalid")
 def gemini_tools(tools: list[Tool] | UnsetType, path: str, cx: Cx) -> list[LucentTool] | UnsetType:
     """Every functionDeclarations entry of every tool, in order, as a LucentTool: parameters from
     parametersJsonSchema, else parameters (a Gemini Schema, its types written in lower case: JSON
@@ -600,6 +606,7 @@ def _declaration(decl: FunctionDeclaration, dp: str, cx: Cx) -> LucentTool:
     return tool
 
 
+@reports("Degraded")
 def tool_layout(tools: list[Tool] | UnsetType, path: str, cx: Cx) -> list[Any] | UnsetType:
     """How the Gemini tools list holds its function declarations, when it is not one tool with all
     of them: each tool with functionDeclarations replaced by their count, the other tool kinds
@@ -656,6 +663,7 @@ def gemini_tool_choice(config: ToolConfig | UnsetType, path: str, cx: Cx) -> Luc
     return cx.built(f"{path}.functionCallingConfig", choice) if isinstance(choice, Struct) else choice
 
 
+@reports("Degraded")
 def tool_config_kept(config: ToolConfig | UnsetType, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """toolConfig verbatim when Lux tool_choice does not give it back (another mode, several
     allowed names, retrievalConfig...), reported Degraded."""
@@ -906,6 +914,7 @@ def _insert_verbatim(parts: list[Part], kept: Any, where: str, cx: Cx) -> list[P
 _GEMINI_ROLES = {"user": "user", "assistant": "model", "model": "model", "tool": "user"}
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def gemini_contents(conversation: list[LucentConversationItem], kept: Any, path: str, cx: Cx) -> list[Content] | UnsetType:
     """The Lux conversation as Gemini contents, in order (the spec's last rule: it then reports the
     gemini.members entries no rule read). A message is one content: user and tool
@@ -973,6 +982,7 @@ def _join(contents: list[Content], joinable: Content | None, role: str, part: Pa
     return content
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def gemini_system_instruction(
     instructions: list[LucentContent] | UnsetType, conversation: list[LucentConversationItem], kept: Any, path: str, cx: Cx
 ) -> Content | UnsetType:
@@ -1014,6 +1024,7 @@ def gemini_system_instruction(
 # ====================================================================== Lux -> Gemini the rest
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def gemini_generation_config(
     options: LucentOptions, reasoning: LucentReasoningConfig | UnsetType, kept: Any, path: str, cx: Cx
 ) -> GenerationConfig | UnsetType:
@@ -1104,6 +1115,7 @@ def _kept_thinking_matches(value: Any, reasoning: LucentReasoningConfig | UnsetT
     return _reasoning_of(thinking) == reasoning
 
 
+@reports("Unsupported", "Invalid")
 def gemini_tools_out(tools: list[LucentTool] | UnsetType, layout: Any, path: str, cx: Cx) -> list[Tool] | UnsetType:
     """The Lux tools as Gemini function declarations (parameters: parametersJsonSchema, or the
     Gemini `parameters` Schema when kept so; null -> none), in one tool, or laid out as kept in
@@ -1162,6 +1174,7 @@ def _schema_cls() -> Any:
     return Schema
 
 
+@reports("Unsupported", "Invalid")
 def gemini_tool_config(choice: LucentToolChoice | UnsetType, kept: Any, path: str, cx: Cx) -> ToolConfig | UnsetType:
     """toolConfig from Lux tool_choice (auto -> AUTO, none -> NONE, required -> ANY, specific_tool
     -> ANY with allowedFunctionNames [name]); the kept toolConfig when it states the same choice."""
@@ -1177,6 +1190,7 @@ def gemini_tool_config(choice: LucentToolChoice | UnsetType, kept: Any, path: st
     return msgspec.convert(_tool_config_of(choice), ToolConfig)
 
 
+@reports("Degraded")
 def gemini_model(model: str, kept: Any, path: str, cx: Cx) -> str | UnsetType:
     """The model is named in the URL (models/<model>:generateContent), not in the body: left out
     (Degraded), unless the Gemini request it came from had it in its body too."""
@@ -1204,6 +1218,7 @@ _CANDIDATE_KEPT = ("avgLogprobs", "citationMetadata", "finishMessage", "groundin
                    "groundingMetadata", "logprobsResult", "tokenCount", "urlContextMetadata")
 
 
+@reports("Degraded", "Invalid")
 def gemini_choices(candidates: list[Candidate] | UnsetType, path: str, cx: Cx) -> list[LucentChoice]:
     """Each candidate as a Lux choice: index (its position when absent, kept), the content as an
     assistant message (parts as in requests), finishReason STOP -> stop (tool_calls when the
@@ -1287,6 +1302,7 @@ def gemini_usage(usage: UsageMetadata | UnsetType, path: str, cx: Cx) -> LucentU
 _USAGE_COUNTS = ("promptTokenCount", "candidatesTokenCount", "totalTokenCount")
 
 
+@reports("Degraded")
 def usage_kept(usage: UsageMetadata | UnsetType, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """The usageMetadata members Lux usage does not give back: per-modality details, serviceTier,
     toolUsePromptTokenCount (Degraded), and a count that was absent (null)."""
@@ -1306,6 +1322,7 @@ def usage_kept(usage: UsageMetadata | UnsetType, path: str, cx: Cx) -> dict[str,
     return kept or UNSET
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def gemini_candidates(choices: list[LucentChoice], kept: Any, path: str, cx: Cx) -> list[Candidate] | UnsetType:
     """Each Lux choice as a candidate: content role model with the message's blocks as parts;
     finish_reason stop / tool_calls -> STOP, length -> MAX_TOKENS, safety -> SAFETY, recitation ->
@@ -1365,6 +1382,7 @@ def gemini_candidates(choices: list[LucentChoice], kept: Any, path: str, cx: Cx)
     return UNSET if kept is None and not out else out
 
 
+@reports("Unsupported", "Invalid")
 def gemini_usage_out(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: Cx) -> UsageMetadata | UnsetType:
     """usageMetadata from Lux usage (the inverse of gemini_usage, with the kept members)."""
     if usage is UNSET:

@@ -14,7 +14,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from lucent._conversion import Cx, Status
+from lucent._conversion import Cx, reports, Status
 from lucent._validation import JsonTextError, described, dump_json_text, load_json_text, member
 from lucent.generated.htmlp_model_request import (
     ContentBlock,
@@ -75,6 +75,7 @@ def thinking_level_kept(level: ThinkingLevel, path: str, cx: Cx) -> str | UnsetT
     return level if level in _HTMLP_BEYOND_HIGH else UNSET
 
 
+@reports("Invalid")
 def arguments_json_text(value: Any, path: str, cx: Cx) -> str:
     """Any JSON value as its compact JSON text (separators "," and ":", keys in order); a value
     with no JSON text (too deep, or NaN/infinity in a Struct built in Python) is Invalid, "null"."""
@@ -177,6 +178,7 @@ def attribution_members(fragments: list[PromptFragment], path: str, cx: Cx) -> d
 # ------------------------------------------------------------------------------------- Lux -> htmlp
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def reasoning_to_thinking_level(
     reasoning: LucentReasoningConfig | UnsetType, path: str, cx: Cx, carried: str
 ) -> ThinkingLevel:
@@ -210,6 +212,7 @@ def reasoning_to_thinking_level(
     return level
 
 
+@reports("Invalid")
 def uint32_tokens(value: int | UnsetType, path: str, cx: Cx, carried: str) -> int | None | UnsetType:
     """A token limit htmlp accepts (0..2^32-1), else null when kept as null, else nothing."""
     if carried in cx.carried:
@@ -227,6 +230,7 @@ def uint32_tokens(value: int | UnsetType, path: str, cx: Cx, carried: str) -> in
     return UNSET
 
 
+@reports("Degraded")
 def empty_tool_list(tools: list[LucentTool], path: str, cx: Cx) -> list[Any]:
     """No tools of its own: an empty Lux tool list is reported, since htmlp, which requires tools,
     writes no tools as [] and that comes back as no tools list."""
@@ -235,6 +239,7 @@ def empty_tool_list(tools: list[LucentTool], path: str, cx: Cx) -> list[Any]:
     return []
 
 
+@reports("Degraded")
 def description_or_empty(value: str | UnsetType, path: str, cx: Cx) -> str:
     """A tool description; htmlp requires one, so a missing one is "" (reported)."""
     if value is UNSET:
@@ -243,6 +248,7 @@ def description_or_empty(value: str | UnsetType, path: str, cx: Cx) -> str:
     return value
 
 
+@reports("Degraded")
 def json_arguments(text: str, path: str, cx: Cx, status: Status, reason: str) -> Any:
     """The JSON value whose text `text` is; other text is reported and kept as a JSON string.
     Text that is not the compact JSON of its value (which is what comes back) is Degraded."""
@@ -260,6 +266,7 @@ def json_arguments(text: str, path: str, cx: Cx, status: Status, reason: str) ->
     return value
 
 
+@reports("Degraded", "Unsupported")
 def tool_result_text(content: list[LucentContent], path: str, cx: Cx) -> str:
     """The text blocks of a tool result joined with a newline; other blocks are reported."""
     if not content:
@@ -330,6 +337,7 @@ def _kept_attribution(path: str, cx: Cx) -> tuple[ContentSource | None, int | No
     return source, count
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def fragment_source(role: Role, content: list[ContentBlock], path: str, cx: Cx) -> ContentSource:
     """The source kept for the Lux object at `path` in extra.htmlp.members, else the derived one
     (a kept one equal to it is reported: it does not come back)."""
@@ -343,6 +351,7 @@ def fragment_source(role: Role, content: list[ContentBlock], path: str, cx: Cx) 
     return kept
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def fragment_byte_count(content: list[ContentBlock], path: str, cx: Cx) -> int:
     """The byte_count kept for the Lux object at `path` in extra.htmlp.members, else the UTF-8
     bytes of the fragment's text (a kept one equal to it is reported: it does not come back)."""
@@ -367,6 +376,7 @@ def _fragment(role: Role, content: list[ContentBlock], path: str, cx: Cx) -> Pro
     )
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def instruction_fragments(instructions: list[LucentContent], path: str, cx: Cx) -> list[PromptFragment]:
     """The text blocks of the instructions as one system fragment (source system_prompt)."""
     if not instructions:
@@ -384,6 +394,7 @@ def instruction_fragments(instructions: list[LucentContent], path: str, cx: Cx) 
     return [_fragment("system", content, path, cx)]
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def tool_call_fragment(
     out: list[PromptFragment], call: LucentToolUse, path: str, cx: Cx, status: Status, reason: str
 ) -> None:
@@ -395,6 +406,7 @@ def tool_call_fragment(
     out.append(_fragment("assistant", [block], f"{path}.tool_call", cx))
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def tool_result_fragment(
     out: list[PromptFragment], result: LucentToolResult, path: str, cx: Cx, status: Status, reason: str
 ) -> None:
@@ -409,6 +421,7 @@ def tool_result_fragment(
 _REDACTED = "redacted reasoning can only be replayed with its signature, which htmlp cannot carry; dropped"
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def reasoning_fragment(
     out: list[PromptFragment], thinking: LucentThinking, path: str, cx: Cx, status: Status, reason: str
 ) -> None:
@@ -431,6 +444,7 @@ def reasoning_block(
     out.append(ContentBlockReasoning(text=thinking.text))
 
 
+@reports("Invalid")
 def inline_image(
     out: list[ContentBlock], image: LucentMultimedia, path: str, cx: Cx, status: Status, reason: str
 ) -> None:
@@ -453,6 +467,7 @@ def _side_car_object(value: Any, where: str, what: str, cx: Cx) -> bool:
     return True
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def side_car_leftovers(extra: dict[str, Any], path: str, cx: Cx) -> list[PromptFragment]:
     """No fragment of its own; run after the conversation, it reports what of the side-cars does
     not come back: an extra.htmlp.members entry no conversation item read, a members or media

@@ -12,7 +12,7 @@ from typing import Any, cast
 
 from msgspec import UNSET, UnsetType, ValidationError, convert, to_builtins
 
-from lucent._conversion import Cx, Status
+from lucent._conversion import Cx, reports, Status
 from lucent._transforms import json_object_problem
 from lucent._validation import JsonTextError, dump_json_text, load_json_text, member
 from lucent.generated.llm_sdk import (
@@ -181,6 +181,7 @@ def tool_name_implied(part: ToolResultPart, path: str, cx: Cx) -> bool:
     return _tool_name_of(part.toolCallId, cx) == part.toolName
 
 
+@reports("Invalid")
 def json_text(value: Any, path: str, cx: Cx) -> str:
     """A JSON value (tool call args: an object, or null) as its compact JSON text; a value with
     no JSON text (a Struct built in Python may hold one) is Invalid and written as "null"."""
@@ -191,6 +192,7 @@ def json_text(value: Any, path: str, cx: Cx) -> str:
         return "null"
 
 
+@reports("Invalid")
 def json_text_block(value: Any, path: str, cx: Cx) -> list[LucentContent]:
     """A JSON value (a tool result: an object or an array) as one text block of its JSON text; a
     value with no JSON text is Invalid and written as no content."""
@@ -225,6 +227,7 @@ def _root(path: str) -> str:
     return path.rsplit(".", 1)[0]
 
 
+@reports("Degraded", "Unsupported")
 def system_prompt(
     instructions: list[LucentContent] | UnsetType, conversation: list[LucentConversationItem], path: str, cx: Cx
 ) -> str | UnsetType:
@@ -277,6 +280,7 @@ def _has_data(part: Part) -> bool:
     return True
 
 
+@reports("Degraded", "Unsupported")
 def emit_llm_sdk_message(out: list[Message], message: LucentMessage, parts: LlmSdkParts, path: str, cx: Cx) -> None:
     """One Lux message as llm-sdk messages: its tool results first (a tool message), then the
     message by role (user; assistant; model -> assistant and mid-conversation system / developer
@@ -330,6 +334,7 @@ def emit_llm_sdk_message(out: list[Message], message: LucentMessage, parts: LlmS
 _CONVERSATION_INDEX = re.compile(r"^\$\.conversation\[(\d+)\]")
 
 
+@reports("Invalid")
 def insert_empty_tool_messages(messages: list[Message], cx: Cx) -> None:
     """Put back the empty tool messages extra.llm_sdk.empty_tool_messages lists, before the first
     message written from that Lux index or a later one."""
@@ -377,6 +382,7 @@ def _starts(cx: Cx) -> set[int]:
     return starts
 
 
+@reports("Invalid")
 def append_tool_result_part(out: list[Message], part: ToolResultPart, path: str, cx: Cx) -> None:
     """Consecutive tool_result items are one llm-sdk tool message, unless
     extra.llm_sdk.tool_message_starts names this item's index."""
@@ -390,6 +396,7 @@ def append_tool_result_part(out: list[Message], part: ToolResultPart, path: str,
     cx.memo["tool_group"] = message
 
 
+@reports("Invalid")
 def tool_name_for(call_id: str, path: str, cx: Cx) -> str:
     """The name of the latest tool call with this id; "" (Invalid) when there is none."""
     name = _tool_name_of(call_id, cx)
@@ -410,6 +417,7 @@ def _json_value(text: str) -> tuple[Any, str | None, JsonTextError | None]:
         return None, None, exc
 
 
+@reports("Degraded")
 def json_args(arguments: str, path: str, cx: Cx, status: Status, reason: str) -> dict[str, Any] | None:
     """Tool call arguments as llm-sdk args: the JSON object ("null" is null); re-serialized text is
     Degraded, text that is not a JSON object (or null) is reported and written as null."""
@@ -423,6 +431,7 @@ def json_args(arguments: str, path: str, cx: Cx, status: Status, reason: str) ->
     return value
 
 
+@reports("Degraded", "Unsupported")
 def json_result(
     content: list[LucentContent], path: str, cx: Cx, status: Status, reason: str
 ) -> list[Any] | dict[str, Any]:
@@ -483,6 +492,7 @@ def object_or_absent(value: Any, path: str, cx: Cx, status: Status, reason: str)
     return UNSET
 
 
+@reports("Invalid")
 def inline_media_data(source: str, path: str, cx: Cx, status: Status, reason: str) -> str:
     """The base64 text of inline media, from the side-car extra.media[<Lux path>].data. A url or
     file_uri medium is reported (status); inline media without its bytes is Invalid. Either way
@@ -556,6 +566,7 @@ def output_detail(usage: ModelUsage | UnsetType, path: str, cx: Cx, status: Stat
     return members
 
 
+@reports("Invalid")
 def tokens_detail(value: Any, path: str, cx: Cx) -> ModelTokensDetail | UnsetType:
     """A kept ModelTokensDetail object (reported Invalid when it is not one)."""
     if isinstance(value, UnsetType):
@@ -568,6 +579,7 @@ def tokens_detail(value: Any, path: str, cx: Cx) -> ModelTokensDetail | UnsetTyp
         return UNSET
 
 
+@reports("Invalid")
 def input_tokens_detail(cached: int | UnsetType, path: str, cx: Cx, carried: str) -> ModelTokensDetail | UnsetType:
     """inputTokensDetail: the kept per-modality counts, and cachedTextTokens from cached_tokens."""
     kept = cx.from_carried(carried, "object")
@@ -585,6 +597,7 @@ def total_is_sum(usage: LucentUsage, path: str, cx: Cx) -> bool:
     return usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
 
 
+@reports("Degraded", "Unsupported")
 def emit_response_content(out: list[TextPart | ToolCallPart | AudioPart], choice: LucentChoice, parts: LlmSdkParts, path: str, cx: Cx) -> None:
     """The first choice's parts are the response content; the other choices are Unsupported. The
     finish reason is reported (Degraded when the content gives it back, else Unsupported), as

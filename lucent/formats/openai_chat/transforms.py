@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
-from lucent._conversion import Cx, Expect, Status
+from lucent._conversion import Cx, Expect, reports, Status
 from lucent._transforms import convert_kept, obj, present
 from lucent._validation import convert_as, described, member
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS
@@ -177,6 +177,7 @@ def url_media_type(url: str) -> str:
     return _IMAGE_SUFFIX.get(suffix, _URL_IMAGE)
 
 
+@reports("Degraded")
 def chat_user_content(content: str | list[ChatCompletionRequestUserMessageContentPart], path: str, cx: Cx) -> list[LucentContent]:
     """A string as one text block; text, image_url and input_audio parts as text, image and audio
     blocks; file parts (no Lux block) kept verbatim with their index, Degraded."""
@@ -231,6 +232,7 @@ def _refusal_block(refusal: str, message: str, null_content: bool, cx: Cx) -> Lu
     return cx.built(f"{message}.refusal", block, {"refusal": ""})
 
 
+@reports("Degraded")
 def chat_assistant_content(
     content: str | list[ChatCompletionRequestAssistantMessageContentPart] | None | UnsetType,
     refusal: str | None | UnsetType,
@@ -276,6 +278,7 @@ def chat_assistant_content(
     return blocks
 
 
+@reports("Degraded")
 def chat_tools_to_lux(tools: list[ChatCompletionTool | CustomToolChatCompletions] | UnsetType, path: str, cx: Cx) -> list[LucentTool] | UnsetType:
     """Function tools as LucentTool (absent parameters -> null); a custom tool as a LucentTool
     with parameters null, its type and format kept in extra.openai_chat.members (Degraded)."""
@@ -674,6 +677,7 @@ def _append_call(out: list[Any], call: Any, path: str, cx: Cx) -> None:
         out.append(cx.built(path, ChatCompletionRequestAssistantMessage(content=None, tool_calls=[call])))
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def chat_messages(instructions: list[LucentContent] | UnsetType, conversation: list[LucentConversationItem], path: str, cx: Cx) -> list[ChatCompletionRequestMessage]:
     """instructions as one leading system message (Degraded), then every conversation item in
     order; afterwards every extra.openai_chat.members entry no value read is reported."""
@@ -717,6 +721,7 @@ def _report_unread_members(cx: Cx) -> None:
                 cx.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
 
 
+@reports("Unsupported", "Invalid")
 def chat_tools(tools: list[LucentTool] | UnsetType, path: str, cx: Cx) -> list[ChatCompletionTool | CustomToolChatCompletions] | UnsetType:
     """LucentTools as function tools (parameters null -> absent; a parameters value that is not
     a JSON object Invalid, left out); a tool kept as custom (members) as a custom tool."""
@@ -749,6 +754,7 @@ def chat_tools(tools: list[LucentTool] | UnsetType, path: str, cx: Cx) -> list[C
     return out
 
 
+@reports("Unsupported", "Invalid")
 def chat_tool_choice(choice: LucentToolChoice | UnsetType, path: str, cx: Cx, carried: str) -> Any:
     """auto / none / required as they are; specific_tool as a named function (or custom, when
     kept so); without a Lux choice, the carried allowed_tools choice."""
@@ -762,6 +768,7 @@ def chat_tool_choice(choice: LucentToolChoice | UnsetType, path: str, cx: Cx, ca
     return cx.built(path, ChatCompletionNamedToolChoice(function=ChatCompletionNamedToolChoiceFunction(name=choice.name)), {"function.name": "name"})
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def chat_response_format(value: LucentStructuredOutput | UnsetType, path: str, cx: Cx, carried: str) -> Any:
     """text / json_object as they are; {type: json_schema, schema} with the carried name /
     description / strict (name "response" when none, Degraded; a schema that is not an object
@@ -802,6 +809,7 @@ _JSON_SCHEMA_MEMBERS: dict[str, Expect] = {"name": "string", "description": "str
 """The json_schema members the side-car keeps (Lux holds the schema), with their JSON types."""
 
 
+@reports("Invalid")
 def chat_completion_limit(value: int | UnsetType, path: str, cx: Cx) -> int | None | UnsetType:
     """options.max_output_tokens, unless it came from the deprecated max_tokens; else a kept null."""
     if value is not UNSET and cx.from_carried("limit_field", ("max_tokens",)) != "max_tokens":
@@ -809,6 +817,7 @@ def chat_completion_limit(value: int | UnsetType, path: str, cx: Cx) -> int | No
     return None if "max_completion_tokens" in cx.carried and cx.carried["max_completion_tokens"] is None else UNSET
 
 
+@reports("Invalid")
 def chat_legacy_limit(value: int | UnsetType, path: str, cx: Cx) -> int | None | UnsetType:
     """options.max_output_tokens when it came from max_tokens; else the carried max_tokens."""
     if value is not UNSET and cx.carried.get("limit_field") == "max_tokens":
@@ -817,6 +826,7 @@ def chat_legacy_limit(value: int | UnsetType, path: str, cx: Cx) -> int | None |
     return kept if kept is None or _is_int(kept) else UNSET
 
 
+@reports("Unsupported", "Invalid")
 def chat_stop(value: list[str] | UnsetType, path: str, cx: Cx) -> str | list[str] | None | UnsetType:
     """options.stop (1 to 4 sequences; a one-item list noted as a string is one string); else a
     kept null. Another count is Unsupported and left out."""
@@ -830,6 +840,7 @@ def chat_stop(value: list[str] | UnsetType, path: str, cx: Cx) -> str | list[str
     return value
 
 
+@reports("Invalid")
 def chat_stream(value: bool, path: str, cx: Cx) -> bool | None | UnsetType:
     """options.stream; false is written as the absent or null stream it came from."""
     if value is False and cx.from_carried("stream_absent", "boolean") is True:
@@ -839,6 +850,7 @@ def chat_stream(value: bool, path: str, cx: Cx) -> bool | None | UnsetType:
     return value
 
 
+@reports("Degraded", "Unsupported")
 def chat_reasoning_effort(value: LucentReasoningConfig | UnsetType, path: str, cx: Cx, carried: str) -> Any:
     """{enabled: false} -> none; effort -> that level (a carried minimal / xhigh / max whose
     nearest Lux level it is); enabled alone -> medium (Degraded); budget_tokens and summary
@@ -883,6 +895,7 @@ def _annotations(message: ChatCompletionResponseMessage, path: str, cx: Cx) -> l
     return out
 
 
+@reports("Degraded")
 def chat_response_content(message: ChatCompletionResponseMessage, path: str, cx: Cx) -> list[LucentContent]:
     """The content as a text block (with the url_citation annotations), the refusal as a refusal
     block, one tool_use block per tool call; annotations [], audio and function_call kept in
@@ -914,6 +927,7 @@ def chat_response_content(message: ChatCompletionResponseMessage, path: str, cx:
     return blocks
 
 
+@reports("Degraded")
 def chat_finish_reason(reason: str, path: str, cx: Cx) -> LucentFinishReason:
     """stop / length / tool_calls / content_filter as they are; the deprecated function_call as
     tool_calls (Degraded, kept in members)."""
@@ -971,6 +985,7 @@ def chat_usage_details(usage: CompletionUsage | UnsetType, path: str, cx: Cx, st
 _FINISH = {lux: chat for lux, chat in FINISH_REASON_FROM_LUX.items() if lux not in FINISH_REASON_LOSS}
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatCompletionResponseMessage:
     """Text blocks as the content (several concatenated, Degraded: Lux text blocks are pieces of
     one text, as Anthropic splits a text around its citations), refusal blocks as the refusal
@@ -1047,6 +1062,7 @@ def _url_citations(annotations: list[LucentAnnotation], path: str, offset: int, 
     return out
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def chat_finish(reason: LucentFinishReason, path: str, cx: Cx) -> Literal["stop", "length", "tool_calls", "content_filter", "function_call"]:
     """The Chat finish reason: the same name, function_call when kept so, safety and recitation
     as content_filter (Degraded), malformed_tool_call and error as stop (Unsupported)."""
@@ -1062,6 +1078,7 @@ def chat_finish(reason: LucentFinishReason, path: str, cx: Cx) -> Literal["stop"
     return written  # type: ignore[return-value]
 
 
+@reports("Unsupported", "Invalid")
 def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) -> Any:
     """prompt / completion / total tokens; cached_tokens and cache_creation_tokens in
     prompt_tokens_details, reasoning_tokens in completion_tokens_details, merged into the details
@@ -1091,6 +1108,7 @@ def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) 
     return cx.built(path, out, {"prompt_tokens": "prompt_tokens", "completion_tokens": "completion_tokens", "total_tokens": "total_tokens"})
 
 
+@reports("Degraded", "Invalid")
 def chat_created(created_at: int | UnsetType, path: str, cx: Cx) -> int:
     """The caller's context["created_at"] (a different Lux created_at reported Degraded), else
     Lux created_at; a context value the Lux document lacks is reported Degraded (the round trip

@@ -16,7 +16,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from lucent._conversion import Cx, Status
+from lucent._conversion import Cx, reports, Status
 from lucent._transforms import plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
 from lucent.formats.openai_responses.tables import STATUS_FROM_LUX
@@ -103,6 +103,7 @@ def responses_instructions(value: Any, path: str, cx: Cx) -> list[LucentContent]
     return UNSET
 
 
+@reports("Degraded")
 def responses_input(value: Any, path: str, cx: Cx) -> list[LucentConversationItem]:
     """`input` as the Lux conversation: a string is one user message; each item one Lux item."""
     if value is UNSET or value is None:
@@ -385,6 +386,7 @@ def responses_structured_output(text: Any, path: str, cx: Cx) -> LucentStructure
     return UNSET
 
 
+@reports("Degraded")
 def responses_text_rest(text: msgspec.Struct | UnsetType, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """What text holds beside the Lux structured output: verbosity (reported), the json_schema
     name / description / strict (Lux keeps only the schema)."""
@@ -404,6 +406,7 @@ def responses_text_rest(text: msgspec.Struct | UnsetType, path: str, cx: Cx) -> 
     return rest or UNSET
 
 
+@reports("Degraded")
 def responses_reasoning(reasoning: Any, path: str, cx: Cx) -> LucentReasoningConfig | UnsetType:
     """reasoning: effort none -> {enabled: false}; low / medium / high as they are; minimal ->
     low, xhigh / max -> high (reported; the effort is kept); summary as it is."""
@@ -503,6 +506,7 @@ def _media_of(cx: Cx, path: str) -> dict[str, Any]:
     return {key: cx.kept("media", path, key, "string") for key in entry if key in ("data", "url", "file_uri")}
 
 
+@reports("Degraded", "Unsupported")
 def lux_instructions(instructions: list[LucentContent] | UnsetType, path: str, cx: Cx) -> str | UnsetType:
     """The text blocks of `instructions` joined with a newline (Degraded when more than one);
     other blocks are reported Unsupported."""
@@ -521,6 +525,7 @@ def lux_instructions(instructions: list[LucentContent] | UnsetType, path: str, c
     return "\n".join(texts) if texts else UNSET
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def lux_input(conversation: list[LucentConversationItem], string: Any, absent: Any, path: str, cx: Cx) -> Any:
     """The Lux conversation as Responses input items (plain JSON); a single user text message is
     the input string when extra.openai_responses.input_string says so, and an empty one no input
@@ -771,6 +776,7 @@ def _lux_image(image: LucentMultimedia, path: str, cx: Cx) -> dict[str, Any] | N
 # ------------------------------------------------------------- Lux -> Responses: request options
 
 
+@reports("Invalid")
 def lux_tools(tools: list[LucentTool] | UnsetType, verbatim: Any, path: str, cx: Cx) -> Any:
     """Lux tools as flat function tools ({type, name, description?, parameters, strict}); the
     tools kept verbatim in extra.openai_responses.tools are put back at their index."""
@@ -799,6 +805,7 @@ def lux_tool_choice(choice: LucentToolChoice | UnsetType, verbatim: Any, path: s
     return verbatim
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
     """options.structured_output as text.format, with the kept verbosity and json_schema name /
     strict / description; a json_schema without a kept name is named "response" (Degraded)."""
@@ -832,6 +839,7 @@ def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, c
     return text or UNSET
 
 
+@reports("Unsupported", "Invalid")
 def lux_reasoning(config: LucentReasoningConfig | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
     """{enabled: false} -> effort none; effort (or the kept Responses effort) and summary."""
     rest = dict(kept) if isinstance(kept, dict) else {}
@@ -890,18 +898,21 @@ def _kept_null(kept: Any, name: str, cx: Cx) -> Any:
     return UNSET
 
 
+@reports("Unsupported", "Invalid")
 def responses_temperature(value: float | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
     """options.temperature inside Responses' 0..2 (else left out, Unsupported); without one, the
     kept null."""
     return _bounded(value, path, cx, 0, 2, "temperature") if value is not UNSET else _kept_null(kept, "temperature", cx)
 
 
+@reports("Unsupported", "Invalid")
 def responses_top_p(value: float | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
     """options.top_p inside Responses' 0..1 (else left out, Unsupported); without one, the kept
     null."""
     return _bounded(value, path, cx, 0, 1, "top_p") if value is not UNSET else _kept_null(kept, "top_p", cx)
 
 
+@reports("Unsupported", "Invalid")
 def responses_max_output_tokens(value: int | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
     """options.max_output_tokens, at least 16 in Responses (else left out, Unsupported); without
     one, the kept null."""
@@ -910,6 +921,7 @@ def responses_max_output_tokens(value: int | UnsetType, kept: Any, path: str, cx
     return _bounded(value, path, cx, 16, None, "max_output_tokens")
 
 
+@reports("Unsupported", "Invalid")
 def responses_metadata(value: dict[str, str] | UnsetType, null: Any, path: str, cx: Cx) -> Any:
     """Lux metadata within Responses' bounds (16 pairs, keys of 64 and values of 512 characters);
     a pair outside them is left out (Unsupported). Without one, the kept null."""
@@ -943,6 +955,7 @@ def responses_created_at_fraction(value: float | UnsetType, path: str, cx: Cx, s
     return value
 
 
+@reports("Degraded")
 def responses_output(output: list[Any], status: Any, details: Any, path: str, cx: Cx) -> list[LucentChoice]:
     """The output items as one Lux choice: an assistant message whose blocks are, in order, the
     message parts (text / refusal), function calls (tool_use) and reasoning items (thinking);
@@ -1006,6 +1019,7 @@ def responses_output_records(output: Any, path: str, cx: Cx) -> list[dict[str, A
     return cast("list[dict[str, Any]]", cx.memo.pop("output", UNSET))
 
 
+@reports("Degraded")
 def responses_usage(usage: msgspec.Struct | None | UnsetType, path: str, cx: Cx) -> LucentUsage | UnsetType:
     """input_tokens (cached tokens included, as in Lux) -> prompt_tokens, output_tokens (reasoning
     included) -> completion_tokens, total_tokens; cached_tokens, cache_write_tokens ->
@@ -1041,6 +1055,7 @@ def _choice(choices: list[LucentChoice], path: str, cx: Cx) -> LucentChoice | No
     return choices[0] if choices else None
 
 
+@reports("Degraded")
 def lux_status(choices: list[LucentChoice], status: Any, path: str, cx: Cx) -> Any:
     """The response status the finish reason gives (the kept status when it gives the same)."""
     choice = choices[0] if choices else None
@@ -1054,6 +1069,7 @@ def lux_status(choices: list[LucentChoice], status: Any, path: str, cx: Cx) -> A
     return derived
 
 
+@reports("Unsupported")
 def lux_incomplete_details(choices: list[LucentChoice], details: Any, path: str, cx: Cx) -> Any:
     """{reason} for an incomplete response (length -> max_output_tokens, content_filter), else
     null (the kept value when it says the same)."""
@@ -1066,6 +1082,7 @@ def lux_incomplete_details(choices: list[LucentChoice], details: Any, path: str,
     return None if reason is None else {"reason": reason}
 
 
+@reports("Degraded", "Unsupported", "Invalid")
 def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> list[Any]:
     """The first choice's message as Responses output items: the kept item records regroup its
     blocks; blocks beyond them become a message item per run of text / refusal blocks, a
@@ -1173,6 +1190,7 @@ def _reasoning_out(thinking: LucentThinking, item: dict[str, Any], path: str, cx
     return out
 
 
+@reports("Degraded")
 def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
     """Lux usage as Responses usage: prompt_tokens (cache reads included) -> input_tokens with
     input_tokens_details {cached_tokens, cache_write_tokens}, completion_tokens -> output_tokens
@@ -1195,6 +1213,7 @@ def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, path: str, cx:
     }
 
 
+@reports("Degraded")
 def kept_or(kept: Any, path: str, cx: Cx, carried: str) -> Any:
     """A member Responses requires: the kept value, else its default (null, [], {}, "auto",
     true), reported Degraded once per response."""

@@ -14,7 +14,7 @@ from typing import Any, Literal, cast
 
 from msgspec import UNSET, UnsetType
 
-from lucent._conversion import Cx, Status
+from lucent._conversion import Cx, reports, Status
 from lucent._transforms import shown, unchecked, written
 from lucent._validation import member
 from lucent.generated.lux_ir_v1 import (
@@ -140,6 +140,7 @@ class MessageParts:
         self.tool_messages: list[tuple[RemoteModelMessage, str]] = []
 
 
+@reports("Degraded")
 def joined_text(parts: MessageParts, path: str, cx: Cx) -> str:
     """The text blocks joined with a newline (Degraded when there is more than one)."""
     if len(parts.texts) > 1:
@@ -147,6 +148,7 @@ def joined_text(parts: MessageParts, path: str, cx: Cx) -> str:
     return "\n".join(text for text, _ in parts.texts)
 
 
+@reports("Degraded", "Invalid")
 def message_content(
     parts: MessageParts, role: str, path: str, cx: Cx, carried: str
 ) -> str | None | UnsetType:
@@ -158,6 +160,7 @@ def message_content(
     return ""
 
 
+@reports("Unsupported", "Invalid")
 def message_tool_calls(
     parts: MessageParts, role: str, path: str, cx: Cx, carried: str
 ) -> list[RemoteModelToolCall] | UnsetType:
@@ -173,6 +176,7 @@ def message_tool_calls(
     return UNSET
 
 
+@reports("Degraded", "Invalid")
 def emit_message(out: list[RemoteModelMessage], message: RemoteModelMessage, parts: MessageParts, path: str, cx: Cx) -> None:
     """Write the tool results of a Lux message, then the message unless it only held them."""
     for tool_message, origin in parts.tool_messages:
@@ -212,6 +216,7 @@ def append_tool_call(out: list[RemoteModelMessage], call: RemoteModelToolCall, p
     cx.origin[id(message)] = path
 
 
+@reports("Degraded")
 def settle_assistant_content(messages: list[RemoteModelMessage], cx: Cx) -> None:
     """An assistant turn left with neither text nor tool calls gets content "" (Degraded)."""
     for message in messages:
@@ -224,6 +229,7 @@ def settle_assistant_content(messages: list[RemoteModelMessage], cx: Cx) -> None
             )
 
 
+@reports("Invalid")
 def json_schema_object(schema: Any, path: str, cx: Cx, carried: str) -> dict[str, Any]:
     """{schema} plus the carried json_schema members (name, description, strict)."""
     members = cx.from_carried(carried, "object")
@@ -259,6 +265,7 @@ def sparktide_function_name_fits(text: str) -> bool:
     return _holds(text, SPARKTIDE_FUNCTION_NAME_LENGTH, SPARKTIDE_FUNCTION_NAME_PATTERN)
 
 
+@reports("Degraded")
 def settle_tool_ids(messages: list[RemoteModelMessage], cx: Cx) -> None:
     """Tool call ids and function names SparkTide cannot hold (empty, only white space, too long).
 
@@ -405,6 +412,7 @@ def _accepted_calls(parts: MessageParts) -> list[tuple[RemoteModelToolCall, str,
     return result
 
 
+@reports("Degraded", "Invalid")
 def response_content(parts: MessageParts, path: str, cx: Cx, carried: str) -> str | None | UnsetType:
     """The text of a response message; null (or no key) without text; "" with nothing at all."""
     if len(parts.texts) > 1:
@@ -417,6 +425,7 @@ def response_content(parts: MessageParts, path: str, cx: Cx, carried: str) -> st
     return ""
 
 
+@reports("Invalid")
 def response_tool_calls(parts: MessageParts, path: str, cx: Cx, carried: str) -> list[RemoteModelToolCall] | UnsetType:
     """The tool calls SparkTide accepts; each one it rejects is reported Invalid and dropped."""
     calls = []
@@ -430,6 +439,7 @@ def response_tool_calls(parts: MessageParts, path: str, cx: Cx, carried: str) ->
     return [] if cx.from_carried(carried, "boolean") is True else UNSET
 
 
+@reports("Invalid")
 def empty_assistant_message(path: str, cx: Cx) -> RemoteModelMessage:
     """The message of a Lux response that has no choice: content "", reported Invalid."""
     cx.report(path, "Invalid", 'a Lux response needs a choice, and SparkTide a message: written as an assistant message with content ""')
@@ -440,6 +450,7 @@ def _token_count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _SPARKTIDE_MAX_TOKENS
 
 
+@reports("Unsupported", "Invalid")
 def usage_to_sparktide(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) -> RemoteModelUsage:
     """The three counts SparkTide has (0..10^9); without Lux usage the carried receipt, or {}."""
     receipt = cx.from_carried(carried, "object")
@@ -516,6 +527,7 @@ def _failure_code(kind: str, provider_code: str | UnsetType) -> str:
     return _FAILURE_CODES[kind]
 
 
+@reports("Degraded", "Unsupported")
 def failure_code(kind: LucentErrorKind, provider_code: str | UnsetType, path: str, cx: Cx) -> _FailureCode:
     """provider_code when it is a SparkTide code, else the code of the kind; losses reported."""
     code = _failure_code(kind, provider_code)
