@@ -6,6 +6,14 @@ run (a file is missing, stale or left over), 0 otherwise.
 ``python -m codegen vendor [--specs DIR] [--check]`` is a separate step: it extracts
 schemas/vendor/*.json from the vendors' published specs (../shared/specs), see codegen/vendor.py.
 The normal run reads schemas/ and schemas/vendor/ only.
+
+A schema change that needs mapping rules (mappings/*.toml) stops the run with one message
+listing every missing rule of every spec, exit status 1, nothing written.
+
+Your own schema: ``lucent generate SCHEMA.json --out DIR [--module NAME]`` (lucent/_generate.py)
+compiles it into DIR/NAME.py, importable, for ``lucent.decode(data, type=NAME.Model)`` (a Struct
+of the module) or ``lucent.decode(data, type=NAME)`` (its root; ``definition="X"`` one of its
+$defs). It needs this package's dependencies: ``pip install 'lucent[codegen]'``.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from pathlib import Path
 
 from codegen import emit, mappings, strategies
 from codegen.generate import render_schema
-from codegen.schema import load_all
+from codegen.schema import SchemaError, load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
@@ -55,7 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if generated/ is stale")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    files = render_all()
+    try:
+        files = render_all()
+    except (mappings.MappingSpecError, SchemaError) as exc:  # the author's to fix: a message, no traceback
+        print(f"codegen: {exc}", file=sys.stderr)
+        print("codegen: nothing written; add the rules (mappings/*.toml) or fix the schema, then rerun", file=sys.stderr)
+        return 1
     owned = {p.relative_to(ROOT).as_posix() for p in GENERATED.glob("*") if p.is_file()}
     stale = sorted(name for name, text in files.items() if _read(ROOT / name) != text)
     leftover = sorted(owned - set(files))

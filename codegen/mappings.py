@@ -161,7 +161,24 @@ __all__ = ["MappingSpecError", "TRANSFORMS", "load_specs", "render_all", "render
 
 
 class MappingSpecError(Exception):
-    """A mapping spec is incomplete or malformed; the message names the spec and the field."""
+    """A mapping spec is incomplete or malformed; the message names the spec and the field.
+
+    ``problems`` holds one line per finding (``mappings/FILE: [maps.NAME]: MESSAGE``); an error
+    of several (:meth:`of`) says how many and lists them, one a line."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = [message] if problems is None else problems
+
+    @classmethod
+    def of(cls, problems: list[str]) -> MappingSpecError:
+        """One error for every finding: every missing rule of every spec (the regeneration
+        after a schema change lists them all at once)."""
+        if len(problems) == 1:
+            return cls(problems[0])
+        files = len({p.split(":", 1)[0] for p in problems})
+        head = f"{len(problems)} problems in {files} mapping spec{'s' if files != 1 else ''}:"
+        return cls("\n  ".join([head, *problems]), list(problems))
 
 
 @dataclass(frozen=True)
@@ -628,6 +645,7 @@ def _carried_type(expect: Any) -> bool:
 def load_specs(repo_root: pathlib.Path) -> list[Spec]:
     """Read and check every spec in ``repo_root/mappings``."""
     specs = []
+    problems: list[str] = []  # every spec's missing rules (Checker), reported together
     schemas: dict[str, Schema] = {}  # one per file: a Schema caches what it has read
     for path in sorted((repo_root / "mappings").glob("*.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -663,8 +681,14 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
         spec = Spec(path, data, schemas[sf.schema_file], schemas[tf.schema_file], sf, tf)
         if not (repo_root / "lucent" / "formats" / spec.package / "transforms.py").is_file():
             raise MappingSpecError(f"mappings/{path.name}: [pair] format package {spec.package!r} has no lucent/formats/{spec.package}/transforms.py")
-        Checker(spec).run()
+        try:
+            Checker(spec).run()
+        except MappingSpecError as exc:  # go on: every spec's missing rules are reported at once
+            problems += exc.problems
+            continue
         specs.append(spec)
+    if problems:
+        raise MappingSpecError.of(problems)
     _check_kinds(specs)
     return specs
 
@@ -727,8 +751,23 @@ class Checker:
         self.spec = spec
         self.carried = spec.pair.get("carried", "")
         self.domains: dict[tuple[str, str], tuple[Any, ...]] = {}
+        self.gaps: list[str] = []  # the missing rules found so far: all are reported at once
+
+    def _gap(self, where: str, message: str) -> None:
+        """A missing rule: noted, and the check goes on to find the others."""
+        self.gaps.append(str(self.spec.fail(where, message)))
 
     def run(self) -> None:
+        """Check the spec; raises MappingSpecError listing every missing rule (``.problems``),
+        or naming the first malformed entry (with the missing rules found before it)."""
+        try:
+            self._run()
+        except MappingSpecError as exc:
+            raise MappingSpecError.of(self.gaps + exc.problems) from None
+        if self.gaps:
+            raise MappingSpecError.of(self.gaps)
+
+    def _run(self) -> None:
         maps = self.spec.maps
         entry = self.spec.pair["entry"]
         if entry not in maps:
@@ -818,7 +857,7 @@ class Checker:
         seen: list[Any] = []
         for tag in tgt.variants:
             if tag not in m["variants"]:
-                raise self.spec.fail(where, f"target variant {m['target']}.{tag} has no rule in [maps.{name}.variants]")
+                self._gap(where, f"target variant {m['target']}.{tag} has no rule in [maps.{name}.variants]")
         for tag, rule in m["variants"].items():
             if tag not in tgt.variants:
                 raise self.spec.fail(where, f"{m['target']} has no variant {tag!r}")
@@ -891,8 +930,9 @@ class Checker:
                 self._cover(where, ptype, full + ".", used, declared, owner)
                 continue
             if deeper and ptype.kind in ("dict", "any"):
-                raise self.spec.fail(where, f"source field {owner}.{full} is read in part; declare the rest in [unmapped] with a status and a reason")
-            raise self.spec.fail(where, f"source field {owner}.{full} is neither mapped nor declared lossy (add a rule reading it, or an [unmapped] entry with status + reason)")
+                self._gap(where, f"source field {owner}.{full} is read in part; declare the rest in [unmapped] with a status and a reason")
+                continue
+            self._gap(where, f"source field {owner}.{full} is neither mapped nor declared lossy (add a rule reading it, or an [unmapped] entry with status + reason)")
 
     def _values(self, where: str, tpath: str, m: dict[str, Any], rule: dict[str, Any], src: Type) -> None:
         sfield = rule["from"]
@@ -943,7 +983,7 @@ class Checker:
                 if ptype.kind == "struct":
                     self._target_cover(where, ptype, full + ".", rules, owner)
                 continue
-            raise self.spec.fail(where, f"target field {owner}.{full} has no rule (map it, or give absent = reason)")
+            self._gap(where, f"target field {owner}.{full} has no rule (map it, or give absent = reason)")
 
     def _target_path_exists(self, t: Type, segs: list[str]) -> bool:
         if t.kind in ("dict", "any"):

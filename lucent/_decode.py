@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys as _sys
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any, Literal, NamedTuple
@@ -57,13 +58,14 @@ def _decoder(schema: str, definition: str | None) -> msgspec.json.Decoder[Any]:
 
 def decode(
     data: bytes | bytearray | memoryview | str,
-    schema: str,
+    schema: str | None = None,
     definition: str | None = None,
     *,
+    type: Any = None,
     rules: Literal["all", "schema"] = "all",
     limits: Limits | None = None,
 ) -> Any:
-    """Decode JSON text into the generated Struct for ``schema``/``definition``.
+    """Decode JSON text into the generated Struct for ``schema``/``definition`` (or ``type``).
 
     Parameters
     ----------
@@ -79,6 +81,14 @@ def decode(
         A name under the schema's ``$defs``/``definitions``; ``None`` decodes the schema root
         (for SparkTide, exactly one of RemoteModelRequest, RemoteModelResponse,
         RemoteModelStreamFrame and RemoteModelFailure must accept it).
+    type : module or type, optional
+        Instead of ``schema``, in msgspec's manner: a module ``lucent generate`` (or
+        ``python -m codegen``) wrote from a user's schema, or one of its types: ``decode(data,
+        type=Model)`` decodes the definition whose type is ``Model`` (the root when it is the
+        module's ``ROOT``); ``type=module`` decodes the root, or ``definition``. A module whose
+        schema no msgspec type expresses exactly checks plain JSON values with its validation
+        functions: name it, and the definition by name. The schema's verdicts, the errors and
+        their JSON paths are those of ``schema=``.
     rules : {"all", "schema"}
         ``"all"`` also enforces the protocol rules (codegen/protocols.toml: SparkTide's 1 MiB body,
         duplicate properties, tool-call ``arguments`` as a closed JSON object); ``"schema"``
@@ -104,14 +114,19 @@ def decode(
         found before parsing; ``duplicate_key``, ``tool_arguments``) failed at ``.path``.
     UsageError
         ``unknown_schema``, ``unknown_definition``, ``invalid_rules``, ``invalid_input_type``,
-        ``invalid_limits``.
+        ``invalid_limits``; ``invalid_type``: ``type`` is no generated module nor one of its
+        types, or comes with ``schema``.
     """
+    if type is not None:
+        schema, definition = _typed(type, schema, definition)
+    elif schema is None:
+        raise UsageError("decode needs a schema name or a type", code="unknown_schema")
     try:
         route = _defaults[schema][definition] if limits is None and rules == "all" else _routes[schema, definition, rules, limits]
     except (KeyError, TypeError, ValueError):  # first use, or a name or limits that cannot be a key (a released memoryview: ValueError)
         route = _route(schema, definition, rules, limits)
     limit, depth, utf8, parse, plan, protocol, one_of = route
-    if type(data) is bytes:
+    if data.__class__ is bytes:
         buf = data
         if len(buf) > limit:
             raise ValidationError(f"the JSON body is over {limit} bytes, the limit", code="max_body_bytes")
@@ -143,6 +158,42 @@ def decode(
         return _decode_as(buf, schema, definition, protocol, plan)
     except RecursionError:
         raise DecodeError("the document nests too deeply to parse", code="max_depth") from None
+
+
+def _typed(tp: Any, schema: str | None, definition: str | None) -> tuple[str, str | None]:
+    """The (schema key, definition) :func:`decode` reads for ``type=tp``: its generated module,
+    registered under a key of its own (the module's name and identity: a module generated again
+    and reloaded is another), and the definition whose type ``tp`` is. Raises UsageError."""
+    try:
+        return _typed_keys[tp, definition]
+    except (KeyError, TypeError):  # first use, or a type that cannot be a key
+        pass
+    if schema is not None:
+        raise UsageError("decode takes a schema or a type, not both", code="invalid_type")
+    module = tp if isinstance(tp, ModuleType) else _sys.modules.get(getattr(tp, "__module__", ""))
+    if module is None or not all(hasattr(module, n) for n in ("ROOT", "DECODE_TYPES", "DECODE_CHECKS", "PROTOCOL", "PROTOCOL_CHECKS", "ROOT_ONE_OF")):
+        raise UsageError("type is a generated module (lucent generate) or one of its types", code="invalid_type")
+    if module is not tp:
+        if definition is not None:
+            raise UsageError("decode takes a definition with type=MODULE, not with a type", code="invalid_type")
+        if tp is module.ROOT:
+            definition = None
+        else:
+            names = [n for n, t in module.DECODE_TYPES.items() if t is tp]
+            if not names:
+                raise UsageError(f"{module.__name__} decodes no definition as this type", code="invalid_type")
+            definition = names[0]
+    key = f"{module.__name__}@{id(module):x}"
+    _modules[key] = module
+    try:
+        _typed_keys[tp, definition] = (key, definition)
+    except TypeError:
+        pass
+    return key, definition
+
+
+_typed_keys: dict[tuple[Any, str | None], tuple[str, str | None]] = {}
+"""(type, definition) -> what decode reads for it (:func:`_typed`)."""
 
 
 _prescan: Callable[[bytes, int, bool], int] | None

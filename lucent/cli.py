@@ -33,6 +33,12 @@
     final response as JSON on stdout. A broken stream prints ``lucent: PATH: MESSAGE [code]``
     and, when usage had arrived, ``usage received: JSON`` on stderr; exit status 1.
 
+``lucent generate SCHEMA.json --out DIR [--module NAME]``
+    Compiles a JSON Schema of your own into ``DIR/NAME.py`` for ``lucent.decode(data, type=...)``
+    (lucent/_generate.py); needs ``pip install 'lucent[codegen]'`` (else exit status 2,
+    ``missing_dependency``). A schema codegen cannot compile exactly: exit status 2,
+    ``schema_refused``, naming the keyword and its JSON pointer.
+
 ``LIMITS`` (:class:`lucent.Limits`, SECURITY.md): ``--max-body-bytes N`` (``validate``,
 ``convert``: the largest document; default the format's protocol cap, SparkTide 1 MiB, else
 32 MiB; ``convert`` refuses over 32 MiB and reports SparkTide's 1 MiB as Invalid),
@@ -536,6 +542,9 @@ def parser() -> argparse.ArgumentParser:
     from lucent.server._cli import add_serve  # lucent/server/_cli.py: the gateway (issue 19)
 
     add_serve(commands)
+    from lucent._generate import add_generate  # lucent/_generate.py: a user's own schema (issue 17)
+
+    add_generate(commands)
     return top
 
 
