@@ -126,7 +126,12 @@ class _Console:
             raise _Unusable("stdout is closed")
         try:
             buffer = self._stdout.buffer
-            buffer.write(data)
+            view = memoryview(data)
+            while view:  # a pipe whose reader went away takes part of a large write, then EPIPE
+                written = buffer.write(view)
+                if not written:  # None (would block) or 0: the rest cannot be written
+                    raise BrokenPipeError("stdout took no more of the output")
+                view = view[written:]
             buffer.flush()
         except BrokenPipeError:
             raise
