@@ -578,7 +578,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.err(f"lucent: strict conversion refused: {lossy} of {sum(map(represented, exc.diagnostics))} diagnostic(s) are Unsupported or Invalid [{exc.code}]")
         return 1
     except UsageError as exc:  # the call is wrong (an unknown format, kind or definition)
-        console.err(f"lucent: {_text(exc.message)} [{exc.code}]")
+        where = "" if exc.path == "$" else f"{_text(exc.path)}: "  # a configuration's JSON path, or its file
+        console.err(f"lucent: {where}{_text(exc.message)} [{exc.code}]")
         return 2
     except LucentError as exc:
         console.err(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
