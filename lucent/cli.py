@@ -132,7 +132,12 @@ class _Console:
             raise _Unusable("stdout is closed")
         try:
             buffer = self._stdout.buffer
-            buffer.write(data)
+            view = memoryview(data)
+            while view:  # a pipe whose reader went away takes part of a large write, then EPIPE
+                written = buffer.write(view)
+                if not written:  # None (would block) or 0: the rest cannot be written
+                    raise BrokenPipeError("stdout took no more of the output")
+                view = view[written:]
             buffer.flush()
         except BrokenPipeError:
             raise
@@ -582,7 +587,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.err(f"lucent: strict conversion refused: {lossy} of {sum(map(represented, exc.diagnostics))} diagnostic(s) are Unsupported or Invalid [{exc.code}]")
         return 1
     except UsageError as exc:  # the call is wrong (an unknown format, kind or definition)
-        console.err(f"lucent: {_text(exc.message)} [{exc.code}]")
+        where = "" if exc.path == "$" else f"{_text(exc.path)}: "  # a configuration's JSON path, or its file
+        console.err(f"lucent: {where}{_text(exc.message)} [{exc.code}]")
         return 2
     except LucentError as exc:
         console.err(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")

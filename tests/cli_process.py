@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +61,8 @@ def run_cli(
     ``stdin``: a Path (the file's bytes), ``"closed"``, ``"write-only"`` (a descriptor that
     cannot be read) or ``"feed"`` (a pipe that ``feed``'s chunks are written to until the process
     stops reading). ``stdout``/``stderr``: ``"file"`` (captured), ``"closed"`` or ``"full"``
-    (``/dev/full``: every write fails with ENOSPC). ``timeout`` only guards against a hang.
+    (``/dev/full``: every write fails with ENOSPC); stdout also ``"stops"`` (a pipe whose
+    reader waits a second, reads 5 bytes and closes it, as ``| (sleep 1; head -c 5)``). ``timeout`` only guards against a hang.
     """
     closed: list[str] = []
     files: list[IO[Any]] = []
@@ -87,6 +89,8 @@ def run_cli(
             sinks[name] = opened(work / f"{name}.bin", "wb")
         elif how == "full":
             sinks[name] = opened("/dev/full", "wb")
+        elif how == "stops" and name == "stdout":
+            sinks[name] = subprocess.PIPE
         else:
             assert how == "closed"
             sinks[name] = subprocess.DEVNULL
@@ -103,7 +107,14 @@ def run_cli(
             assert feed is not None and process.stdin is not None
             writer = threading.Thread(target=_write_all, args=(process.stdin, feed), daemon=True)
             writer.start()
+        reader = None
+        if stdout == "stops":
+            assert process.stdout is not None
+            reader = threading.Thread(target=_read_then_stop, args=(process.stdout,), daemon=True)
+            reader.start()
         status, max_rss = _wait(process, timeout, report)
+        if reader is not None:
+            reader.join(timeout)
         if writer is not None:
             writer.join(timeout)
     finally:
@@ -124,6 +135,12 @@ def _write_all(pipe: IO[bytes], chunks: Iterable[bytes]) -> None:
         pass
     finally:
         pipe.close()  # unbuffered: nothing left to fail
+
+
+def _read_then_stop(pipe: IO[bytes]) -> None:
+    time.sleep(1)
+    pipe.read(5)
+    pipe.close()
 
 
 def _wait(process: subprocess.Popen[bytes], timeout: float, report: Path) -> tuple[int, int]:

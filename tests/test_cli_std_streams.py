@@ -150,3 +150,15 @@ def test_help_version_and_usage_errors_keep_to_their_streams(args: tuple[str, ..
     assert ran.status == status
     assert ran.out in (None, b"")
     assert ran.err == err
+
+
+def test_a_reader_that_stops_reading_a_large_output_gives_exit_status_1(tmp_path: Path) -> None:
+    """`lucent convert big.json | (sleep 1; head -c 5)`: the pipe takes part of the ~2 MB
+    output (a short write), then its reader goes away; the command stops quietly with exit
+    status 1 (README), as the `--kind stream` path does, not 0 with the output cut."""
+    document = json.dumps({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x" * 2_000_000}]}).encode()
+    source = tmp_path / "input"
+    source.write_bytes(document)
+    ran = run_cli(("convert", "--from", "anthropic", "--to", "openai-chat", "-"), tmp_path, stdin=source, stdout="stops", timeout=60)
+    assert ran.status == 1, ran.err
+    assert ran.err == b""

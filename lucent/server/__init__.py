@@ -21,6 +21,7 @@ gives the configuration's shape). Documents go through :func:`lucent.convert`, s
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from lucent.server._config import Config, load_config, parse_config
@@ -47,18 +48,23 @@ def require(*modules: str) -> None:
             raise UsageError(f"the gateway needs {name}: pip install 'lucent[server]'", code="missing_dependency") from None
 
 
-def create_app(config: Config | str, *, transport: Any = None) -> Starlette:
+def create_app(config: Config | str | os.PathLike[str], *, transport: Any = None) -> Starlette:
     """The gateway's ASGI application (Starlette) for ``config`` (a :class:`Config`, or the path
-    of a TOML file). ``transport`` (an httpx transport for the upstream calls) is for tests.
+    of a TOML file; a dict is :func:`parse_config`'s, not this function's). ``transport`` (an httpx transport for the upstream calls) is for tests.
 
     Raises
     ------
     UsageError
-        ``missing_dependency`` (the ``server`` extra is not installed), ``invalid_config``.
+        ``missing_dependency`` (the ``server`` extra is not installed), ``invalid_config`` (also
+        for a ``config`` that is neither a Config nor a path, such as a dict or None).
     """
+    from lucent.errors import UsageError
+
     require("starlette", "httpx")
-    if not isinstance(config, Config):
+    if isinstance(config, (str, os.PathLike)):
         config = load_config(config)
+    elif not isinstance(config, Config):  # a dict: parse_config(mapping) checks it into a Config
+        raise UsageError(f"config is a lucent.server.Config or the path of a TOML file, not {type(config).__name__} (parse_config turns a mapping into a Config)", code="invalid_config")
     from lucent.server._app import build_app
 
     return build_app(config, transport=transport)

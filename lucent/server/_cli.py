@@ -1,7 +1,11 @@
 """``lucent serve --config gateway.toml [--host 127.0.0.1] [--port 8080]``: the gateway under uvicorn.
 
-Exit statuses: 0 stopped; 2 a usage error (``invalid_config``, ``missing_dependency``: the
-message and code on stderr, never a key).
+Exit statuses: 0 stopped; 1 the store cannot be opened or reached (``store_unavailable``,
+checked before uvicorn starts); 2 a usage error (``invalid_config``, ``missing_dependency``).
+Each is one line on stderr, ``lucent: PATH: MESSAGE [CODE]`` (the JSON path in the
+configuration, or the file), never a key. Logging: ``logging.basicConfig`` at ``--log-level``,
+with the ``httpx`` and ``httpcore`` loggers at WARNING, so that the log holds only the gateway's
+JSON lines; an app mounted with ``create_app`` leaves logging to its host.
 """
 
 from __future__ import annotations
@@ -30,7 +34,26 @@ def _serve(args: argparse.Namespace, console: Any) -> int:
     require()
     import uvicorn
 
-    app = create_app(load_config(args.config))
+    config = load_config(args.config)
+    _check_store(config.store)  # a store that cannot be opened is one line on stderr, not a traceback
+    app = create_app(config)
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), format="%(message)s")
+    for name in ("httpx", "httpcore"):  # their "HTTP Request: POST ..." lines: the log is only JSON lines
+        logging.getLogger(name).setLevel(logging.WARNING)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
     return 0
+
+
+def _check_store(url: str) -> None:
+    from lucent.errors import StoreError
+    from lucent.records import open_records
+    from lucent.server._state import check_store
+
+    try:
+        records = open_records(url, namespace="gateway-idempotency")
+    except StoreError as exc:
+        raise StoreError(exc.message, code=exc.code, path="$.gateway.store") from None
+    try:
+        check_store(records)
+    finally:
+        records.close()

@@ -118,9 +118,9 @@ def load_config(path: str | os.PathLike[str], environ: Mapping[str, str] | None 
         with open(path, "rb") as file:
             data = tomllib.load(file)
     except OSError as exc:
-        raise UsageError(f"cannot read the configuration file: {exc.strerror}", code="invalid_config") from None
+        raise UsageError(f"cannot read the configuration file: {exc.strerror}", code="invalid_config", path=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"the configuration is not TOML: {exc}", code="invalid_config") from None
+        raise UsageError(f"the configuration is not TOML: {exc}", code="invalid_config", path=str(path)) from None
     return parse_config(data, environ)
 
 

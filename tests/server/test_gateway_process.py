@@ -70,7 +70,71 @@ def test_a_configuration_error_names_its_path_and_no_key(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-m", "lucent", "serve", "--config", str(config)], cwd=ROOT, env={**os.environ, **environ()},
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
-    assert out.stderr.strip() == "lucent: an upstream format is one of openai-chat, openai-responses, anthropic, gemini [invalid_config]"
+    assert out.stderr.strip() == "lucent: $.upstreams.up-anthropic.format: an upstream format is one of openai-chat, openai-responses, anthropic, gemini [invalid_config]"
+
+
+@pytest.mark.parametrize("change, status, line", [
+    (lambda c: c["gateway"].update({"typo_key": 1}), 2,
+     "lucent: $.gateway.typo_key: an unknown key (allowed: idempotency_ttl, max_body_bytes, store, timeout, warm_up) [invalid_config]"),
+    (None, 2, "lucent: /nope.toml: cannot read the configuration file: No such file or directory [invalid_config]"),
+    (lambda c: c["gateway"].update({"store": "sqlite:/nonexistent/dir/x.db"}), 1, "lucent: $.gateway.store: the SQLite store failed: "),
+    (lambda c: c["gateway"].update({"store": "redis://127.0.0.1:9/0"}), 1, "lucent: $.gateway.store: the Redis store failed: ConnectionError [store_unavailable]"),
+])
+def test_serve_refusals_are_one_line_with_their_path_before_uvicorn_starts(change, status, line, tmp_path) -> None:
+    config = tmp_path / "gateway.toml"
+    settings = gateway_config("http://127.0.0.1:9")
+    settings["gateway"]["warm_up"] = False
+    if change is not None:
+        change(settings)
+    config.write_text(toml_of(settings))
+    out = subprocess.run([sys.executable, "-m", "lucent", "serve", "--config", str(config) if change else "/nope.toml", "--port", str(free_port())],
+                         cwd=ROOT, env={**os.environ, **environ()}, capture_output=True, text=True, timeout=60)
+    assert out.returncode == status, out.stderr
+    assert len(out.stderr.splitlines()) == 1 and out.stderr.startswith(line), out.stderr
+    assert out.stderr.rstrip().endswith("]") and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("config", [{}, None, 5])
+def test_create_app_refuses_what_is_neither_a_config_nor_a_path(config) -> None:
+    from lucent.errors import UsageError
+    from lucent.server import create_app
+
+    with pytest.raises(UsageError) as caught:
+        create_app(config)
+    assert caught.value.code == "invalid_config"
+    assert "parse_config" in caught.value.message
+
+
+def test_an_unreachable_store_fails_the_start_up_not_a_request() -> None:
+    from lucent.errors import StoreError
+    from lucent.server import parse_config
+    from lucent.server._state import Gateway
+
+    gateway = Gateway(parse_config(gateway_config("http://127.0.0.1:9", store="redis://127.0.0.1:9/0"), environ()))
+    with pytest.raises(StoreError) as caught:
+        gateway.open()
+    assert (caught.value.code, caught.value.path) == ("store_unavailable", "$.gateway.store")
+
+
+def test_serve_keeps_httpx_request_lines_out_of_the_log(tmp_path, monkeypatch) -> None:
+    import argparse
+    import logging
+
+    import uvicorn
+
+    from lucent.server._cli import _serve
+
+    config = tmp_path / "gateway.toml"
+    config.write_text(toml_of(gateway_config("http://127.0.0.1:9")))
+    for name, value in environ().items():
+        monkeypatch.setenv(name, value)
+    levels: dict[str, int] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: levels.update({n: logging.getLogger(n).level for n in ("httpx", "httpcore")}))
+    for name in ("httpx", "httpcore"):
+        monkeypatch.setattr(logging.getLogger(name), "level", logging.NOTSET)
+    args = argparse.Namespace(config=str(config), host="127.0.0.1", port=0, log_level="info")
+    assert _serve(args, None) == 0
+    assert levels == {"httpx": logging.WARNING, "httpcore": logging.WARNING}
 
 
 def test_config_refusals() -> None:
