@@ -22,8 +22,9 @@ from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, Convers
 from lucent.generated.lux_ir_v1 import LucentContentText, LucentContentToolUse, LucentError, LucentResponse, LucentToolUse, LucentUsage
 from tests import ecma_jsonschema
 from tests.conservation import lost_values
+from tests.paths import REPO
 
-SCHEMAS = pathlib.Path(__file__).resolve().parents[1] / "schemas"
+SCHEMAS = REPO / "schemas"
 
 
 def _schema(name: str, definition: str) -> dict[str, Any]:

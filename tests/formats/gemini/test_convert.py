@@ -28,8 +28,8 @@ from tests.conformance.oracle import Oracle
 from tests.convert_conformance.checks import check
 from tests.convert_conformance.pairs import Pair, side
 from tests.convert_conformance.validity import Validity
+from tests.paths import REPO
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
 SNAPSHOTS = REPO / "tests" / "data" / "lingua" / "snapshots"
 EXPECTED = tomllib.loads((REPO / "tests" / "data" / "vendor_expected_differences" / "gemini.toml").read_text(encoding="utf-8"))
 DEFINITIONS = {"request": "GenerateContentRequest", "response": "GenerateContentResponse"}

@@ -21,8 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from lucent.errors import LucentError
 from lucent.generated import lux_ir_v1_strategies
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
+from tests.paths import DATA, REPO
 
-ROOT = pathlib.Path(__file__).parent / "data"
+ROOT = DATA
 SNAPSHOTS = ROOT / "lingua" / "snapshots"
 FORMAT = "openai-responses"
 DEFINITIONS = {"request": "CreateResponse", "response": "Response"}
@@ -126,7 +127,7 @@ def test_every_decodable_corpus_document_round_trips_exactly_or_with_a_listed_re
 
 
 def test_the_expected_difference_list_is_shorter_than_linguas() -> None:
-    lingua = json.loads((pathlib.Path(__file__).parents[2] / "shared" / "corpus" / "lingua" / "responses_expected_differences.json").read_text(encoding="utf-8")) if (pathlib.Path(__file__).parents[2] / "shared").is_dir() else None
+    lingua = json.loads((REPO.parent / "shared" / "corpus" / "lingua" / "responses_expected_differences.json").read_text(encoding="utf-8")) if (REPO.parent / "shared").is_dir() else None
     ours = len(EXPECTED)
     assert ours <= 3
     if lingua is not None:
@@ -558,7 +559,7 @@ def test_lux_url_annotations_become_url_citations_without_a_title() -> None:
 
 def _seed_documents() -> list[tuple[str, str, bytes]]:
     """Real documents of the seed formats (the examples and the test cases' convert inputs)."""
-    found: list[tuple[str, str, bytes]] = [("sparktide", "request", (pathlib.Path(__file__).parents[1] / "examples" / "sparktide-request.json").read_bytes())]
+    found: list[tuple[str, str, bytes]] = [("sparktide", "request", (REPO / "examples" / "sparktide-request.json").read_bytes())]
     for path in sorted((ROOT / "cases").glob("*.json")):
         case = json.loads(path.read_text(encoding="utf-8"))
         if case.get("operation") in ("convert", "round_trip") and case.get("source") in ("sparktide", "llm-sdk", "htmlp", "lux") and case.get("kind") in ("request", "response"):

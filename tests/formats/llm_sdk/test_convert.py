@@ -23,8 +23,8 @@ from lucent.generated.llm_sdk import LanguageModelInput
 from lucent._convert import FORMATS
 from tests.cases import as_json, validator
 from tests.conservation import lost_values
+from tests.paths import REPO
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
 CONTEXT = {"model": "model-1", "stream": False}
 RESPONSE_CONTEXT = {"id": "resp_1", "model": "model-1"}
 

@@ -34,8 +34,8 @@ from lucent.generated.lux_ir_v1 import (
 )
 from tests import ecma_jsonschema
 from tests.conservation import lost_values
+from tests.paths import REPO
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
 CASES = REPO / "tests" / "data" / "cases"
 HTMLP = json.loads((REPO / "schemas" / "htmlp-model-request.json").read_text(encoding="utf-8"))
 _LUX = json.loads((REPO / "schemas" / "lux-ir-v1.json").read_text(encoding="utf-8"))

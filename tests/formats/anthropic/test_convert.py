@@ -26,8 +26,8 @@ from lucent.errors import ConversionError, LucentError
 from lucent.generated.convert_registry import CONVERTERS, UNREACHABLE
 from tests.convert_conformance.pairs import side
 from tests.convert_conformance.validity import Validity
+from tests.paths import REPO
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
 SNAPSHOTS = REPO / "tests" / "data" / "lingua" / "snapshots"
 EXPECTED = tomllib.loads((REPO / "tests" / "data" / "vendor_expected_differences" / "anthropic.toml").read_text(encoding="utf-8"))
 FILES = {"request": ("request.json", "followup-request.json"), "response": ("response.json", "followup-response.json")}

@@ -25,8 +25,8 @@ from lucent.generated.lucent_diagnostics_v1 import ConversionResult
 from tests.conformance.generate import draw, strategy
 from tests.convert_conformance.pairs import side
 from tests.convert_conformance.validity import Validity
+from tests.paths import DATA
 
-DATA = Path(__file__).resolve().parent / "data"
 CORPUS = DATA / "lingua" / "snapshots"
 EXPECTED = tomllib.loads((DATA / "vendor_expected_differences" / "openai_chat.toml").read_text(encoding="utf-8"))["difference"]
 DEFINITIONS = {"request": "CreateChatCompletionRequest", "response": "CreateChatCompletionResponse"}

@@ -30,8 +30,8 @@ from lucent.generated.lux_ir_v1 import (
 )
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 from lucent.generated.sparktide_remote_1_0 import RemoteModelRequest
+from tests.paths import REPO
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
 SCHEMAS = REPO / "schemas"
 
 ENVELOPE = {

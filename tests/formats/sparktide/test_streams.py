@@ -22,8 +22,9 @@ from lucent.generated.sparktide_remote_1_0 import (
 import lucent
 from lucent import streams
 from lucent.errors import StreamError, UsageError
+from tests.paths import DATA
 
-DOC_STREAM = (Path(__file__).parent / "data" / "sparktide-docs" / "stream.sse").read_bytes()
+DOC_STREAM = (DATA / "sparktide-docs" / "stream.sse").read_bytes()
 USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
 
@@ -464,7 +465,7 @@ def test_str_sources_unknown_formats_and_mixed_sources_are_usage_errors() -> Non
 def test_cli_assemble_prints_the_response(capsys: pytest.CaptureFixture[str]) -> None:
     from lucent.cli import main
 
-    path = Path(__file__).parent / "data" / "sparktide-docs" / "stream.sse"
+    path = DATA / "sparktide-docs" / "stream.sse"
     assert main(["assemble", "--format", "sparktide", "--tool", "tool_0", str(path)]) == 0
     assert json.loads(capsys.readouterr().out) == EXPECTED_DOC
 
