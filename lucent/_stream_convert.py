@@ -61,9 +61,9 @@ from msgspec import UNSET
 
 from lucent._limits import Limits, limits_of
 from lucent._stream_base import context_of, flag, parse_arguments, tool_names
-from lucent._stream_lux import _DELTAS as _LUX_DELTAS
+from lucent.formats.lux.assembler import _DELTAS as _LUX_DELTAS
 from lucent._stream_read import _check_source, aframes, frames, spec
-from lucent._stream_sparktide import MAX_TOOL_CALLS
+from lucent.formats.sparktide.assembler import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError, UsageError
 from lucent._conversion import Cx
 from lucent._transforms import json_object_problem

@@ -10,13 +10,13 @@ Seven formats, each with its own event Struct (generated, in ``lucent.generated`
   ``LucentResponse``;
 * ``openai-chat``: ``CreateChatCompletionStreamResponse`` (schemas/vendor/openai-chat.json) ->
   ``CreateChatCompletionResponse``; the SSE stream ends with ``data: [DONE]``
-  (:mod:`lucent._stream_openai_chat`);
+  (:mod:`lucent.formats.openai_chat.assembler`);
 * ``openai-responses``: ``ResponseStreamEvent`` -> ``Response``, the terminal event's response
-  checked against the deltas (:mod:`lucent._stream_openai_responses`);
+  checked against the deltas (:mod:`lucent.formats.openai_responses.assembler`);
 * ``anthropic``: ``MessageStreamEvent`` (and the ``ping``/``error`` events the published union
-  lacks, :mod:`lucent._stream_events`) -> ``Message`` (:mod:`lucent._stream_anthropic`);
+  lacks, :mod:`lucent.formats.anthropic.events`) -> ``Message`` (:mod:`lucent.formats.anthropic.assembler`);
 * ``gemini``: ``GenerateContentResponse`` chunks (``alt=sse``) -> ``GenerateContentResponse``
-  (:mod:`lucent._stream_gemini`).
+  (:mod:`lucent.formats.gemini.assembler`).
 
 The vendor specs state no size cap: the 4 MiB cap is SparkTide's alone.
 
@@ -89,7 +89,7 @@ failure, kept). The codes, one per class of failure:
   the deltas do not build, or a part that was not added), ``tool_name_not_declared``,
   ``duplicate_terminal``, ``data_after_terminal``, ``missing_terminal``, ``model_error``
   (``response.failed`` or ``error``; ``.error`` is the event); the rules are
-  :mod:`lucent._stream_openai_responses_items`'s, shared by ``assemble`` and ``convert_stream``;
+  :mod:`lucent.formats.openai_responses.stream_items`'s, shared by ``assemble`` and ``convert_stream``;
 * anthropic: ``missing_message_start``, ``duplicate_message_start``, ``duplicate_block_index``,
   ``block_not_open``, ``block_not_closed`` (``message_delta``/``message_stop`` with a block
   open), ``delta_type_mismatch`` (e.g. ``text_delta`` to a ``tool_use`` block),

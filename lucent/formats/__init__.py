@@ -111,27 +111,27 @@ def resolve(reference: str) -> Any:
     return getattr(imported(module), attribute)
 
 
-_ANTHROPIC_SIDE_EVENTS = (("ping", "lucent._stream_events:AnthropicPingEvent"), ("error", "lucent._stream_events:AnthropicErrorEvent"))
+_ANTHROPIC_SIDE_EVENTS = (("ping", "lucent.formats.anthropic.events:AnthropicPingEvent"), ("error", "lucent.formats.anthropic.events:AnthropicErrorEvent"))
 """The ``ping`` and ``error`` events anthropic sends that its MessageStreamEvent union lacks."""
 
 FORMATS: dict[str, Format] = {f.name: f for f in (
     Format(
         name="lux", schema="lux-ir-v1", module="lux_ir_v1", title="Lux IR v1", label="Lux",
         kinds=("request", "response", "error"), conversation="conversation",
-        stream=Stream(definition="LucentStreamEvent", assembler="lucent._stream_lux:LuxAssembler", converter="lucent._stream_convert:Lux"),
+        stream=Stream(definition="LucentStreamEvent", assembler="lucent.formats.lux.assembler:LuxAssembler", converter="lucent._stream_convert:Lux"),
     ),
     Format(
         name="sparktide", schema="sparktide-remote-1.0", module="sparktide_remote_1_0", title="SparkTide REMOTE 1.0", label="SparkTide",
         kinds=("request", "response", "error"),
         stream=Stream(
-            definition="RemoteModelStreamFrame", assembler="lucent._stream_sparktide:SparkTideAssembler",
+            definition="RemoteModelStreamFrame", assembler="lucent.formats.sparktide.assembler:SparkTideAssembler",
             converter="lucent._stream_convert:SparkTide", one_object_per_line=True, tool_index_path="$.index",
         ),
         gateway=Gateway(upstream=False),
     ),
     Format(
         name="llm-sdk", schema="llm-sdk", module="llm_sdk", title="llm-sdk", label="llm-sdk", kinds=("request", "response"),
-        stream=Stream(definition="PartialModelResponse", assembler="lucent._stream_llm_sdk:LlmSdkAssembler", converter="lucent._stream_convert:LlmSdk"),
+        stream=Stream(definition="PartialModelResponse", assembler="lucent.formats.llm_sdk.assembler:LlmSdkAssembler", converter="lucent._stream_convert:LlmSdk"),
     ),
     Format(name="htmlp", schema="htmlp-model-request", module="htmlp_model_request", title="htmlp", label="htmlp", kinds=("request",)),
     Format(
@@ -142,8 +142,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
             roots=("CreateChatCompletionRequest", "CreateChatCompletionResponse", "CreateChatCompletionStreamResponse"),
         ),
         stream=Stream(
-            definition="CreateChatCompletionStreamResponse", assembler="lucent._stream_openai_chat:OpenAIChatAssembler",
-            converter="lucent._stream_convert_openai_chat:OpenAIChat", done_terminator=True,
+            definition="CreateChatCompletionStreamResponse", assembler="lucent.formats.openai_chat.assembler:OpenAIChatAssembler",
+            converter="lucent.formats.openai_chat.stream:OpenAIChat", done_terminator=True,
         ),
         gateway=Gateway(created="created"),
     ),
@@ -154,8 +154,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
         # document (the root's anyOf is the same set in any order; the first match is the type).
         vendor=VendorSource(spec="openai/openapi.yml", kind="openapi", roots=("ResponseStreamEvent", "Response", "CreateResponse")),
         stream=Stream(
-            definition="ResponseStreamEvent", assembler="lucent._stream_openai_responses:OpenAIResponsesAssembler",
-            converter="lucent._stream_convert_openai_responses:OpenAIResponses", named_events=True,
+            definition="ResponseStreamEvent", assembler="lucent.formats.openai_responses.assembler:OpenAIResponsesAssembler",
+            converter="lucent.formats.openai_responses.stream:OpenAIResponses", named_events=True,
         ),
         gateway=Gateway(created="created_at", keeps_conversation=True),
     ),
@@ -164,8 +164,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
         kinds=("request", "response"),
         vendor=VendorSource(spec="anthropic/openapi.yml", kind="openapi", roots=("CreateMessageParams", "Message", "MessageStreamEvent")),
         stream=Stream(
-            definition="MessageStreamEvent", assembler="lucent._stream_anthropic:AnthropicAssembler",
-            converter="lucent._stream_convert_anthropic:Anthropic", named_events=True, side_events=_ANTHROPIC_SIDE_EVENTS,
+            definition="MessageStreamEvent", assembler="lucent.formats.anthropic.assembler:AnthropicAssembler",
+            converter="lucent.formats.anthropic.stream:Anthropic", named_events=True, side_events=_ANTHROPIC_SIDE_EVENTS,
         ),
         gateway=Gateway(),
     ),
@@ -173,7 +173,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
         name="gemini", schema="gemini", module="gemini", title="Gemini generateContent", label="Gemini",
         kinds=("request", "response"),
         vendor=VendorSource(spec="google/discovery.json", kind="discovery", roots=("GenerateContentRequest", "GenerateContentResponse")),
-        stream=Stream(definition="GenerateContentResponse", assembler="lucent._stream_gemini:GeminiAssembler", converter="lucent._stream_convert_gemini:Gemini"),
+        stream=Stream(definition="GenerateContentResponse", assembler="lucent.formats.gemini.assembler:GeminiAssembler", converter="lucent.formats.gemini.stream:Gemini"),
         gateway=Gateway(),
     ),
 )}

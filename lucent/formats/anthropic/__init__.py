@@ -1,1 +1,1 @@
-"""The Anthropic Messages format: its hand-written transforms (transforms.py)."""
+"""The Anthropic Messages format: its hand-written transforms (transforms.py), value tables (tables.py), stream assembler (assembler.py), stream reader and writer (stream.py: its stream events <-> Lux stream events), events.py (the stream events its schema lacks)."""

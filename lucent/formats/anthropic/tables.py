@@ -1,5 +1,5 @@
 """The Anthropic Messages value tables, written once: the document transforms
-(``converter_support_anthropic``) and the stream converter (``lucent._stream_convert_anthropic``)
+(``converter_support_anthropic``) and the stream converter (``lucent.formats.anthropic.stream``)
 both read them.
 
 A mapping is one to one where it reads back: a stop reason whose Lux finish reason gives it back

@@ -1,1 +1,1 @@
-"""The Gemini generateContent format: its hand-written transforms (transforms.py)."""
+"""The Gemini generateContent format: its hand-written transforms (transforms.py), value tables (tables.py), stream assembler (assembler.py), stream reader and writer (stream.py: its stream chunks <-> Lux stream events)."""

@@ -1,5 +1,5 @@
 """The Gemini value tables, written once: the document transforms (``converter_support_gemini``)
-and the stream converter (``lucent._stream_convert_gemini``) both read them."""
+and the stream converter (``lucent.formats.gemini.stream``) both read them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The OpenAI Chat Completions value tables, written once: the document transforms
-(``converter_support_openai_chat``) and the stream converter (``lucent._stream_convert_openai_chat``)
+(``converter_support_openai_chat``) and the stream converter (``lucent.formats.openai_chat.stream``)
 both read them."""
 
 from __future__ import annotations

@@ -1,1 +1,1 @@
-"""The OpenAI Responses format: its hand-written transforms (transforms.py)."""
+"""The OpenAI Responses format: its hand-written transforms (transforms.py), value tables (tables.py), stream assembler (assembler.py), stream reader and writer (stream.py: its stream events <-> Lux stream events), stream_items.py (the output items of a stream and their rules)."""

@@ -1,6 +1,6 @@
 """The OpenAI Responses value tables, written once: the document transforms
 (``converter_support_openai_responses``) and the stream converter
-(``lucent._stream_convert_openai_responses``) both read them."""
+(``lucent.formats.openai_responses.stream``) both read them."""
 
 from __future__ import annotations
 

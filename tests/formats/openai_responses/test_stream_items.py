@@ -16,7 +16,7 @@ import msgspec
 import pytest
 
 from lucent import streams
-from lucent._stream_openai_responses_items import ITEM_TYPES as FAMILY_ITEM_TYPES
+from lucent.formats.openai_responses.stream_items import ITEM_TYPES as FAMILY_ITEM_TYPES
 from lucent.errors import StreamError
 from tests.responses_streams import ITEM_TYPES, completed, event_kinds_with_output_index, item_events, numbered, opening, stream
 

@@ -1,8 +1,8 @@
 """openai-responses stream events <-> Lux stream events.
 
 Reading (events -> Lux), with the rules of
-:class:`~lucent._stream_openai_responses.OpenAIResponsesAssembler` (the item and part rules are
-one object, :class:`~lucent._stream_openai_responses_items.OutputItems`, in both): ``response.created`` is
+:class:`~lucent.formats.openai_responses.assembler.OpenAIResponsesAssembler` (the item and part rules are
+one object, :class:`~lucent.formats.openai_responses.stream_items.OutputItems`, in both): ``response.created`` is
 ``conversation_start`` (``meta.id``/``meta.model`` of its response) and ``item_start`` of item 0,
 the one message that the response's output items make in Lux: a ``reasoning`` item is a thinking
 block (its summary text deltas are thinking deltas, the parts of a summary joined by a blank
@@ -49,8 +49,8 @@ from msgspec import UNSET
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
-from lucent._stream_openai_responses import ENVELOPE, TERMINAL
-from lucent._stream_openai_responses_items import OutputItems, Part, part_text
+from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
+from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
 from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,

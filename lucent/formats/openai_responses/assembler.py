@@ -18,7 +18,7 @@ lost, repeated or reordered on the way). Every event that names an output item o
 (``output_index``, ``item_id``, ``content_index``, ``summary_index``, ``annotation_index``,
 ``partial_image_index``) is checked against what is open, and the texts its deltas build against
 its ``*.done`` events, its ``output_item.done`` item and the terminal response: the rules and
-their codes are those of :mod:`lucent._stream_openai_responses_items` (``index_out_of_order``,
+their codes are those of :mod:`lucent.formats.openai_responses.stream_items` (``index_out_of_order``,
 ``item_not_open``, ``item_type_mismatch``, ``part_not_open``, ``delta_mismatch``, ...), shared
 with ``convert_stream``. The terminal event carries the whole ``Response``: it is the assembled
 result once it agrees with the deltas (the texts: text, refusal, summary, arguments, input,
@@ -36,7 +36,7 @@ from typing import Any
 import msgspec
 
 from lucent._stream_base import Assembler
-from lucent._stream_openai_responses_items import OutputItems
+from lucent.formats.openai_responses.stream_items import OutputItems
 from lucent.generated.openai_responses import (
     Response,
     ResponseCompletedEvent,

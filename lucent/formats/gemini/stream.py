@@ -1,6 +1,6 @@
 """gemini stream chunks <-> Lux stream events.
 
-Reading (chunks -> Lux), with the rules of :class:`~lucent._stream_gemini.GeminiAssembler`: the
+Reading (chunks -> Lux), with the rules of :class:`~lucent.formats.gemini.assembler.GeminiAssembler`: the
 first chunk gives ``conversation_start`` (``meta.id`` = ``responseId``, ``meta.model`` =
 ``modelVersion``); candidate ``n`` is Lux item ``n`` (a candidate waits, buffered, while an
 earlier one is open). Its parts become blocks as the assembler merges them: a run of text

@@ -1,6 +1,6 @@
 """anthropic stream events <-> Lux stream events.
 
-Reading (events -> Lux), with the rules of :class:`~lucent._stream_anthropic.AnthropicAssembler`:
+Reading (events -> Lux), with the rules of :class:`~lucent.formats.anthropic.assembler.AnthropicAssembler`:
 ``message_start`` is ``conversation_start`` (``meta.id``, ``meta.model``, ``meta.usage_input``
 = ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``: Lux counts input
 inclusively) and ``item_start`` of item 0; content block ``i`` is a Lux block (numbered in start
@@ -42,10 +42,10 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from lucent._stream_anthropic import read_input_json
+from lucent.formats.anthropic.assembler import read_input_json
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
-from lucent._stream_events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
+from lucent.formats.anthropic.events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
 from lucent.formats.anthropic.tables import ERROR_KIND, ERROR_TYPE, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_COUNTS, finish_reason_exact, stop_reason_exact, usage_members
 from lucent.generated.anthropic import (
     CitationsDelta,

@@ -2,7 +2,7 @@
 
 Source: schemas/vendor/anthropic.json ``#/$defs/MessageStreamEvent`` and ``#/$defs/Message``
 (Anthropic OpenAPI), and the "Streaming Messages" documentation for the event flow and the
-``ping``/``error`` events the union lacks (:mod:`lucent._stream_events`)::
+``ping``/``error`` events the union lacks (:mod:`lucent.formats.anthropic.events`)::
 
     message_start (content_block_start content_block_delta* content_block_stop)* message_delta+ message_stop
 
@@ -30,7 +30,7 @@ from typing import Any
 import msgspec
 
 from lucent._stream_base import Assembler, parse_arguments
-from lucent._stream_events import AnthropicErrorEvent, AnthropicPingEvent
+from lucent.formats.anthropic.events import AnthropicErrorEvent, AnthropicPingEvent
 from lucent._validation import described
 from lucent.generated.anthropic import (
     ContentBlockDeltaEvent,

@@ -1,7 +1,7 @@
 """The output items of an OpenAI Responses stream, and every rule on the events that name them.
 
-Shared by the assembler (:mod:`lucent._stream_openai_responses`) and the stream converter's
-reader (:mod:`lucent._stream_convert_openai_responses`), so that ``assemble`` and
+Shared by the assembler (:mod:`lucent.formats.openai_responses.assembler`) and the stream converter's
+reader (:mod:`lucent.formats.openai_responses.stream`), so that ``assemble`` and
 ``convert_stream`` accept and refuse the same streams, with the same code at the same path.
 
 Source: schemas/vendor/openai-responses.json ``#/$defs/ResponseStreamEvent`` (each event's

@@ -1,6 +1,6 @@
 """openai-chat stream chunks <-> Lux stream events.
 
-Reading (chunks -> Lux), with the rules of :class:`~lucent._stream_openai_chat.OpenAIChatAssembler`:
+Reading (chunks -> Lux), with the rules of :class:`~lucent.formats.openai_chat.assembler.OpenAIChatAssembler`:
 the first chunk gives ``conversation_start`` (``meta.id``/``meta.model`` from the chunk's
 ``id``/``model``); choice ``n`` is Lux item ``n`` (choices that interleave are numbered as they
 come: a choice waits, buffered, while an earlier one is open, since Lux items do not nest);
