@@ -2,7 +2,7 @@
 
 ``ci`` (the default) is derandomized: every run draws the same examples, so a CI result depends
 only on the code. ``explore`` draws new examples on each run; use it to look for new faults,
-e.g. ``HYPOTHESIS_PROFILE=explore python -m pytest tests/test_convert_llm_sdk_lux.py``. A fault it
+e.g. ``HYPOTHESIS_PROFILE=explore python -m pytest tests/formats/llm_sdk/test_convert.py``. A fault it
 finds becomes an explicit test.
 """
 

@@ -5,7 +5,7 @@ its own, each with every event kind it can receive, as the recorded streams orde
 a whole stream of such items (``response.created`` ... ``response.completed``, numbered), and
 :func:`numbered` renumbers a list of events after a mutation. The envelope is the recorded one of
 ``tests/data/lingua/snapshots/toolCallRequest/responses`` (its ``response.created``). Used by
-tests/test_streams_responses_items.py and as fuzz seeds (tests/fuzz/seeds.py).
+tests/formats/openai_responses/test_stream_items.py and as fuzz seeds (tests/fuzz/seeds.py).
 """
 
 from __future__ import annotations
