@@ -434,7 +434,7 @@ class AnthropicWriter(VendorWriter):
         elif kind == "thinking":
             block = {"type": "thinking", "thinking": "", "signature": ""}
         elif isinstance(kind, LucentBlockTypeToolCall):
-            block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}, "caller": {"type": "direct"}}
+            block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}}
             self._arguments[event.index] = ([], self.at(origin, ""))
         elif kind == "refusal":
             self._sink.report(where, "Degraded", "Anthropic has no refusal block; the refusal is written as text (stop_reason refusal says it)")

@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import STATUS_FROM_LUX
+from lucent.formats.openai_responses.tables import MADE_ID_PREFIX, STATUS_FROM_LUX
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -1137,12 +1137,12 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
             break
     run: list[tuple[int, LucentContent]] = []
     run_made: list[dict[str, Any]] = []  # the message items made here
-    made = {"msg": 0, "rs": 0}
+    made = dict.fromkeys(MADE_ID_PREFIX.values(), 0)
 
     def flush() -> None:
         if run:
             content = _lux_parts([b for _i, b in run], f"{where}.content", "assistant", None, members, cx, [i for i, _b in run])
-            items.append({"type": "message", "id": _made_id("msg", made, f"{where}.content[{run[0][0]}]", cx), "role": "assistant", "status": "completed", "content": content})
+            items.append({"type": "message", "id": _made_id(MADE_ID_PREFIX["message"], made, f"{where}.content[{run[0][0]}]", cx), "role": "assistant", "status": "completed", "content": content})
             run_made.append(items[-1])
             run.clear()
 
@@ -1154,9 +1154,9 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
         flush()
         if isinstance(block, LucentContentToolUse):
             call = block.tool_use
-            items.append({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments, "status": "completed"})
+            items.append({"type": "function_call", "id": _made_id(MADE_ID_PREFIX["function_call"], made, at, cx), "call_id": call.id, "name": call.name, "arguments": call.arguments, "status": "completed"})
         elif isinstance(block, LucentContentThinking) and not block.thinking.redacted:
-            item = {"type": "reasoning", "id": _made_id("rs", made, at, cx)}
+            item = {"type": "reasoning", "id": _made_id(MADE_ID_PREFIX["reasoning"], made, at, cx)}
             if block.thinking.signature is not UNSET:
                 cx.report(f"{at}.thinking.signature", "Unsupported", "a signature from another provider is no Responses encrypted_content; dropped")
             items.append(_reasoning_out(block.thinking, item, f"{at}.thinking", cx, signature=False))
