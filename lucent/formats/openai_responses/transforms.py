@@ -532,21 +532,8 @@ def lux_input(conversation: list[LucentConversationItem], string: Any, absent: A
     when extra.openai_responses.input_absent does. Then every extra.openai_responses.members
     entry no item read is reported (the only reader of that side-car)."""
     found = _lux_input(conversation, string, absent, path, cx)
-    _report_unread_members(cx)
+    cx.report_unread_entries(MEMBERS, member(cx.sidecar_path, "openai_responses") + ".members")
     return found
-
-
-def _report_unread_members(cx: Cx) -> None:
-    """Each entry of the members side-car that is not an object (Invalid) or that no rule read
-    (Unsupported): a stale or foreign entry is never dropped silently."""
-    where = member(cx.sidecar_path, "openai_responses") + ".members"
-    for path, entry in cx._space(MEMBERS).items():
-        if not isinstance(entry, dict):
-            cx.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
-            continue
-        for key in entry:
-            if (MEMBERS, path, key) not in cx._read:
-                cx.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
 
 
 def _lux_input(conversation: list[LucentConversationItem], string: Any, absent: Any, path: str, cx: Cx) -> Any:
@@ -636,19 +623,9 @@ def _lux_reasoning(thinking: LucentThinking, path: str, members: _Members, cx: C
         return None
     if thinking.redacted:
         cx.report(f"{path}.redacted", "Degraded", "Responses reasoning has no redacted flag")
-    summary = []
-    for index, block in enumerate(thinking.summary if thinking.summary is not UNSET else []):
-        if isinstance(block, LucentContentText):
-            summary.append({"type": "summary_text", "text": block.text})
-        else:
-            cx.report(f"{path}.summary[{index}]", "Unsupported", "a reasoning summary is text only; dropped")
-    item: dict[str, Any] = {"summary": summary}
-    if thinking.signature is not UNSET:
-        item["encrypted_content"] = thinking.signature
+    item = _reasoning_out(thinking, {}, path, cx)
     if "content" in kept:
         item["content"] = kept.pop("content")
-    elif thinking.text:
-        item["content"] = [{"type": "reasoning_text", "text": thinking.text}]
     item.update(kept)
     return item
 
@@ -1089,7 +1066,7 @@ def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> 
     function_call per tool_use block and a reasoning item per thinking block (generated ids
     msg_<n> / rs_<n>, Degraded)."""
     found = _lux_output(choices, records, path, cx)
-    _report_unread_members(cx)
+    cx.report_unread_entries(MEMBERS, member(cx.sidecar_path, "openai_responses") + ".members")
     return found
 
 
