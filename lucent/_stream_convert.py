@@ -61,10 +61,11 @@ from msgspec import UNSET
 
 from lucent._limits import Limits, limits_of
 from lucent._stream_base import context_of, flag, parse_arguments, tool_names
+from lucent.formats.llm_sdk.tables import AUDIO_FIELDS, PART_KIND
 from lucent.formats.lux.assembler import _DELTAS as _LUX_DELTAS
 from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent.formats.sparktide.assembler import MAX_TOOL_CALLS
-from lucent.errors import ConversionError, StreamError, UsageError
+from lucent.errors import ConversionError, StreamError
 from lucent._conversion import Cx
 from lucent._transforms import json_object_problem
 from lucent._validation import RuleViolation, check_json_object_text, described, printable
@@ -406,8 +407,6 @@ class SparkTideReader(_Reader):
         return []
 
 
-_SDK_KIND = {TextPartDelta: "text", ToolCallPartDelta: "tool-call", AudioPartDelta: "audio"}
-_AUDIO_FIELDS = ("container", "encoding", "sampleRate", "channels")
 
 
 @dataclass
@@ -449,7 +448,7 @@ class LlmSdkReader(_Reader):
         self._begin(out, at)
         n = partial.delta.index
         delta = partial.delta.part
-        kind = _SDK_KIND[type(delta)]
+        kind = PART_KIND[type(delta)]
         part = self._parts.get(n)
         if part is None:
             part = self._parts[n] = _SdkPart(kind=kind, first=index)
@@ -516,7 +515,7 @@ class LlmSdkReader(_Reader):
         where = f"$[{index}].delta.part"
         if index == part.first:
             self._sink.report(where, "Unsupported", "a Lux stream carries no media (no block delta holds audio); the audio part is dropped")
-        for name in _AUDIO_FIELDS:
+        for name in AUDIO_FIELDS:
             self._set_once(part, name, getattr(delta, name), n, where)
         if delta.audioData is not UNSET:
             text = part.carry + delta.audioData
