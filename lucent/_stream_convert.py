@@ -63,6 +63,7 @@ from lucent._limits import Limits, limits_of
 from lucent._stream_base import context_of, flag, parse_arguments, tool_names
 from lucent.formats.llm_sdk.tables import AUDIO_FIELDS, PART_KIND
 from lucent.formats.lux.assembler import _DELTAS as _LUX_DELTAS
+from lucent.formats.lux.events import initial_events
 from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent.formats.sparktide.assembler import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError
@@ -89,10 +90,6 @@ from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaThinking,
     LucentBlockDeltaToolArguments,
     LucentBlockTypeToolCall,
-    LucentContentRefusal,
-    LucentContentText,
-    LucentContentThinking,
-    LucentContentToolUse,
     LucentConversationItemMessage,
     LucentConversationMeta,
     LucentFinishReason,
@@ -792,25 +789,13 @@ class _OneMessageWriter(_Writer):
             self._initial(f"initial{i}", content, self.at(origin, f".item.message.content[{i}]"), out)
 
     def _initial(self, key: str, content: Any, origin: str, out: list[Any]) -> None:
-        """An item's initial content block, as if it streamed: start, one delta, end."""
-        if isinstance(content, LucentContentText):
-            self._block_event(LucentStreamEventBlockStart(index=0, block_type="text"), origin, out, key)
-            self._piece(self._blocks[key], key, content.text, origin, out)
-            if content.annotations is not UNSET:
-                self._annotations(self._blocks[key], origin)
-        elif isinstance(content, LucentContentRefusal):
-            self._block_event(LucentStreamEventBlockStart(index=0, block_type="refusal"), origin, out, key)
-            self._piece(self._blocks[key], key, content.refusal, origin, out)
-        elif isinstance(content, LucentContentThinking):
-            self._block_event(LucentStreamEventBlockStart(index=0, block_type="thinking"), origin, out, key)
-        elif isinstance(content, LucentContentToolUse):
-            call = content.tool_use
-            self._block_event(LucentStreamEventBlockStart(index=0, block_type=LucentBlockTypeToolCall(id=call.id, name=call.name)), origin, out, key)
-            self._piece(self._blocks[key], key, call.arguments, origin, out)
-        else:
+        """An item's initial content block, as if it streamed (``initial_events``)."""
+        events = initial_events(content, 0)
+        if events is None:
             self._sink.report(origin, "Unsupported", f"{self.a_target} stream cannot carry this content; dropped")
             return
-        self._block_event(LucentStreamEventBlockEnd(index=0), origin, out, key)
+        for event in events:
+            self._block_event(event, origin, out, key)
 
     def _block_event(self, event: Any, origin: str, out: list[Any], key: Key | None = None) -> None:
         k: Key = event.index if key is None else key
