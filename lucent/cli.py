@@ -1,8 +1,10 @@
 """The ``lucent`` command line.
 
-``lucent validate --schema NAME | --format F [--definition D] [LIMITS] FILE...``
-    One line per invalid document (``FILE: PATH: MESSAGE [code]``) on stdout; exit status 1
-    when any document is invalid, 2 when a file cannot be read or the call is wrong. ``--format``
+``lucent validate --schema NAME | --format F [--definition D] [LIMITS] FILE|DIR...``
+    One line per invalid document (``FILE: PATH: MESSAGE [code]``) on stdout, then one summary
+    line on stderr (``N files: V valid, I invalid[, U unreadable]``); a folder stands for the
+    ``.json`` files in it and below it, in sorted order. Exit status 1 when any document is
+    invalid, 2 when a file cannot be read (the others are still checked) or the call is wrong. ``--format``
     names the schema by its format (``sparktide``, ``openai-chat``, ``openai-responses``,
     ``anthropic``, ``gemini``, ...); without ``--definition`` a vendor format accepts any of its
     documents (request, response or stream event). A schema whose root accepts any JSON value
@@ -16,8 +18,11 @@
     then too); 2 on a usage error (an unknown format or kind: ``UsageError``); exit status 3 when the output was written but a diagnostic is Invalid (it does
     not validate against the target schema, e.g. a value only ``--context`` can give is missing).
 
+    A document whose members are not all the named kind's and that fits another format or kind
+    exactly is refused (``wrong_format``, exit status 2) naming it (``this looks like a response
+    (--kind response)``); a decode error is followed by the same hint where one fits.
     ``--kind stream`` (``--from``/``--to`` sparktide, llm-sdk, lux, openai-chat, openai-responses,
-    anthropic or gemini) reads a ``text/event-stream`` as it arrives and writes the converted
+    anthropic or gemini) reads a ``text/event-stream`` as it arrives (or a JSON array of events) and writes the converted
     stream as ``text/event-stream`` on stdout, event by event (a ``[DONE]`` only to end an
     openai-chat stream; ``event:`` fields for anthropic and openai-responses); diagnostics as
     above once the stream ends. A broken stream prints
@@ -29,7 +34,8 @@
 
 ``lucent assemble --format F [--tool NAME]... [LIMITS] FILE|-``
     Reads a ``text/event-stream`` (SparkTide, llm-sdk, Lux, openai-chat chunks ending with
-    ``[DONE]``, openai-responses, anthropic or gemini events) as it arrives and writes the
+    ``[DONE]``, openai-responses, anthropic or gemini events) as it arrives, or a JSON array of
+    events, and writes the
     final response as JSON on stdout. A broken stream prints ``lucent: PATH: MESSAGE [code]``
     and, when usage had arrived, ``usage received: JSON`` on stderr; exit status 1.
 
@@ -250,11 +256,18 @@ def _validate(args: argparse.Namespace, console: _Console) -> int:
         return 2
     limits = _limits(args)
     cap = limits.body_bytes(getattr(schema_module(schema), "PROTOCOL", {}))
-    for name in args.files:
+    files = unreadable = 0
+    for name in _files(args.files, console):
+        files += 1
+        if name is None:  # a folder that cannot be listed counts as one unreadable input
+            unreadable += 1
+            continue
         try:
             data = _read(name, cap, console)
         except (OSError, MemoryError, _Unusable) as exc:
-            return _cannot_read(name, exc, console)
+            _cannot_read(name, exc, console)
+            unreadable += 1
+            continue
         try:
             decode(data, schema, args.definition, limits=limits)
         except UsageError as exc:
@@ -263,7 +276,29 @@ def _validate(args: argparse.Namespace, console: _Console) -> int:
         except LucentError as exc:
             invalid += 1
             console.line(f"{_shown(name)}: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
-    return 1 if invalid else 0
+    summary = f"{files} file{'' if files == 1 else 's'}: {files - unreadable - invalid} valid, {invalid} invalid"
+    console.err(summary + (f", {unreadable} unreadable" if unreadable else ""))
+    return 2 if unreadable else 1 if invalid else 0
+
+
+def _files(names: Sequence[str], console: _Console) -> Iterator[str | None]:
+    """Each FILE as it is, and for a folder the ``.json`` files in it and below it, in sorted
+    order (None, after a message, for a folder that cannot be listed)."""
+    for name in names:
+        if name == "-" or not os.path.isdir(name):
+            yield name
+            continue
+        try:
+            found = sorted(os.path.join(root, f) for root, _dirs, fs in os.walk(name, onerror=_raise) for f in fs if f.endswith(".json"))
+        except OSError as exc:
+            _cannot_read(name, exc, console)
+            yield None
+            continue
+        yield from found
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
 
 
 def _root_accepts_anything(schema: str) -> bool:
@@ -302,12 +337,27 @@ def _convert(args: argparse.Namespace, console: _Console) -> int:
         data = _read(args.file, limits.max_body_bytes or DEFAULT_MAX_BODY_BYTES, console)
     except (OSError, MemoryError, _Unusable) as exc:
         return _cannot_read(args.file, exc, console)
+    document = _parsed(data)
+    wrong = _wrongly_named(document, args.source, args.kind)
+    if wrong is not None:
+        console.err(f"lucent: $: {_text(wrong)} [wrong_format]")
+        return 2
     try:
         result = convert(data, args.source, args.target, kind=args.kind, strict=args.strict, context=context, limits=limits)
     except ConversionError as exc:
         if args.diagnostics is not None:  # the report is wanted most when the conversion is refused
             _write_report(args.diagnostics, DiagnosticReport(source=args.source, target=args.target, kind=args.kind, diagnostics=list(exc.diagnostics)), console)
         raise
+    except UsageError:
+        raise
+    except LucentError as exc:
+        from lucent._looks_like import hint
+
+        console.err(f"lucent: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
+        found = hint(document, args.source, args.kind)
+        if found is not None:
+            console.err(f"lucent: {found}")
+        return 1
     _print_diagnostics(result.diagnostics, console)
     if args.diagnostics is not None:
         report = DiagnosticReport(source=args.source, target=args.target, kind=args.kind, diagnostics=list(result.diagnostics))
@@ -315,6 +365,30 @@ def _convert(args: argparse.Namespace, console: _Console) -> int:
             return 2
     console.out(encode(result.value) + b"\n")
     return _INVALID_OUTPUT if any(d.status == "Invalid" for d in result.diagnostics) else 0
+
+
+def _parsed(data: bytes | bytearray) -> Any:
+    """The JSON value of a document, or None when it is not one (convert reports why)."""
+    from lucent._validation import JsonTextError, load_json_text
+
+    try:
+        return load_json_text(bytes(data).decode("utf-8"))
+    except (UnicodeDecodeError, JsonTextError):
+        return None
+
+
+def _wrongly_named(document: Any, source: str, kind: str) -> str | None:
+    """Why ``document`` is not a ``source`` ``kind``, when its members are not all that kind's and
+    it fits another format or kind exactly (a Chat request given as ``--from gemini``, which a
+    Gemini request's optional, open members would otherwise "convert" to an empty one)."""
+    from lucent._looks_like import hint, unknown_members
+
+    unknown = unknown_members(document, source, kind)
+    found = hint(document, source, kind) if unknown else None
+    if found is None:
+        return None
+    names = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+    return f"this is not a{'n' if source[0] in 'aeiou' else ''} {source} {kind}: {names} {'is not a member' if len(unknown) == 1 else 'are not members'} of one; {found}"
 
 
 def _write_report(name: str, report: Any, console: _Console) -> bool:
@@ -330,40 +404,92 @@ def _write_report(name: str, report: Any, console: _Console) -> bool:
 
 class _EventStream:
     """The chunks of a ``text/event-stream`` as they arrive, 64 KiB at most each, passed on as
-    they come (white space before the first event included, so that it counts toward the stream
-    cap and costs no more than one chunk of memory).
+    they come.
 
-    When the first byte that is not white space is ``[`` or ``{`` the input starts as JSON does
-    (a JSON array of events is what the Python API takes; as an event stream its lines would be
-    fields that mean nothing): the chunks end there and :attr:`json` is True. A read that fails
-    (stdin opened write-only, an I/O error) is kept in :attr:`failed` and raised, so that the
-    stream ends as interrupted and the command reports a file error.
+    :meth:`peek` reads up to the first byte that is not white space. When it is ``[`` the input
+    is a JSON array of events (the form lingua records streams in, and what lucent.streams takes
+    in Python), read whole by :meth:`rest`; ``{`` is one JSON object, not a stream. Otherwise the
+    chunks are passed on, the white space read first as as many newlines (blank lines before
+    the first event mean nothing to an event stream; they count toward the stream cap, and cost
+    no memory). A read that fails (stdin opened write-only, an I/O error) is kept in
+    :attr:`failed` and raised, so that the stream ends as interrupted and the command reports a
+    file error.
     """
 
     def __init__(self, stream: BinaryIO) -> None:
         # read1 returns what has arrived, so a live stream is taken as it comes
         self._read = stream.read1 if isinstance(stream, io.BufferedIOBase) else stream.read
-        self.json = False
+        self.first = b""  # the first byte that is not white space (b"" at the end or past the cap)
+        self.head = b""  # the chunk it is in
+        self.passed = 0  # bytes of white space before it
         self.failed: OSError | None = None
 
+    def _chunk(self, size: int = _CHUNK) -> bytes:
+        try:
+            return self._read(size)
+        except OSError as exc:
+            self.failed = exc
+            raise
+
+    def peek(self, cap: int) -> bytes:
+        """Read to the first byte that is not white space, or the end, or past ``cap`` bytes of
+        white space; that byte (b"" for none)."""
+        while not self.head and self.passed <= cap:
+            chunk = self._chunk()
+            if not chunk:
+                break
+            stripped = chunk.lstrip()
+            if stripped:
+                self.head, self.first = chunk, stripped[:1]
+            else:
+                self.passed += len(chunk)
+        return self.first
+
+    def rest(self, cap: int) -> bytes:
+        """The input from the chunk :meth:`peek` stopped in to its end, up to ``cap`` bytes with
+        the white space before it, and one more (so that a larger input is known to be larger)."""
+        out = bytearray(self.head)
+        while len(out) + self.passed <= cap:
+            chunk = self._chunk(min(_CHUNK, cap + 1 - self.passed - len(out)))
+            if not chunk:
+                break
+            out += chunk
+        return bytes(out)
+
     def __iter__(self) -> Iterator[bytes]:
-        leading = True
+        left = self.passed
+        while left > 0:
+            yield b"\n" * min(_CHUNK, left)
+            left -= _CHUNK
+        if self.head:
+            yield self.head
         while True:
-            try:
-                chunk = self._read(_CHUNK)
-            except OSError as exc:
-                self.failed = exc
-                raise
+            chunk = self._chunk()
             if not chunk:
                 return
-            if leading:
-                first = chunk.lstrip()[:1]
-                if first:
-                    leading = False
-                    if first in (b"[", b"{"):
-                        self.json = True
-                        return
             yield chunk
+
+
+def _stream_cap(fmt: str, limits: Limits) -> int:
+    from lucent._decode import schema_module
+
+    return limits.stream_bytes(getattr(schema_module(_REGISTRY[fmt].schema), "PROTOCOL", {}))
+
+
+def _events(stream: BinaryIO, fmt: str, limits: Limits, name: str, console: _Console) -> tuple[_EventStream, Any]:
+    """The input's chunks, and what to give lucent.streams: the chunks of an event stream, the
+    list of a JSON array of events, or an exit status after a message."""
+    chunks = _EventStream(stream)
+    cap = _stream_cap(fmt, limits)
+    try:
+        first = chunks.peek(cap)
+    except OSError as exc:
+        return chunks, _cannot_read(name, exc, console)
+    if first == b"{":
+        return chunks, _json_hint(name, console)
+    if first != b"[":
+        return chunks, iter(chunks)
+    return chunks, _json_events(chunks, fmt, cap, name, console)
 
 
 def _open_stream(name: str, console: _Console) -> BinaryIO:
@@ -372,15 +498,36 @@ def _open_stream(name: str, console: _Console) -> BinaryIO:
 
 
 def _json_hint(name: str, console: _Console) -> int:
-    console.err(f"{_shown(name)}: this is JSON, not an event stream (text/event-stream: `data:` lines, "
-                "a blank line after each event); pass a list of events to lucent.streams in Python")
+    console.err(f"{_shown(name)}: this is one JSON object, not a stream: a text/event-stream (`data:` lines, "
+                "a blank line after each event) or a JSON array of events")
     return 2
+
+
+def _json_events(chunks: _EventStream, fmt: str, cap: int, name: str, console: _Console) -> list[Any] | int:
+    """The events of an input that is a JSON array, read up to the stream cap; an exit status
+    after a message when it is not one."""
+    from lucent._validation import JsonTextError, load_json_text
+
+    try:
+        data = chunks.rest(cap)
+    except OSError as exc:
+        return _cannot_read(name, exc, console)
+    if len(data) + chunks.passed > cap:
+        console.err(f"lucent: $: the stream is larger than {cap} bytes, the {fmt} limit [stream_too_large]")
+        return 1
+    try:
+        events = load_json_text(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        console.err(f"lucent: $: the JSON array of events is not UTF-8 (byte {chunks.passed + exc.start}) [malformed_json]")
+        return 1
+    except JsonTextError as exc:
+        console.err(f"lucent: $: the JSON array of events: {_text(exc.problem)} [malformed_json]")
+        return 1
+    return list(events)
 
 
 def _stream_failed(exc: Any, chunks: _EventStream, name: str, console: _Console) -> int:
     """Report a StreamError: 2 when reading the input failed (a file error), else 1."""
-    if chunks.json:
-        return _json_hint(name, console)
     if chunks.failed is not None:
         _cannot_read(name, chunks.failed, console)
     else:
@@ -401,17 +548,15 @@ def _convert_stream(args: argparse.Namespace, context: Any, limits: Limits, cons
         return _cannot_read(args.file, exc, console)
     status = 0
     with stream:
-        chunks = _EventStream(stream)
-        conversion = convert_stream(chunks, args.source, args.target, context=context, strict=args.strict, limits=limits)
+        chunks, events = _events(stream, args.source, limits, args.file, console)
+        if isinstance(events, int):
+            return events
+        conversion = convert_stream(events, args.source, args.target, context=context, strict=args.strict, limits=limits)
         try:
             for frame in encode_sse(conversion, args.target):
                 console.out(frame)  # each event as soon as it is converted
         except StreamError as exc:
             status = _stream_failed(exc, chunks, args.file, console)
-            if chunks.json:
-                return status
-    if chunks.json:
-        return _json_hint(args.file, console)
     _print_diagnostics(conversion.diagnostics, console)
     if args.diagnostics is not None:
         report = DiagnosticReport(source=args.source, target=args.target, kind="stream", diagnostics=list(conversion.diagnostics))
@@ -430,14 +575,15 @@ def _assemble(args: argparse.Namespace, console: _Console) -> int:
         stream = _open_stream(args.file, console)
     except (OSError, _Unusable) as exc:
         return _cannot_read(args.file, exc, console)
+    limits = _limits(args)
     with stream:
-        chunks = _EventStream(stream)
+        chunks, events = _events(stream, args.format, limits, args.file, console)
+        if isinstance(events, int):
+            return events
         try:
-            response = assemble(chunks, args.format, tools=args.tools, limits=_limits(args))
+            response = assemble(events, args.format, tools=args.tools, limits=limits)
         except StreamError as exc:
             return _stream_failed(exc, chunks, args.file, console)
-    if chunks.json:
-        return _json_hint(args.file, console)
     console.out(encode(response) + b"\n")
     return 0
 
@@ -519,7 +665,7 @@ def parser() -> argparse.ArgumentParser:
     which.add_argument("--schema", choices=sorted(SCHEMAS), help="a schema file stem")
     which.add_argument("--format", choices=list(FORMATS), help="a format name: its schema")
     validate.add_argument("--definition", default=None, help="a $defs/definitions name; default: the schema root")
-    validate.add_argument("files", nargs="+", metavar="FILE")
+    validate.add_argument("files", nargs="+", metavar="FILE|DIR", help="a document, - for stdin, or a folder: the .json files in it and below it")
     validate.set_defaults(run=_validate)
 
     conv = commands.add_parser("convert", help="convert a document between formats through Lux", parents=[_limit_options(

@@ -119,17 +119,17 @@ def test_a_file_name_that_is_not_utf8_is_printed_under_an_ascii_stdout(tmp_path:
     )
     assert shown.returncode == 2  # the second file cannot be read
     assert shown.stdout.decode("ascii") == f"{tmp_path}/bad\\xff.json: $: JSON text ends early at byte 12 [malformed_json]\n"
-    assert shown.stderr.decode("ascii") == f"{tmp_path}/gone\\xfe.json: cannot read: No such file or directory\n"
+    assert shown.stderr.decode("ascii") == f"{tmp_path}/gone\\xfe.json: cannot read: No such file or directory\n2 files: 0 valid, 1 invalid, 1 unreadable\n"
 
 
-def test_the_stream_commands_refuse_json_with_a_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_stream_commands_refuse_one_json_object_with_a_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     events = tmp_path / "events.json"
-    events.write_text('\n  [{"type": "ping"}]')
+    events.write_text('\n  {"type": "message"}')
     assert main(["assemble", "--format", "anthropic", str(events)]) == 2
     assert main(["convert", "--kind", "stream", "--from", "anthropic", "--to", "lux", str(events)]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"{events}: this is JSON, not an event stream (text/event-stream: `data:` lines, a blank line after each event); "
-                   "pass a list of events to lucent.streams in Python"] * 2
+    assert err == [f"{events}: this is one JSON object, not a stream: a text/event-stream (`data:` lines, "
+                   "a blank line after each event) or a JSON array of events"] * 2
 
 
 def test_the_shipped_anthropic_stream_assembles_and_converts(capsys: pytest.CaptureFixture[str]) -> None:

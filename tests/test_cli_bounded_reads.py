@@ -49,7 +49,7 @@ def test_a_body_past_the_cap_is_refused_having_read_only_the_cap(args: tuple[str
     if args[0] == "convert":
         assert (ran.err, ran.out) == (refusal, b"")
     else:  # validate: the document is invalid, on stdout
-        assert (ran.out, ran.err) == (name.encode() + refusal, b"")
+        assert (ran.out, ran.err) == (name.encode() + refusal, b"1 file: 0 valid, 1 invalid\n")
     assert ran.max_rss < BODY_BOUND
 
 
@@ -77,15 +77,20 @@ def test_an_endless_stream_of_blanks_is_refused_at_the_stream_cap(args: tuple[st
     assert ran.max_rss < STREAM_BOUND
 
 
-def test_a_json_input_after_much_white_space_still_gets_the_hint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_json_array_after_much_white_space_is_read_as_the_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     events = tmp_path / "events.json"
     events.write_bytes(b" \n\t" * 100_000 + b'[{"type": "ping"}]')  # white space over many reads
-    assert main(["assemble", "--format", "anthropic", str(events)]) == 2
-    assert "this is JSON, not an event stream" in capsys.readouterr().err
+    assert main(["assemble", "--format", "anthropic", str(events)]) == 1
+    # the array was read: one event (a ping), then the end
+    assert capsys.readouterr().err == "lucent: $[1]: the stream ended after 1 events without message_stop [missing_terminal]\n"
     over = tmp_path / "over.json"
     over.write_bytes(b"\n" * 200_000 + b"[]")  # the cap comes first, chunks before the JSON
     assert main(["assemble", "--format", "anthropic", "--max-stream-bytes", "65536", str(over)]) == 1
     assert "[stream_too_large]" in capsys.readouterr().err
+    big = tmp_path / "big.json"
+    big.write_bytes(b"[" + b'{"type": "ping"},' * 10_000 + b'{"type": "ping"}]')  # JSON past the cap
+    assert main(["assemble", "--format", "anthropic", "--max-stream-bytes", "65536", str(big)]) == 1
+    assert capsys.readouterr().err == "lucent: $: the stream is larger than 65536 bytes, the anthropic limit [stream_too_large]\n"
 
 
 def test_the_limit_flags_map_onto_lucent_limits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
