@@ -187,7 +187,7 @@ def convert(
         from lucent._preflight import on_the_way
 
         diagnostics = on_the_way(diagnostics, checked, source, kind, capabilities, context)
-    diagnostics = Diagnostics(diagnostics)  # bounded: past MAX_DIAGNOSTICS, one per class, with its count
+    diagnostics = Diagnostics(one_per_path(diagnostics))  # bounded: past MAX_DIAGNOSTICS, one per class, with its count
     if strict:
         lossy = [d for d in diagnostics if d.status in _LOSSY]
         if lossy:
@@ -199,6 +199,32 @@ def convert(
                 diagnostics=diagnostics,
             )
     return ConversionResult(value=value, diagnostics=diagnostics)
+
+
+_SEVERITY = {"Degraded": 1, "Unsupported": 2, "Invalid": 3}
+
+
+def one_per_path(diagnostics: list[ConversionDiagnostic]) -> list[ConversionDiagnostic]:
+    """At most one diagnostic per field, with the worst status reported for it (Invalid over
+    Unsupported over Degraded) and the details of that status joined with "; ", in the order
+    the fields were first reported (docs/semantics.md). Through Lux the first hop can say a
+    member is kept in the Lux side-car (Degraded) and the second that the target has no place
+    for it (Unsupported): what happened in the end is the second."""
+    by_field: dict[str, list[ConversionDiagnostic]] = {}
+    for diagnostic in diagnostics:
+        by_field.setdefault(diagnostic.field, []).append(diagnostic)
+    if len(by_field) == len(diagnostics):
+        return diagnostics
+    out = []
+    for field, found in by_field.items():
+        if len(found) == 1:
+            out.append(found[0])
+            continue
+        worst = max(found, key=lambda d: _SEVERITY.get(d.status, 0)).status
+        details = [d.detail for d in found if d.status == worst and isinstance(d.detail, str)]
+        joined = "; ".join(dict.fromkeys(details)) if details else found[0].detail
+        out.append(ConversionDiagnostic(field=field, status=worst, detail=joined))
+    return out
 
 
 def converter_of(key: tuple[str, str, str]) -> Converter | None:
