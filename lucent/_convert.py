@@ -34,6 +34,7 @@ from lucent._decode import (
 )
 from lucent._first_use import LOCK
 from lucent._limits import Limits
+from lucent._context import document_keys, refuse_unknown
 from lucent._stream_base import context_of, flag
 from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
@@ -156,6 +157,9 @@ def convert(
     source_definition = _definition(source, kind)
     target_definition = _definition(target, kind)
     context = context_of(context) if context is not None else None  # read once: UsageError if it cannot be
+    if context:  # a key no converter of this conversion reads is refused, not ignored (lucent._context)
+        reads = document_keys(source, target, kind)
+        refuse_unknown(context, reads + (("model",) if capabilities is not None and kind == "request" and "model" not in reads else ()), f"{source} to {target} {kind}s")
     strict = flag(strict, "strict")
     converter = converter_of((source, target, kind))
     hops = _through_lux(source, target, kind) if converter is None and source != target else None
