@@ -21,6 +21,7 @@ any other key, naming it and the keys read; :func:`listing` is the table ``lucen
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -123,7 +124,7 @@ def listing() -> str:
     from lucent.generated.convert_registry import CONTEXT
 
     def line(name: str, kind: str, keys: Iterable[str]) -> str:
-        return f"  {name} {kind}: {', '.join(keys) or '-'}"
+        return textwrap.fill(f"{name} {kind}: {', '.join(keys) or '-'}", 88, initial_indent="  ", subsequent_indent="      ")
 
     to, since = [], []
     for name, fmt in FORMATS.items():
