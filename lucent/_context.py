@@ -27,7 +27,7 @@ from typing import Any
 
 from lucent.errors import UsageError
 
-__all__ = ["DeclaredContext", "document_keys", "listing", "refuse_unknown", "stream_keys"]
+__all__ = ["DeclaredContext", "document_keys", "listing", "read_by", "refuse_unknown", "stream_keys"]
 
 
 class DeclaredContext(dict[str, Any]):
@@ -94,6 +94,14 @@ def stream_keys(source: str, target: str) -> tuple[str, ...]:
         return ()
     reader, writer = _stream_classes(source, target)
     return tuple(sorted(set(reader_keys(reader, target == "lux")) | set(writer.context_keys)))
+
+
+def read_by(context: Mapping[str, Any] | None, source: str, target: str, kind: str = "request") -> dict[str, Any]:
+    """The members of ``context`` that the conversion of ``kind`` (``"stream"``: a stream
+    conversion) from ``source`` to ``target`` reads, for a caller that holds values for many
+    conversions (the gateway) and gives each only its own."""
+    keys = stream_keys(source, target) if kind == "stream" else document_keys(source, target, kind)
+    return {key: value for key, value in (context or {}).items() if key in keys}
 
 
 def refuse_unknown(context: Mapping[str, Any], keys: tuple[str, ...], conversion: str) -> None:

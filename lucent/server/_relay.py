@@ -28,7 +28,7 @@ from starlette.responses import Response, StreamingResponse
 import lucent
 from lucent import streams
 from lucent.errors import LucentError, StoreError, StreamError, UsageError
-from lucent._context import document_keys
+from lucent._context import read_by
 from lucent.formats import FORMATS
 from lucent.server._body import json_object, read_body, refusal
 from lucent.server._continuation import StreamRecord, response_id as new_response_id
@@ -90,8 +90,7 @@ async def upstream_request(gateway: Gateway, source: str, target: str, model: st
     if target == "anthropic":
         offered["max_tokens"] = max_tokens
     # only the keys the conversion reads: lucent.convert refuses any other (invalid_context)
-    reads = document_keys("lux" if continued else source, target, "request")
-    context = {key: value for key, value in offered.items() if key in reads}
+    context = read_by(offered, "lux" if continued else source, target, "request")
     limits = lucent.Limits(max_body_bytes=max(gateway.config.max_body_bytes, 1))
     try:
         if continued:
