@@ -159,7 +159,7 @@ def convert(
     context = context_of(context) if context is not None else None  # read once: UsageError if it cannot be
     if context:  # a key no converter of this conversion reads is refused, not ignored (lucent._context)
         reads = document_keys(source, target, kind)
-        refuse_unknown(context, reads + (("model",) if capabilities is not None and kind == "request" and "model" not in reads else ()), f"{source} to {target} {kind}s")
+        refuse_unknown(context, reads + (("model",) if capabilities is not None and kind == "request" and "model" not in reads else ()), f"{source} {kind}s to {target}")
     strict = flag(strict, "strict")
     converter = converter_of((source, target, kind))
     hops = _through_lux(source, target, kind) if converter is None and source != target else None
