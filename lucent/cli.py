@@ -13,7 +13,9 @@
     (``STATUS FIELD: DETAIL``); ``--diagnostics OUT`` also writes them as a ``DiagnosticReport``
     (schemas/lucent-diagnostics-v1.json). Exit status 1 on a lucent error (and, with
     ``--strict``, on any Unsupported or Invalid diagnostic; ``--diagnostics OUT`` is written
-    then too); 2 on a usage error (an unknown format or kind: ``UsageError``); exit status 3 when the output was written but a diagnostic is Invalid (it does
+    then too); 2 on a usage error (an unknown format or kind, a ``--context`` key the
+    conversion does not read: ``UsageError``, ``invalid_context``; ``lucent convert --help``
+    lists the keys each target reads, lucent._context.listing); exit status 3 when the output was written but a diagnostic is Invalid (it does
     not validate against the target schema, e.g. a value only ``--context`` can give is missing).
 
     ``--kind stream`` (``--from``/``--to`` sparktide, llm-sdk, lux, openai-chat, openai-responses,
