@@ -50,7 +50,7 @@ class DeclaredContext(dict[str, Any]):
         self._check(key)
         return super().__getitem__(key)
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         self._check(key)
         return super().get(key, default)
 
@@ -136,7 +136,7 @@ def listing() -> str:
 
     to, since = [], []
     for name, fmt in FORMATS.items():
-        reader, writer = _stream_classes(name, name) if fmt.stream is not None else (None, None)
+        reader, writer = _stream_classes(name, name) if fmt.stream is not None else (None, None)  # Any: the classes
         if name != "lux":
             to += [line(name, kind, CONTEXT[("lux", name, kind)]) for kind in fmt.kinds]
             since += [line(name, kind, CONTEXT[(name, "lux", kind)]) for kind in fmt.kinds if CONTEXT[(name, "lux", kind)]]
@@ -144,7 +144,7 @@ def listing() -> str:
             to.append(line(name, "stream", sorted(writer.context_keys)))
         if reader is not None and reader.context_keys:
             since.append(line(name, "stream", sorted(reader.context_keys)))
-        if reader is not None and getattr(reader, "context_keys_to_lux", ()):
+        if reader is not None and reader.context_keys_to_lux:
             since.append(line(name, "stream (to lux)", sorted(reader.context_keys_to_lux)))
     return "\n".join([
         "Context keys (--context) a conversion reads; any other key is refused (invalid_context).",
