@@ -21,6 +21,7 @@ any other key, naming it and the keys read; :func:`listing` is the table ``lucen
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -59,6 +60,7 @@ class DeclaredContext(dict[str, Any]):
         return super().__contains__(key)
 
 
+@functools.cache
 def document_keys(source: str, target: str, kind: str) -> tuple[str, ...]:
     """The context keys ``lucent.convert(data, source, target, kind)`` reads, sorted: its
     converter's, or both hops' through Lux; none when ``source == target`` (the document is
