@@ -528,6 +528,21 @@ class Cx:
         reports them with their side-car path)."""
         self._read = {r for r in self._read if not (r[1] == path or r[1].startswith((path + ".", path + "[")))}
 
+    def report_unread_entries(self, space: str, where: str | None = None) -> None:
+        """Report each entry of the side-car ``space`` that is not a JSON object (Invalid) or
+        whose members no rule read (Unsupported, at ``where`` (default ``<side-car>.<space>``)
+        + the entry's Lux path + the member): a stale or foreign entry is never dropped silently.
+        `finish` runs it for the spaces a spec's ``kept`` rules name; a transform that reads a
+        space itself runs it once it has read everything."""
+        where = f"{self.sidecar_path}.{space}" if where is None else where
+        for path, entry in self._space(space).items():
+            if not isinstance(entry, dict):
+                self.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
+                continue
+            for key in entry:
+                if (space, path, key) not in self._read:
+                    self.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
+
     def finish(
         self, value: Any, origins: dict[str, str] | Origins | None = None, *, sidecar: str = "", spaces: tuple[str, ...] = ()
     ) -> None:
@@ -540,14 +555,7 @@ class Cx:
         :class:`Origins` is worked out when first read).
         """
         for space in spaces:
-            where = f"{self.sidecar_path}.{space}"
-            for path, entry in self._space(space).items():
-                if not isinstance(entry, dict):
-                    self.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
-                    continue
-                for key in entry:
-                    if (space, path, key) not in self._read:
-                        self.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
+            self.report_unread_entries(space)
         if not self._kept:
             if isinstance(origins, Origins):
                 origins._work = lambda: self._walked(value)[0]

@@ -61,10 +61,12 @@ from msgspec import UNSET
 
 from lucent._limits import Limits, limits_of
 from lucent._stream_base import context_of, flag, parse_arguments, tool_names
+from lucent.formats.llm_sdk.tables import AUDIO_FIELDS, PART_KIND
 from lucent.formats.lux.assembler import _DELTAS as _LUX_DELTAS
+from lucent.formats.lux.events import initial_events
 from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent.formats.sparktide.assembler import MAX_TOOL_CALLS
-from lucent.errors import ConversionError, StreamError, UsageError
+from lucent.errors import ConversionError, StreamError
 from lucent._context import DeclaredContext, reader_keys, refuse_unknown, stream_keys
 from lucent._conversion import Cx
 from lucent._transforms import json_object_problem
@@ -89,10 +91,6 @@ from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaThinking,
     LucentBlockDeltaToolArguments,
     LucentBlockTypeToolCall,
-    LucentContentRefusal,
-    LucentContentText,
-    LucentContentThinking,
-    LucentContentToolUse,
     LucentConversationItemMessage,
     LucentConversationMeta,
     LucentFinishReason,
@@ -412,8 +410,6 @@ class SparkTideReader(_Reader):
         return []
 
 
-_SDK_KIND = {TextPartDelta: "text", ToolCallPartDelta: "tool-call", AudioPartDelta: "audio"}
-_AUDIO_FIELDS = ("container", "encoding", "sampleRate", "channels")
 
 
 @dataclass
@@ -456,7 +452,7 @@ class LlmSdkReader(_Reader):
         self._begin(out, at)
         n = partial.delta.index
         delta = partial.delta.part
-        kind = _SDK_KIND[type(delta)]
+        kind = PART_KIND[type(delta)]
         part = self._parts.get(n)
         if part is None:
             part = self._parts[n] = _SdkPart(kind=kind, first=index)
@@ -523,7 +519,7 @@ class LlmSdkReader(_Reader):
         where = f"$[{index}].delta.part"
         if index == part.first:
             self._sink.report(where, "Unsupported", "a Lux stream carries no media (no block delta holds audio); the audio part is dropped")
-        for name in _AUDIO_FIELDS:
+        for name in AUDIO_FIELDS:
             self._set_once(part, name, getattr(delta, name), n, where)
         if delta.audioData is not UNSET:
             text = part.carry + delta.audioData
@@ -803,25 +799,13 @@ class _OneMessageWriter(_Writer):
             self._initial(f"initial{i}", content, self.at(origin, f".item.message.content[{i}]"), out)
 
     def _initial(self, key: str, content: Any, origin: str, out: list[Any]) -> None:
-        """An item's initial content block, as if it streamed: start, one delta, end."""
-        if isinstance(content, LucentContentText):
-            self._block_event(LucentStreamEventBlockStart(index=0, block_type="text"), origin, out, key)
-            self._piece(self._blocks[key], key, content.text, origin, out)
-            if content.annotations is not UNSET:
-                self._annotations(self._blocks[key], origin)
-        elif isinstance(content, LucentContentRefusal):
-            self._block_event(LucentStreamEventBlockStart(index=0, block_type="refusal"), origin, out, key)
-            self._piece(self._blocks[key], key, content.refusal, origin, out)
-        elif isinstance(content, LucentContentThinking):
-            self._block_event(LucentStreamEventBlockStart(index=0, block_type="thinking"), origin, out, key)
-        elif isinstance(content, LucentContentToolUse):
-            call = content.tool_use
-            self._block_event(LucentStreamEventBlockStart(index=0, block_type=LucentBlockTypeToolCall(id=call.id, name=call.name)), origin, out, key)
-            self._piece(self._blocks[key], key, call.arguments, origin, out)
-        else:
+        """An item's initial content block, as if it streamed (``initial_events``)."""
+        events = initial_events(content, 0)
+        if events is None:
             self._sink.report(origin, "Unsupported", f"{self.a_target} stream cannot carry this content; dropped")
             return
-        self._block_event(LucentStreamEventBlockEnd(index=0), origin, out, key)
+        for event in events:
+            self._block_event(event, origin, out, key)
 
     def _block_event(self, event: Any, origin: str, out: list[Any], key: Key | None = None) -> None:
         k: Key = event.index if key is None else key

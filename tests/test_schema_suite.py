@@ -5,8 +5,12 @@ property; ``optional/`` (ECMA-262 regexes, big numbers, ...) with no wrong answe
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import pytest
 
+from tests.paths import REPO
 from tests.schema_suite import default_tests_dir, run
 
 WRAPPED = ["ref", "unevaluatedProperties", "dynamicRef", "not", "if-then-else"]
@@ -24,12 +28,29 @@ def _failed(results) -> list[str]:
     return [f"{o.file}: {o.group} / {o.test}: {o.status} {o.detail}" for r in results for o in r.outcomes if o.status in ("wrong", "crash")]
 
 
-def test_root_no_wrong_answer_and_no_crash(tests_dir) -> None:
-    results = list(run(tests_dir, "root"))
-    assert _failed(results) == []
-    total = sum(len(r.outcomes) for r in results)
-    passed = sum(r.count("pass") for r in results)
+@pytest.fixture(scope="module")
+def root_results(tests_dir) -> list:
+    return list(run(tests_dir, "root"))
+
+
+def test_root_no_wrong_answer_and_no_crash(root_results) -> None:
+    assert _failed(root_results) == []
+    total = sum(len(r.outcomes) for r in root_results)
+    passed = sum(r.count("pass") for r in root_results)
     assert total > 1200 and passed >= 0.97 * total
+
+
+def test_the_readme_lists_every_refusal_at_the_root(root_results) -> None:
+    """README "How it is built" lists each refused group as `file.json` "group" (n tests)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    paragraph = " ".join(part.strip() for part in text[text.index("the 14 refusals") :].split("\n\n", 1)[0].splitlines())
+    listed: Counter[tuple[str, str]] = Counter()
+    for file, rest in re.findall(r"`(\w+)\.json` (.*?)(?=`\w+\.json`|;|$)", paragraph):
+        for group, n in re.findall(r"\"([^\"]+)\" \((\d+)", rest):
+            listed[(file, group)] = int(n)
+    refused = Counter((o.file, o.group) for r in root_results for o in r.outcomes if o.status == "refused")
+    assert listed == refused
+    assert sum(refused.values()) == 14
 
 
 @pytest.mark.parametrize("mode", ["defs", "property"])

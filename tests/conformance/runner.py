@@ -17,7 +17,7 @@ from typing import Any
 from . import coverage
 from .corpus import Document
 from .departures import Case, explain
-from .generate import close_tool_arguments, draw, independent_strategy, strategy
+from .generate import close_tool_arguments, draw, independent_strategy, named_seed, strategy
 from .kinds import Kind
 from .mutations import Mutation, candidates
 from .oracle import Oracle, parse_json, verdict_of
@@ -155,7 +155,7 @@ class Runner:
         rng = random.Random(f"{self.seed}:{kind.schema}:{kind.label}")
         tally = Tally(kind.schema, kind.label)
         tally.reachable = coverage.universe(self.oracle, kind.schema, kind.definition)
-        values = draw(strategy(kind.schema, kind.definition), count, self.seed)
+        values = draw(strategy(kind.schema, kind.definition), count, named_seed(self.seed, kind.schema, kind.label))
         if kind.schema == "sparktide-remote-1.0":
             values = [close_tool_arguments(v, rng) for v in values]
         for i, value in zip(range(count), itertools.cycle(values)):
@@ -191,7 +191,7 @@ class Runner:
             return None
         rng = random.Random(f"{self.seed}:independent:{kind.schema}:{kind.label}")
         tally = Tally(kind.schema, kind.label)
-        for i, value in enumerate(draw(strat, count, self.seed)):
+        for i, value in enumerate(draw(strat, count, named_seed(self.seed, "independent", kind.schema, kind.label))):
             if kind.schema == "sparktide-remote-1.0":
                 value = close_tool_arguments(value, rng)
             case, _ = self.case(kind.schema, kind.definition, spell(value, STYLES[i % len(STYLES)], rng))
@@ -250,7 +250,7 @@ class Runner:
         "New" is a property path, or a schema constant at a path (a branch of a
         tagged union), that no value chosen so far has.
         """
-        constants, names = _vocabulary(self.oracle.document(kind.schema))
+        constants, names = _vocabulary(reached(self.oracle.document(kind.schema), self.oracle.subschema(kind.schema, kind.definition)))
         seen: set[str] = set()
         chosen: list[int] = []
         for index, value in enumerate(values):
@@ -283,6 +283,30 @@ class Runner:
                     said = f"{verdict.json_path} ({verdict.code})"
                     tally.index_misses.append(f"{judge}: {document.name}: {said}, INDEX says {document.index_path}")
         return tally
+
+
+def reached(document: Any, node: Any) -> list[Any]:
+    """*node* and every definition of *document* it reaches through local ``$ref``s
+    (``#/$defs/X``, ``#/definitions/X``), each once: the part of a schema one kind depends on."""
+    found: list[Any] = [node]
+    seen: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
+                seen.add(ref)
+                target: Any = document
+                for part in ref[2:].split("/"):
+                    target = target.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(target, dict) else None
+                if target is not None:
+                    found.append(target)
+                    stack.append(target)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def _vocabulary(document: Any) -> tuple[set[str], set[str]]:

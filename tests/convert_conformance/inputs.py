@@ -28,7 +28,7 @@ import lucent
 from lucent import streams
 from lucent.errors import LucentError
 from tests.conformance import corpus
-from tests.conformance.generate import close_tool_arguments, draw, strategy
+from tests.conformance.generate import close_tool_arguments, draw, named_seed, strategy
 from tests.conformance.paths import REPO, shared_dir
 
 from .pairs import Side
@@ -133,7 +133,7 @@ def corpus_inputs(side: Side, validity: Validity) -> list[Input]:
 
 @cache
 def _drawn(schema: str, root: str | None, count: int, seed: int) -> tuple[str, ...]:
-    values = draw(strategy(schema, root), count, seed)
+    values = draw(strategy(schema, root), count, named_seed(seed, schema, root or "<root>"))
     if schema == "sparktide-remote-1.0":
         rng = random.Random(f"{seed}:{schema}:{root}")
         values = [close_tool_arguments(v, rng, share=1.0) for v in values]

@@ -60,15 +60,13 @@ from lucent.generated.anthropic import (
     TextContentBlockDelta,
     ThinkingContentBlockDelta,
 )
+from lucent.formats.lux.events import initial_events
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaSignature,
     LucentBlockDeltaText,
     LucentBlockDeltaThinking,
     LucentBlockDeltaToolArguments,
     LucentBlockTypeToolCall,
-    LucentContentText,
-    LucentContentThinking,
-    LucentContentToolUse,
     LucentConversationItemMessage,
     LucentConversationMeta,
     LucentError,
@@ -376,23 +374,12 @@ class AnthropicWriter(VendorWriter):
             self._sink.report(self.at(origin, ".item.message.role"), "Degraded", "an Anthropic response message is the assistant's")
         for i, content in enumerate(message.content):
             where = self.at(origin, f".item.message.content[{i}]")
-            slot = -1 - i  # initial content: indexes no Lux block takes
-            if isinstance(content, LucentContentText):
-                self._block(LucentStreamEventBlockStart(index=slot, block_type="text"), where, out)
-                self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaText(text=content.text)), where, out)
-            elif isinstance(content, LucentContentThinking):
-                self._block(LucentStreamEventBlockStart(index=slot, block_type="thinking"), where, out)
-                self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaThinking(text=content.thinking.text)), where, out)
-                if content.thinking.signature is not UNSET:
-                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaSignature(signature=content.thinking.signature)), where, out)
-            elif isinstance(content, LucentContentToolUse):
-                call = content.tool_use
-                self._block(LucentStreamEventBlockStart(index=slot, block_type=LucentBlockTypeToolCall(id=call.id, name=call.name)), where, out)
-                self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaToolArguments(arguments=call.arguments)), where, out)
-            else:
+            events = initial_events(content, -1 - i)  # initial content: indexes no Lux block takes
+            if events is None:
                 self._sink.report(where, "Unsupported", "an Anthropic stream cannot carry this content; dropped")
                 continue
-            self._block(LucentStreamEventBlockEnd(index=slot), where, out)
+            for initial in events:
+                self._block(initial, where, out)
 
     def _block(self, event: Any, origin: str, out: list[Any]) -> None:
         if isinstance(event, LucentStreamEventBlockStart):
@@ -435,7 +422,7 @@ class AnthropicWriter(VendorWriter):
         elif kind == "thinking":
             block = {"type": "thinking", "thinking": "", "signature": ""}
         elif isinstance(kind, LucentBlockTypeToolCall):
-            block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}, "caller": {"type": "direct"}}
+            block = {"type": "tool_use", "id": kind.id, "name": kind.name, "input": {}}
             self._arguments[event.index] = ([], self.at(origin, ""))
         elif kind == "refusal":
             self._sink.report(where, "Degraded", "Anthropic has no refusal block; the refusal is written as text (stop_reason refusal says it)")

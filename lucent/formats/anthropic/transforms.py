@@ -593,7 +593,12 @@ def _merge_verbatim(blocks: list[Any], holder: str, tp: Any, cx: Cx) -> None:
     entries = cx.kept(MEMBERS, holder, "blocks", "array")
     if entries is UNSET:
         return
-    where = member(f"{cx.sidecar_path}.{MEMBERS}", holder) + ".blocks"
+    _insert_kept_blocks(blocks, entries, member(f"{cx.sidecar_path}.{MEMBERS}", holder) + ".blocks", tp, cx)
+
+
+def _insert_kept_blocks(blocks: list[Any], entries: list[Any], where: str, tp: Any, cx: Cx) -> None:
+    """Put kept ``{index, value}`` entries (blocks Lux has no home for) back into ``blocks`` at
+    their index, each converted to ``tp``; an entry of another shape is Invalid at ``where[n]``."""
     found = []
     for n, entry in enumerate(entries):
         index = entry.get("index") if isinstance(entry, dict) else None
@@ -1102,39 +1107,15 @@ def anthropic_content(choices: list[Any], path: str, cx: Cx) -> list[ContentBloc
             if converted is not None:
                 blocks.append(converted)
     _merge_response_blocks(blocks, cx)
-    _report_unread_members(cx)
+    cx.report_unread_entries(MEMBERS)
     return blocks
-
-
-def _report_unread_members(cx: Cx) -> None:
-    """Report every provider_payload.anthropic.members entry no block read (Cx.finish does this
-    for the spaces a spec's `kept` rules name; a response spec reads members in transforms only)."""
-    where = f"{cx.sidecar_path}.{MEMBERS}"
-    for path, entry in cx._space(MEMBERS).items():
-        if not isinstance(entry, dict):
-            cx.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
-            continue
-        for key in entry:
-            if (MEMBERS, path, key) not in cx._read:
-                cx.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
 
 
 def _merge_response_blocks(blocks: list[Any], cx: Cx) -> None:
     entries = cx.from_carried("blocks", "array")
     if entries is UNSET:
         return
-    where = f"{cx.carried_path}.blocks"
-    found = []
-    for n, entry in enumerate(entries):
-        index = entry.get("index") if isinstance(entry, dict) else None
-        if not isinstance(index, int) or isinstance(index, bool) or set(entry) != {"index", "value"}:
-            cx.report(f"{where}[{n}]", "Invalid", "not an {index, value} entry; ignored")
-            continue
-        value = _convert(entry["value"], ContentBlock, f"{where}[{n}].value", cx)
-        if value is not None:
-            found.append((index, value))
-    for index, value in sorted(found, key=lambda pair: pair[0]):
-        blocks.insert(min(max(index, 0), len(blocks)), value)
+    _insert_kept_blocks(blocks, entries, f"{cx.carried_path}.blocks", ContentBlock, cx)
 
 
 @reports("Degraded", "Invalid")

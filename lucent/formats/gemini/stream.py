@@ -50,6 +50,7 @@ from lucent.errors import EncodeError
 from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, finish_reason_exact, finish_reason_to_lux
 from lucent._validation import JsonTextError, dump_json_text
 from lucent.generated.gemini import GenerateContentResponse
+from lucent.formats.lux.events import initial_events
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
     LucentBlockDeltaSignature,
@@ -57,9 +58,6 @@ from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaThinking,
     LucentBlockDeltaToolArguments,
     LucentBlockTypeToolCall,
-    LucentContentText,
-    LucentContentThinking,
-    LucentContentToolUse,
     LucentConversationItemMessage,
     LucentConversationMeta,
     LucentStreamEventAnnotations,
@@ -375,22 +373,12 @@ class GeminiWriter(VendorWriter):
                 self._sink.report(self.at(origin, ".item.message.role"), "Degraded", "a candidate's content is the model's")
             for i, content in enumerate(message.content):
                 where = self.at(origin, f".item.message.content[{i}]")
-                slot = -1 - i  # initial content: indexes no Lux block takes
-                if isinstance(content, LucentContentText):
-                    self._block(LucentStreamEventBlockStart(index=slot, block_type="text"), where, out)
-                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaText(text=content.text)), where, out)
-                elif isinstance(content, LucentContentThinking):
-                    self._block(LucentStreamEventBlockStart(index=slot, block_type="thinking"), where, out)
-                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaThinking(text=content.thinking.text)), where, out)
-                    if content.thinking.signature is not UNSET:
-                        self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaSignature(signature=content.thinking.signature)), where, out)
-                elif isinstance(content, LucentContentToolUse):
-                    self._block(LucentStreamEventBlockStart(index=slot, block_type=LucentBlockTypeToolCall(id=content.tool_use.id, name=content.tool_use.name)), where, out)
-                    self._block(LucentStreamEventBlockDelta(index=slot, delta=LucentBlockDeltaToolArguments(arguments=content.tool_use.arguments)), where, out)
-                else:
+                events = initial_events(content, -1 - i)  # initial content: indexes no Lux block takes
+                if events is None:
                     self._sink.report(where, "Unsupported", "a Gemini stream cannot carry this content; dropped")
                     continue
-                self._block(LucentStreamEventBlockEnd(index=slot), where, out)
+                for initial in events:
+                    self._block(initial, where, out)
         elif isinstance(event, (LucentStreamEventBlockStart, LucentStreamEventBlockDelta, LucentStreamEventBlockEnd, LucentStreamEventBlockDiscard, LucentStreamEventAnnotations)):
             if self._item is not None:
                 self._block(event, origin, out)

@@ -695,19 +695,6 @@ def model_kept(model: str | UnsetType, path: str, cx: Cx) -> str | UnsetType:
 # ============================================================================ Lux -> Gemini parts
 
 
-def _report_unread_members(cx: Cx) -> None:
-    """Every entry of the gemini.members side-car that no rule read: Unsupported (a stale or
-    foreign entry is never dropped silently). Run by the transform of the last rule."""
-    where = f"{cx.sidecar_path}.{MEMBERS}"
-    for path, entry in cx._space(MEMBERS).items():
-        if not isinstance(entry, dict):
-            cx.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
-            continue
-        for key in entry:
-            if (MEMBERS, path, key) not in cx._read:
-                cx.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
-
-
 def _kept(cx: Cx, path: str, key: str) -> Any:
     return cx.kept(MEMBERS, path, key, "any")
 
@@ -968,7 +955,7 @@ def gemini_contents(conversation: list[LucentConversationItem], kept: Any, path:
             joinable = _join(contents, joinable, "user", part, ip, cx, "a tool_result item is written as a functionResponse part of a user content")
         else:
             cx.report(ip, "Unsupported", "Gemini has no agent actions; dropped")
-    _report_unread_members(cx)
+    cx.report_unread_entries(MEMBERS)
     return UNSET if kept is None and not contents else contents
 
 
@@ -1379,7 +1366,7 @@ def gemini_candidates(choices: list[LucentChoice], kept: Any, path: str, cx: Cx)
             for key in members if typed is not None else ():
                 setattr(cand, key, getattr(typed, key))
         out.append(cx.built(cp, cand))
-    _report_unread_members(cx)
+    cx.report_unread_entries(MEMBERS)
     return UNSET if kept is None and not out else out
 
 

@@ -20,9 +20,9 @@ from typing import Any
 from msgspec import UNSET
 
 from lucent._stream_base import Assembler, parse_arguments
+from lucent.formats.llm_sdk.tables import AUDIO_FIELDS, PART_KIND
 from lucent.generated.llm_sdk import (
     AudioPart,
-    AudioPartDelta,
     ModelResponse,
     PartialModelResponse,
     TextPart,
@@ -31,8 +31,6 @@ from lucent.generated.llm_sdk import (
     ToolCallPartDelta,
 )
 
-_KIND = {TextPartDelta: "text", ToolCallPartDelta: "tool-call", AudioPartDelta: "audio"}
-_AUDIO_FIELDS = ("container", "encoding", "sampleRate", "channels")
 
 
 @dataclass
@@ -60,7 +58,7 @@ class LlmSdkAssembler(Assembler):
             raise self._unknown(partial, index)
         n = partial.delta.index
         delta = partial.delta.part
-        kind = _KIND[type(delta)]
+        kind = PART_KIND[type(delta)]
         part = self._parts.get(n)
         if part is None:
             part = self._parts[n] = _Part(kind=kind, first=index)
@@ -79,7 +77,7 @@ class LlmSdkAssembler(Assembler):
                 part.pieces.append(delta.args)
                 part.last = index
         else:
-            for name in _AUDIO_FIELDS:
+            for name in AUDIO_FIELDS:
                 self._set_once(part, name, getattr(delta, name), n, at)
             if delta.transcript is not UNSET:
                 part.pieces.append(delta.transcript)
@@ -118,7 +116,7 @@ class LlmSdkAssembler(Assembler):
             else:
                 if part.carry:
                     raise self._fail("malformed_audio", f"the audio data of the part at index {n} ends inside a base64 group", f"$[{part.last}].delta.part.audioData")
-                fields = {name: part.fields.get(name, UNSET) for name in _AUDIO_FIELDS}
+                fields = {name: part.fields.get(name, UNSET) for name in AUDIO_FIELDS}
                 transcript = "".join(part.pieces) if part.pieces else UNSET
                 content.append(AudioPart(audioData=base64.b64encode(bytes(part.audio)).decode("ascii"), transcript=transcript, id=part_id, **fields))
         return ModelResponse(content=content)

@@ -706,19 +706,8 @@ def chat_messages(instructions: list[LucentContent] | UnsetType, conversation: l
             cx.report(where, "Unsupported", "Chat Completions requests carry no reasoning items; dropped")
         else:
             cx.report(where, "Unsupported", "Chat Completions has no agent actions; dropped")
-    _report_unread_members(cx)
+    cx.report_unread_entries(MEMBERS)
     return out
-
-
-def _report_unread_members(cx: Cx) -> None:
-    where = f"{cx.sidecar_path}.{MEMBERS}"
-    for path, entry in cx._space(MEMBERS).items():
-        if not isinstance(entry, dict):
-            cx.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
-            continue
-        for key in entry:
-            if (MEMBERS, path, key) not in cx._read:
-                cx.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
 
 
 @reports("Unsupported", "Invalid")

@@ -545,13 +545,13 @@ class OpenAIResponsesWriter(VendorWriter):
         kind = event.block_type
         n = self._count
         if kind == "thinking":
-            block = _Out("reasoning", n, self._made_id("rs"))
+            block = _Out("reasoning", n, self._made_id(MADE_ID_PREFIX["reasoning"]))
             item: dict[str, Any] = {"id": block.id, "type": "reasoning", "summary": []}
         elif kind in ("text", "refusal"):
-            block = _Out(str(kind), n, self._made_id("msg"))
+            block = _Out(str(kind), n, self._made_id(MADE_ID_PREFIX["message"]))
             item = {"id": block.id, "type": "message", "status": "in_progress", "content": [], "role": "assistant"}
         elif isinstance(kind, LucentBlockTypeToolCall):
-            block = _Out("call", n, self._made_id("fc"), call=kind)
+            block = _Out("call", n, self._made_id(MADE_ID_PREFIX["function_call"]), call=kind)
             item = {"id": block.id, "type": "function_call", "status": "in_progress", "arguments": "", "call_id": kind.id, "name": kind.name}
         else:
             self._blocks[event.index] = _Out("drop", -1, "")
@@ -567,7 +567,7 @@ class OpenAIResponsesWriter(VendorWriter):
 
     def _made_id(self, prefix: str) -> str:
         """``<prefix>_lucent_<n>``, n counting the ids of the prefix from 1 (the document
-        converter's ids: ``converter_support_openai_responses._made_id``)."""
+        converter's ids: ``lucent.formats.openai_responses.transforms._made_id``)."""
         self._made[prefix] += 1
         return f"{prefix}_lucent_{self._made[prefix]}"
 

@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import STATUS_FROM_LUX
+from lucent.formats.openai_responses.tables import MADE_ID_PREFIX, STATUS_FROM_LUX
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -532,21 +532,8 @@ def lux_input(conversation: list[LucentConversationItem], string: Any, absent: A
     when extra.openai_responses.input_absent does. Then every extra.openai_responses.members
     entry no item read is reported (the only reader of that side-car)."""
     found = _lux_input(conversation, string, absent, path, cx)
-    _report_unread_members(cx)
+    cx.report_unread_entries(MEMBERS, member(cx.sidecar_path, "openai_responses") + ".members")
     return found
-
-
-def _report_unread_members(cx: Cx) -> None:
-    """Each entry of the members side-car that is not an object (Invalid) or that no rule read
-    (Unsupported): a stale or foreign entry is never dropped silently."""
-    where = member(cx.sidecar_path, "openai_responses") + ".members"
-    for path, entry in cx._space(MEMBERS).items():
-        if not isinstance(entry, dict):
-            cx.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
-            continue
-        for key in entry:
-            if (MEMBERS, path, key) not in cx._read:
-                cx.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
 
 
 def _lux_input(conversation: list[LucentConversationItem], string: Any, absent: Any, path: str, cx: Cx) -> Any:
@@ -636,19 +623,9 @@ def _lux_reasoning(thinking: LucentThinking, path: str, members: _Members, cx: C
         return None
     if thinking.redacted:
         cx.report(f"{path}.redacted", "Degraded", "Responses reasoning has no redacted flag")
-    summary = []
-    for index, block in enumerate(thinking.summary if thinking.summary is not UNSET else []):
-        if isinstance(block, LucentContentText):
-            summary.append({"type": "summary_text", "text": block.text})
-        else:
-            cx.report(f"{path}.summary[{index}]", "Unsupported", "a reasoning summary is text only; dropped")
-    item: dict[str, Any] = {"summary": summary}
-    if thinking.signature is not UNSET:
-        item["encrypted_content"] = thinking.signature
+    item = _reasoning_out(thinking, {}, path, cx)
     if "content" in kept:
         item["content"] = kept.pop("content")
-    elif thinking.text:
-        item["content"] = [{"type": "reasoning_text", "text": thinking.text}]
     item.update(kept)
     return item
 
@@ -1089,7 +1066,7 @@ def lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) -> 
     function_call per tool_use block and a reasoning item per thinking block (generated ids
     msg_<n> / rs_<n>, Degraded)."""
     found = _lux_output(choices, records, path, cx)
-    _report_unread_members(cx)
+    cx.report_unread_entries(MEMBERS, member(cx.sidecar_path, "openai_responses") + ".members")
     return found
 
 
@@ -1137,12 +1114,12 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
             break
     run: list[tuple[int, LucentContent]] = []
     run_made: list[dict[str, Any]] = []  # the message items made here
-    made = {"msg": 0, "rs": 0}
+    made = dict.fromkeys(MADE_ID_PREFIX.values(), 0)
 
     def flush() -> None:
         if run:
             content = _lux_parts([b for _i, b in run], f"{where}.content", "assistant", None, members, cx, [i for i, _b in run])
-            items.append({"type": "message", "id": _made_id("msg", made, f"{where}.content[{run[0][0]}]", cx), "role": "assistant", "status": "completed", "content": content})
+            items.append({"type": "message", "id": _made_id(MADE_ID_PREFIX["message"], made, f"{where}.content[{run[0][0]}]", cx), "role": "assistant", "status": "completed", "content": content})
             run_made.append(items[-1])
             run.clear()
 
@@ -1154,9 +1131,9 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
         flush()
         if isinstance(block, LucentContentToolUse):
             call = block.tool_use
-            items.append({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments, "status": "completed"})
+            items.append({"type": "function_call", "id": _made_id(MADE_ID_PREFIX["function_call"], made, at, cx), "call_id": call.id, "name": call.name, "arguments": call.arguments, "status": "completed"})
         elif isinstance(block, LucentContentThinking) and not block.thinking.redacted:
-            item = {"type": "reasoning", "id": _made_id("rs", made, at, cx)}
+            item = {"type": "reasoning", "id": _made_id(MADE_ID_PREFIX["reasoning"], made, at, cx)}
             if block.thinking.signature is not UNSET:
                 cx.report(f"{at}.thinking.signature", "Unsupported", "a signature from another provider is no Responses encrypted_content; dropped")
             items.append(_reasoning_out(block.thinking, item, f"{at}.thinking", cx, signature=False))

@@ -243,3 +243,34 @@ def test_assemble_async_reads_an_async_source_of_events() -> None:
 
     result = asyncio.run(streams.assemble_async(source(), "lux"))
     assert msgspec.to_builtins(result) == assemble(events)
+
+
+_TARGETS = ["anthropic", "gemini", "openai-chat", "openai-responses", "sparktide", "llm-sdk"]
+_CONTEXT = {"created": 1700000000, "created_at": 1700000000, "id": "r1", "model": "model-1"}
+
+
+def _converted(events: list[dict[str, Any]], target: str) -> tuple[Any, list[tuple[str, str]]]:
+    conversion = streams.convert_stream(events, "lux", target, context=_CONTEXT)
+    out = list(conversion)
+    value = msgspec.to_builtins(streams.assemble(out, target))
+    statuses = sorted({d.status for d in conversion.diagnostics})
+    return value, statuses
+
+
+@pytest.mark.parametrize("target", _TARGETS)
+@pytest.mark.parametrize(
+    "block, streamed",
+    [
+        ({"type": "refusal", "refusal": "no"}, [start(0, "refusal"), delta(0, "refusal", text="no"), end(0)]),
+        ({"type": "thinking", "thinking": {"text": "plan", "signature": "SIG", "redacted": False}}, [start(0, "thinking"), delta(0, "thinking", text="plan"), delta(0, "signature", signature="SIG"), end(0)]),
+        ({"type": "tool_use", "tool_use": {"id": "c1", "name": "f", "arguments": "{\"a\": 1}"}}, [start(0, {"type": "tool_call", "id": "c1", "name": "f"}), delta(0, "tool_arguments", arguments="{\"a\": 1}"), end(0)]),
+    ],
+    ids=["refusal", "thinking", "tool_use"],
+)
+def test_initial_content_is_written_as_the_same_block_streamed(target: str, block: dict[str, Any], streamed: list[dict[str, Any]]) -> None:
+    """lucent/formats/lux/events.py: every writer reads an item_start's content as if it streamed."""
+    initial = {"event": "item_start", "index": 0, "item": {"type": "message", "message": {"role": "assistant", "content": [block]}}}
+    finish = {"event": "finish", "finish_reason": "tool_calls" if block["type"] == "tool_use" else "stop"}
+    from_initial = _converted([START, initial, ITEM_END, finish, DONE], target)
+    from_blocks = _converted([START, ITEM, *streamed, ITEM_END, finish, DONE], target)
+    assert from_initial == from_blocks
