@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 
 import lucent
+from lucent._context import read_by
 from bench import baselines, workloads
 from bench.harness import Case, measure, pyperf_suite
 from lucent import streams
@@ -118,8 +119,8 @@ def convert_cases(quick: bool) -> list[Case]:
                     response = _response(source)
                     bodies = [] if response is None else [(f"{len(response) // 1000}KB", response)]
                 for size, body in bodies:
-                    def run(b: bytes = body, s: str = source, t: str = target, k: str = kind) -> bytes:
-                        return lucent.encode(lucent.convert(b, source=s, target=t, kind=k, context=CONTEXT).value)
+                    def run(b: bytes = body, s: str = source, t: str = target, k: str = kind, c: dict[str, Any] = read_by(CONTEXT, source, target, kind)) -> bytes:
+                        return lucent.encode(lucent.convert(b, source=s, target=t, kind=k, context=c).value)
 
                     functions = {"lucent": run, "orjson": lambda b=body: orjson.dumps(orjson.loads(b)), "ends": _ends(body, source, target, kind)}
                     cases.append(Case(f"convert/{kind}/{source}->{target}/{size}", len(body), functions, budget=0.5 if quick else 1.5))
@@ -131,7 +132,7 @@ def _ends(body: bytes, source: str, target: str, kind: str) -> Callable[[], Any]
     (``_decode_source``), and writing and checking the target document the conversion gives
     (``_check_target``), with no conversion between them. A conversion that validates both ends
     costs at least this."""
-    value = lucent.convert(body, source=source, target=target, kind=kind, context=CONTEXT).value
+    value = lucent.convert(body, source=source, target=target, kind=kind, context=read_by(CONTEXT, source, target, kind)).value
     (s_schema, s_definition), (t_schema, t_definition) = DOCUMENTS[source, kind], DOCUMENTS[target, kind]
 
     def ends() -> Any:
@@ -164,7 +165,7 @@ def stream_cases(quick: bool) -> list[Case]:
         for target in streams.FORMATS:
             if target == source or source != fmt:
                 continue
-            run = {f"convert@{n}": lambda b=body, f=fmt, t=target: sum(1 for _ in streams.convert_stream(b, f, t, context={"id": "r", "model": "m"}))
+            run = {f"convert@{n}": lambda b=body, f=fmt, t=target, c=read_by({"id": "r", "model": "m"}, fmt, target, "stream"): sum(1 for _ in streams.convert_stream(b, f, t, context=c))
                    for n, body in bodies.items()}
             cases.append(Case(f"streams/{fmt}->{target}/convert", max(bodies), run, budget=2.0 if quick else 10.0))
     return cases

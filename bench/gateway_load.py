@@ -141,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from lucent import streams
+    from lucent._context import read_by
 
     up_port, gw_port = free_port(), free_port()
     up_url, gw_url = f"http://127.0.0.1:{up_port}", f"http://127.0.0.1:{gw_port}"
@@ -158,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
             recorded_stream = sse_of(recorded("toolCallRequest", args.upstream, "response-streaming.json"), args.upstream)
             via = recorded("toolCallRequest", args.front, "request.json") | {"model": model, "stream": True}
             direct = recorded("toolCallRequest", args.upstream, "request.json") | {"model": model, "stream": True}
-            expected_via = _comparable(streams.assemble(streams.convert_stream(recorded_stream, args.upstream, args.front, context={"created": 0, "created_at": 0}), args.front))
+            envelope = read_by({"created": 0, "created_at": 0}, args.upstream, args.front, "stream")
+            expected_via = _comparable(streams.assemble(streams.convert_stream(recorded_stream, args.upstream, args.front, context=envelope), args.front))
             expected_direct = _comparable(streams.assemble(recorded_stream, args.upstream))
             gw_headers = {"authorization": f"Bearer {GATEWAY_KEY}", "x-api-key": GATEWAY_KEY, "content-type": "application/json"}
             up_headers = {"authorization": f"Bearer {UPSTREAM_KEYS[args.upstream]}", "x-api-key": UPSTREAM_KEYS[args.upstream],

@@ -135,8 +135,11 @@ def _operation(op: str, fmt: str) -> Callable[[bytes], Any]:
     if op == "decode":
         schema, definition = SCHEMAS[fmt]
         return lambda body: lucent.decode(body, schema, definition)
+    from lucent._context import read_by
+
     target = op.split(":", 1)[1]
-    return lambda body: lucent.convert(body, fmt, target, context=CONTEXT)
+    context = read_by(CONTEXT, fmt, target)  # only the keys this conversion reads: lucent refuses any other
+    return lambda body: lucent.convert(body, fmt, target, context=context)
 
 
 def _status(key: str) -> int:

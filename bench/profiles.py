@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 import lucent
+from lucent._context import read_by
 from bench import baselines, workloads
 from bench.__main__ import CONTEXT, RESULTS, SMALL_REQUEST
 from bench.harness import Case, measure
@@ -32,7 +33,8 @@ def _decode(name: str, size: str) -> tuple[bytes, Callable[[], Any]]:
 
 def _convert(source: str, target: str, size: str) -> tuple[bytes, Callable[[], Any]]:
     body = workloads.document(source, size)
-    return body, lambda: lucent.encode(lucent.convert(body, source=source, target=target, kind="request", context=CONTEXT).value)
+    context = read_by(CONTEXT, source, target)  # only the keys this conversion reads: lucent refuses any other
+    return body, lambda: lucent.encode(lucent.convert(body, source=source, target=target, kind="request", context=context).value)
 
 
 def _litellm_small() -> tuple[bytes, Callable[[], Any]]:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from lucent import streams
+from lucent._context import read_by
 
 FORMATS = ("sparktide", "llm-sdk", "lux")
 
@@ -81,7 +82,7 @@ def stream(fmt: str, frames: int) -> list[Any]:
         from lucent import streams
 
         lux = _sse(stream("lux", frames))
-        events = [msgspec.to_builtins(e) for e in streams.convert_stream(lux, "lux", fmt, context={"id": "r", "model": "m"})]
+        events = [msgspec.to_builtins(e) for e in streams.convert_stream(lux, "lux", fmt, context=read_by({"id": "r", "model": "m"}, "lux", fmt, "stream"))]
         return events + ["[DONE]"] if fmt == "openai-chat" else events  # "[DONE]": written as it is
     out = [
         {"event": "conversation_start", "meta": {"id": "r", "model": "m"}},
@@ -203,8 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         for target in FORMATS:
             if target != fmt:
                 ok &= measure(f"{fmt} convert -> {target} (SSE bytes)", fmt, args.max, args.budget,
-                              lambda objects, body, fmt=fmt, target=target: lambda: sum(
-                                  1 for _ in streams.convert_stream(chunks(body), fmt, target, context={"id": "r", "model": "m"})), True)
+                              lambda objects, body, fmt=fmt, target=target, c=read_by({"id": "r", "model": "m"}, fmt, target, "stream"): lambda: sum(
+                                  1 for _ in streams.convert_stream(chunks(body), fmt, target, context=c)), True)
     for fmt in ("openai-chat", "openai-chat+logprobs"):
         source = fmt.split("+")[0]
         ok &= measure(f"{fmt} assemble (SSE bytes)", fmt, args.max, args.budget,

@@ -1079,6 +1079,7 @@ class Lowering:
         self.carried = spec.pair.get("carried", "")
         self.carried_in_source = bool(self.carried) and self._source_has_carried()
         self.patterns: dict[str, str] = {}  # translated target pattern -> its module constant
+        self.context_keys: set[str] = set()  # the keys of its `context` rules (lucent._context)
         self.held = False  # the rule being lowered writes a field a conditional rule may require
 
     def _source_has_carried(self) -> bool:
@@ -1164,6 +1165,7 @@ class Lowering:
                 if self.carried_in_source else None
             ),
             "functions": fns,
+            "context_keys": _CONTEXT_PLACEHOLDER,  # the rules' keys and the transforms': render_all
             "finish_args": self._finish_args(),
             "constants": self.constants,
             "uses": sorted(self.uses),
@@ -1737,6 +1739,7 @@ class Lowering:
         local = _ident(tpath)
         ann = self.tpy(ttype) if ttype is not None else "Any"
         self.uses.update({"UNSET", "UnsetType"})
+        self.context_keys.add(rule["context"])
         expect = self._expect(ttype)
         treq_check = treq
         fallback = None
@@ -2039,18 +2042,29 @@ def render_all(repo_root: pathlib.Path) -> dict[str, str]:
     spelled = spellings(specs)
     shared = set(_public_names((repo_root / "lucent" / "_transforms.py").read_text(encoding="utf-8")))
     own: dict[str, set[str]] = {}
+    reads = transform_reads(repo_root)
+    keys: dict[tuple[str, str, str], tuple[str, ...]] = {}
     for spec in specs:
-        ctx = Lowering(spec, spelled).module()
+        lowering = Lowering(spec, spelled)
+        ctx = lowering.module()
         if spec.package not in own:
             own[spec.package] = set(_public_names((repo_root / "lucent" / "formats" / spec.package / "transforms.py").read_text(encoding="utf-8")))
-        out[spec.pair["output"]] = _bind_transforms(module.render(**ctx), spec, own[spec.package], shared)
+        text = module.render(**ctx)
+        called = set(_TRANSFORM_CALL.findall(text))
+        found = tuple(sorted(lowering.context_keys | {k for name in called for k in reads[spec.package].get(name, ())}))
+        keys[(spec.pair["source"], spec.pair["target"], spec.pair["kind"])] = found
+        text = text.replace(_lit(_CONTEXT_PLACEHOLDER), _lit(found))
+        out[spec.pair["output"]] = _bind_transforms(text, spec, own[spec.package], shared)
     out["sparktide_text_checks.py"] = env.get_template("sparktide_text_checks.py.jinja").render(
         schema_file=FORMATS["sparktide"].schema_file, checks=text_checks(repo_root)
     )
-    out["convert_registry.py"] = render_registry(env, specs)
+    out["convert_registry.py"] = render_registry(env, specs, keys)
     out["docs/mappings.md"] = render_docs(repo_root, specs)
     return out
 
+
+_CONTEXT_PLACEHOLDER = "@context keys@"
+"""Stands for a converter's context keys in its first rendering (render_all puts them in)."""
 
 _TRANSFORM_CALL = re.compile(r"(?<![\w.])_s\.([A-Za-z_]\w*)")
 
@@ -2132,9 +2146,9 @@ def text_checks(repo_root: pathlib.Path) -> list[dict[str, Any]]:
     return found
 
 
-def render_registry(env: jinja2.Environment, specs: list[Spec]) -> str:
-    """generated/convert_registry.py: every converter by (source, target, kind), and the
-    definition each (format, kind) decodes as."""
+def render_registry(env: jinja2.Environment, specs: list[Spec], keys: dict[tuple[str, str, str], tuple[str, ...]] | None = None) -> str:
+    """generated/convert_registry.py: every converter by (source, target, kind), the context keys
+    it reads (`keys`, from render_all), and the definition each (format, kind) decodes as."""
     entries, documents = [], {}
     for spec in sorted(specs, key=lambda s: (s.pair["source"], s.pair["target"], s.pair["kind"])):
         pair = spec.pair
@@ -2142,6 +2156,7 @@ def render_registry(env: jinja2.Environment, specs: list[Spec]) -> str:
         entries.append({
             "source": pair["source"], "target": pair["target"], "kind": pair["kind"],
             "module": pair["output"].removesuffix(".py"), "function": pair["function"],
+            "context": (keys or {}).get((pair["source"], pair["target"], pair["kind"]), ()),
             "unreachable": {f"$.{k}": v for k, v in entry.get("unreachable", {}).items()},
         })
         for fmt, definition in ((pair["source"], entry["source"]), (pair["target"], entry["target"])):
@@ -2169,6 +2184,34 @@ def _declared_reports(text: str) -> dict[str, tuple[str, ...]]:
                         raise MappingSpecError(f"@reports on {node.name} takes the literal statuses {', '.join(STATUSES[1:])}")
                     found[node.name] = statuses
     return found
+
+
+def _declared_reads(text: str) -> dict[str, tuple[str, ...]]:
+    """The context keys each top-level function of a transforms module declares with
+    ``@reads("key", ...)`` (lucent._conversion.reads), read from its source."""
+    found: dict[str, tuple[str, ...]] = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef):
+            for deco in node.decorator_list:
+                if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) and deco.func.id == "reads":
+                    keys = tuple(a.value for a in deco.args if isinstance(a, ast.Constant) and isinstance(a.value, str))
+                    if len(keys) != len(deco.args) or not keys:
+                        raise MappingSpecError(f"@reads on {node.name} takes the literal context keys it reads")
+                    found[node.name] = keys
+    return found
+
+
+def transform_reads(repo_root: pathlib.Path) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Format package -> transform name -> the context keys it declares it reads (``@reads``), as
+    the generated converters bind the name (see :func:`transform_reports`)."""
+    shared_text = (repo_root / "lucent" / "_transforms.py").read_text(encoding="utf-8")
+    shared = _declared_reads(shared_text)
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for path in sorted((repo_root / "lucent" / "formats").glob("*/transforms.py")):
+        text = path.read_text(encoding="utf-8")
+        defined = set(_public_names(text))
+        out[path.parent.name] = {**{k: v for k, v in shared.items() if k not in defined}, **_declared_reads(text)}
+    return out
 
 
 def transform_reports(repo_root: pathlib.Path) -> dict[str, dict[str, tuple[str, ...]]]:

@@ -31,7 +31,11 @@ from .lux_ir_v1 import (
     LucentToolChoiceSpecificTool,
 )
 
-__all__ = ["anthropic_to_lux_request"]
+__all__ = ["CONTEXT", "anthropic_to_lux_request"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "model": "model",
@@ -81,7 +85,7 @@ def anthropic_to_lux_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "anthropic_to_lux_request")
     value = _request(src, "$", cx)
     cx.finish(value, origins, sidecar="extra")
     return value, cx.diagnostics

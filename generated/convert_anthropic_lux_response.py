@@ -25,7 +25,11 @@ from .lux_ir_v1 import (
     LucentResponse,
 )
 
-__all__ = ["anthropic_to_lux_response"]
+__all__ = ["CONTEXT", "anthropic_to_lux_response"]
+
+CONTEXT: tuple[str, ...] = ("created_at",)
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "id": "id",
@@ -60,7 +64,7 @@ def anthropic_to_lux_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "anthropic_to_lux_response")
     value = _response(src, "$", cx)
     cx.finish(value, origins, sidecar="provider_payload")
     return value, cx.diagnostics

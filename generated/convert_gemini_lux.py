@@ -23,7 +23,11 @@ from .lux_ir_v1 import (
     LucentRequest,
 )
 
-__all__ = ["gemini_to_lux_request"]
+__all__ = ["CONTEXT", "gemini_to_lux_request"]
+
+CONTEXT: tuple[str, ...] = ("model", "stream")
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_REQUEST: dict[str, str] = {
     "instructions": "systemInstruction",
@@ -59,7 +63,7 @@ def gemini_to_lux_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "gemini_to_lux_request")
     value = _request(src, "$", cx)
     cx.finish(value, origins, sidecar="extra")
     return value, cx.diagnostics

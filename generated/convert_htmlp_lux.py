@@ -46,7 +46,11 @@ from .lux_ir_v1 import (
     LucentToolUse,
 )
 
-__all__ = ["htmlp_to_lux_request"]
+__all__ = ["CONTEXT", "htmlp_to_lux_request"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_REQUEST: dict[str, str] = {
     "model": "model",
@@ -110,7 +114,7 @@ def htmlp_to_lux_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "htmlp_to_lux_request")
     value = _request(src, "$", cx)
     cx.finish(value, origins, sidecar="extra")
     return value, cx.diagnostics

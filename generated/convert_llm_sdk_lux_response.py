@@ -36,7 +36,11 @@ from .lux_ir_v1 import (
     LucentUsage,
 )
 
-__all__ = ["llm_sdk_to_lux_response"]
+__all__ = ["CONTEXT", "llm_sdk_to_lux_response"]
+
+CONTEXT: tuple[str, ...] = ("created_at", "id", "model")
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_RESPONSE: dict[str, str] = {
     "usage": "usage",
@@ -86,7 +90,7 @@ def llm_sdk_to_lux_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "llm_sdk_to_lux_response")
     value = _response(src, "$", cx)
     cx.finish(value, origins, sidecar="provider_payload")
     return value, cx.diagnostics

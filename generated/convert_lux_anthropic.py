@@ -24,7 +24,11 @@ from .anthropic import (
     CreateMessageParams,
 )
 
-__all__ = ["lux_to_anthropic_request"]
+__all__ = ["CONTEXT", "lux_to_anthropic_request"]
+
+CONTEXT: tuple[str, ...] = ("max_tokens", "model")
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"disable_parallel_tool_use": "boolean", "metadata": "object", "output_config": "object", "stream": "boolean", "system_form": ("blocks",), "thinking_absent": "boolean", "tools": "array"}
 """The JSON type of each $.extra.anthropic entry ([pair] carried_types); Cx.load_carried
@@ -72,7 +76,7 @@ def lux_to_anthropic_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_anthropic_request")
     cx.carried = cx.load_carried(src.extra, "anthropic", "$.extra.anthropic", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("anthropic.members", "media"))

@@ -23,7 +23,11 @@ from .anthropic import (
     Message,
 )
 
-__all__ = ["lux_to_anthropic_response"]
+__all__ = ["CONTEXT", "lux_to_anthropic_response"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"blocks": "array", "stop_reason_absent": "boolean", "stop_sequence": "string|null", "usage": "object"}
 """The JSON type of each $.provider_payload.anthropic entry ([pair] carried_types); Cx.load_carried
@@ -55,7 +59,7 @@ def lux_to_anthropic_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_anthropic_response")
     cx.carried = cx.load_carried(src.provider_payload, "anthropic", "$.provider_payload.anthropic", _CARRIED_TYPES)
     value = _response(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))

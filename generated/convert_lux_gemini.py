@@ -22,7 +22,11 @@ from .gemini import (
     GenerateContentRequest,
 )
 
-__all__ = ["lux_to_gemini_request"]
+__all__ = ["CONTEXT", "lux_to_gemini_request"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"contents": "null", "generationConfig": "object", "model": "string", "systemInstruction": "object", "toolConfig": "object", "tools": "array|null"}
 """The JSON type of each $.extra.gemini entry ([pair] carried_types); Cx.load_carried
@@ -56,7 +60,7 @@ def lux_to_gemini_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_gemini_request")
     cx.carried = cx.load_carried(src.extra, "gemini", "$.extra.gemini", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))

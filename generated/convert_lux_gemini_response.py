@@ -22,7 +22,11 @@ from .gemini import (
     GenerateContentResponse,
 )
 
-__all__ = ["lux_to_gemini_response"]
+__all__ = ["CONTEXT", "lux_to_gemini_response"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"candidates": "null", "modelVersion": "null", "responseId": "null", "usageMetadata": "object"}
 """The JSON type of each $.provider_payload.gemini entry ([pair] carried_types); Cx.load_carried
@@ -52,7 +56,7 @@ def lux_to_gemini_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_gemini_response")
     cx.carried = cx.load_carried(src.provider_payload, "gemini", "$.provider_payload.gemini", _CARRIED_TYPES)
     value = _response(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))

@@ -46,7 +46,11 @@ from .htmlp_model_request import (
     ToolDefinition,
 )
 
-__all__ = ["lux_to_htmlp_request"]
+__all__ = ["CONTEXT", "lux_to_htmlp_request"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "fragments": ("instructions", "conversation", "extra"),
@@ -111,7 +115,7 @@ def lux_to_htmlp_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_htmlp_request")
     cx.carried = cx.load_carried(src.extra, "htmlp", "$.extra.htmlp")
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))

@@ -61,7 +61,11 @@ from .llm_sdk import (
     ToolResultPart,
 )
 
-__all__ = ["lux_to_llm_sdk_request"]
+__all__ = ["CONTEXT", "lux_to_llm_sdk_request"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "systemPrompt": ("instructions", "conversation"),
@@ -137,7 +141,7 @@ def lux_to_llm_sdk_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_llm_sdk_request")
     cx.carried = cx.load_carried(src.extra, "llm_sdk", "$.extra.llm_sdk")
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("llm_sdk.members", "media"))

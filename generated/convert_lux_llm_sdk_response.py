@@ -40,7 +40,11 @@ from .llm_sdk import (
     ToolCallPart,
 )
 
-__all__ = ["lux_to_llm_sdk_response"]
+__all__ = ["CONTEXT", "lux_to_llm_sdk_response"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_RESPONSE: dict[str, str] = {
     "content": "choices",
@@ -88,7 +92,7 @@ def lux_to_llm_sdk_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_llm_sdk_response")
     cx.carried = cx.load_carried(src.provider_payload, "llm_sdk", "$.provider_payload.llm_sdk")
     value = _response(src, "$", cx)
     cx.finish(value, origins, spaces=("llm_sdk.members", "media"))

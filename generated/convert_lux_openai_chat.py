@@ -24,7 +24,11 @@ from .openai_chat import (
     CreateChatCompletionRequest,
 )
 
-__all__ = ["lux_to_openai_chat_request"]
+__all__ = ["CONTEXT", "lux_to_openai_chat_request"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"json_schema": "object", "limit_field": ("max_tokens",), "max_completion_tokens": "null", "max_tokens": "integer|null", "reasoning_effort": "string|null", "response_format": "object", "stop": "null", "stop_string": "boolean", "stream": "null", "stream_absent": "boolean", "tool_choice": "object"}
 """The JSON type of each $.extra.openai_chat entry ([pair] carried_types); Cx.load_carried
@@ -85,7 +89,7 @@ def lux_to_openai_chat_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_openai_chat_request")
     cx.carried = cx.load_carried(src.extra, "openai_chat", "$.extra.openai_chat", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))

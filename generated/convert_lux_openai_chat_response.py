@@ -25,7 +25,11 @@ from .openai_chat import (
     CreateChatCompletionResponseChoicesItem,
 )
 
-__all__ = ["lux_to_openai_chat_response"]
+__all__ = ["CONTEXT", "lux_to_openai_chat_response"]
+
+CONTEXT: tuple[str, ...] = ("created",)
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_RESPONSE: dict[str, str] = {
     "id": "id",
@@ -59,7 +63,7 @@ def lux_to_openai_chat_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_openai_chat_response")
     cx.carried = cx.load_carried(src.provider_payload, "openai_chat", "$.provider_payload.openai_chat")
     value = _response(src, "$", cx)
     cx.finish(value, origins, spaces=("openai_chat.members",))

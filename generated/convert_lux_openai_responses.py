@@ -23,7 +23,11 @@ from .openai_responses import (
     CreateResponse,
 )
 
-__all__ = ["lux_to_openai_responses_request"]
+__all__ = ["CONTEXT", "lux_to_openai_responses_request"]
+
+CONTEXT: tuple[str, ...] = ("model",)
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"input_absent": "boolean", "input_string": "boolean", "reasoning": "object", "stream_absent": "boolean", "text": "object", "tools": "array"}
 """The JSON type of each $.extra.openai_responses entry ([pair] carried_types); Cx.load_carried
@@ -77,7 +81,7 @@ def lux_to_openai_responses_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_openai_responses_request")
     cx.carried = cx.load_carried(src.extra, "openai_responses", "$.extra.openai_responses", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))

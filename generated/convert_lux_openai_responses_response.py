@@ -23,7 +23,11 @@ from .openai_responses import (
     Response,
 )
 
-__all__ = ["lux_to_openai_responses_response"]
+__all__ = ["CONTEXT", "lux_to_openai_responses_response"]
+
+CONTEXT: tuple[str, ...] = ("created_at",)
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"incomplete_details": "object|null", "output": "array", "status": "string", "usage": "null"}
 """The JSON type of each $.provider_payload.openai_responses entry ([pair] carried_types); Cx.load_carried
@@ -80,7 +84,7 @@ def lux_to_openai_responses_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_openai_responses_response")
     cx.carried = cx.load_carried(src.provider_payload, "openai_responses", "$.provider_payload.openai_responses", _CARRIED_TYPES)
     value = _response(src, "$", cx)
     cx.finish(value, origins, spaces=("media",))

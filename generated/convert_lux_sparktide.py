@@ -51,7 +51,11 @@ from .sparktide_remote_1_0 import (
     RemoteModelToolCallFunction,
 )
 
-__all__ = ["lux_to_sparktide_request"]
+__all__ = ["CONTEXT", "lux_to_sparktide_request"]
+
+CONTEXT: tuple[str, ...] = ("appId", "deadline", "invocationId", "max_completion_tokens", "model", "purpose", "runId", "stream", "subjectId", "tenantId", "traceId")
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"content_absent": "array", "empty_tool_calls": "array", "json_schema": "object", "tools": "array"}
 """The JSON type of each $.extra.sparktide entry ([pair] carried_types); Cx.load_carried
@@ -131,7 +135,7 @@ def lux_to_sparktide_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_sparktide_request")
     cx.carried = cx.load_carried(src.extra, "sparktide", "$.extra.sparktide", _CARRIED_TYPES)
     value = _request(src, "$", cx)
     cx.finish(value, origins)

@@ -23,7 +23,11 @@ from .sparktide_remote_1_0 import (
     RemoteModelFailureError,
 )
 
-__all__ = ["lux_to_sparktide_error"]
+__all__ = ["CONTEXT", "lux_to_sparktide_error"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_FAILURE: dict[str, str | tuple[str, ...]] = {
     "error.code": ("kind", "provider_code"),
@@ -44,7 +48,7 @@ def lux_to_sparktide_error(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_sparktide_error")
     value = _failure(src, "$", cx)
     cx.finish(value, origins)
     return value, cx.diagnostics

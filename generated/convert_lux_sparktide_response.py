@@ -38,7 +38,11 @@ from .sparktide_remote_1_0 import (
     RemoteModelToolCallFunction,
 )
 
-__all__ = ["lux_to_sparktide_response"]
+__all__ = ["CONTEXT", "lux_to_sparktide_response"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_RESPONSE: dict[str, str] = {
     "message": "choices",
@@ -81,7 +85,7 @@ def lux_to_sparktide_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "lux_to_sparktide_response")
     cx.carried = cx.load_carried(src.provider_payload, "sparktide", "$.provider_payload.sparktide")
     value = _response(src, "$", cx)
     cx.finish(value, origins)

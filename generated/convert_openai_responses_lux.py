@@ -24,7 +24,11 @@ from .lux_ir_v1 import (
     LucentRequest,
 )
 
-__all__ = ["openai_responses_to_lux_request"]
+__all__ = ["CONTEXT", "openai_responses_to_lux_request"]
+
+CONTEXT: tuple[str, ...] = ("model",)
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_REQUEST: dict[str, str] = {
     "instructions": "instructions",
@@ -86,7 +90,7 @@ def openai_responses_to_lux_request(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "openai_responses_to_lux_request")
     value = _request(src, "$", cx)
     cx.finish(value, origins, sidecar="extra")
     return value, cx.diagnostics

@@ -23,7 +23,11 @@ from .lux_ir_v1 import (
     LucentResponse,
 )
 
-__all__ = ["openai_responses_to_lux_response"]
+__all__ = ["CONTEXT", "openai_responses_to_lux_response"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "id": "id",
@@ -81,7 +85,7 @@ def openai_responses_to_lux_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "openai_responses_to_lux_response")
     value = _response(src, "$", cx)
     cx.finish(value, origins, sidecar="provider_payload")
     return value, cx.diagnostics

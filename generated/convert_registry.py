@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from lucent._converters import Converter, LazyConverters
 
-__all__ = ["CONVERTERS", "DOCUMENTS", "MODULES", "UNREACHABLE", "Converter"]
+__all__ = ["CONTEXT", "CONVERTERS", "DOCUMENTS", "MODULES", "UNREACHABLE", "Converter"]
 
 
 MODULES: dict[tuple[str, str, str], tuple[str, str]] = {
@@ -53,6 +53,40 @@ mappings/<spec>.toml."""
 
 CONVERTERS: Mapping[tuple[str, str, str], Converter] = LazyConverters(MODULES, __package__)
 """(source, target, kind) -> the converter; its module is imported on first lookup."""
+
+CONTEXT: dict[tuple[str, str, str], tuple[str, ...]] = {
+    ("anthropic", "lux", "request"): (),
+    ("anthropic", "lux", "response"): ("created_at",),
+    ("gemini", "lux", "request"): ("model", "stream"),
+    ("gemini", "lux", "response"): ("id", "model"),
+    ("htmlp", "lux", "request"): (),
+    ("llm-sdk", "lux", "request"): ("model", "stream"),
+    ("llm-sdk", "lux", "response"): ("created_at", "id", "model"),
+    ("lux", "anthropic", "request"): ("max_tokens", "model"),
+    ("lux", "anthropic", "response"): (),
+    ("lux", "gemini", "request"): (),
+    ("lux", "gemini", "response"): (),
+    ("lux", "htmlp", "request"): (),
+    ("lux", "llm-sdk", "request"): (),
+    ("lux", "llm-sdk", "response"): (),
+    ("lux", "openai-chat", "request"): (),
+    ("lux", "openai-chat", "response"): ("created",),
+    ("lux", "openai-responses", "request"): ("model",),
+    ("lux", "openai-responses", "response"): ("created_at",),
+    ("lux", "sparktide", "error"): (),
+    ("lux", "sparktide", "request"): ("appId", "deadline", "invocationId", "max_completion_tokens", "model", "purpose", "runId", "stream", "subjectId", "tenantId", "traceId"),
+    ("lux", "sparktide", "response"): (),
+    ("openai-chat", "lux", "request"): (),
+    ("openai-chat", "lux", "response"): (),
+    ("openai-responses", "lux", "request"): ("model",),
+    ("openai-responses", "lux", "response"): (),
+    ("sparktide", "lux", "error"): (),
+    ("sparktide", "lux", "request"): (),
+    ("sparktide", "lux", "response"): ("created_at", "id", "model"),
+}
+"""(source, target, kind) -> the context keys the converter reads (``CONTEXT`` of its module):
+the spec's ``context`` rules and the keys each transform it calls declares (``@reads``).
+lucent.convert refuses any other key (lucent._context)."""
 
 DOCUMENTS: dict[tuple[str, str], tuple[str, str]] = {
     ("anthropic", "request"): ("anthropic", "CreateMessageParams"),

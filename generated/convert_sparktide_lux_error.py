@@ -23,7 +23,11 @@ from .lux_ir_v1 import (
     LucentErrorKind,
 )
 
-__all__ = ["sparktide_to_lux_error"]
+__all__ = ["CONTEXT", "sparktide_to_lux_error"]
+
+CONTEXT: tuple[str, ...] = ()
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FAILURE_KIND: dict[str, LucentErrorKind] = {
     "MODEL_UNAVAILABLE": "server_error",
@@ -56,7 +60,7 @@ def sparktide_to_lux_error(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "sparktide_to_lux_error")
     value = _failure(src, "$", cx)
     cx.finish(value, origins)
     return value, cx.diagnostics

@@ -31,7 +31,11 @@ from .lux_ir_v1 import (
     LucentToolUse,
 )
 
-__all__ = ["sparktide_to_lux_response"]
+__all__ = ["CONTEXT", "sparktide_to_lux_response"]
+
+CONTEXT: tuple[str, ...] = ("created_at", "id", "model")
+"""The context keys this converter reads: the spec's `context` rules and the keys of the
+transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
 _FROM_RESPONSE: dict[str, str] = {
     "choices": "message",
@@ -67,7 +71,7 @@ def sparktide_to_lux_response(
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
     """
-    cx = Cx(context)
+    cx = Cx(context, CONTEXT, "sparktide_to_lux_response")
     value = _response(src, "$", cx)
     cx.finish(value, origins, sidecar="provider_payload")
     return value, cx.diagnostics

@@ -9,10 +9,11 @@ from typing import Any, Literal, TypeVar
 
 from msgspec import UNSET, Struct, UnsetType
 
+from lucent._context import DeclaredContext
 from lucent._validation import member, printable
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 
-__all__ = ["Cx", "Diagnostics", "Origins", "holder_of", "reports", "represented"]
+__all__ = ["Cx", "Diagnostics", "Origins", "holder_of", "reads", "reports", "represented"]
 
 T = TypeVar("T")
 B = TypeVar("B", bound="Struct | dict[str, Any] | list[Any]")
@@ -37,6 +38,22 @@ def reports(*statuses: Status) -> Callable[[F], F]:
     """
     def declare(fn: F) -> F:
         fn.reports = statuses  # type: ignore[attr-defined]
+        return fn
+
+    return declare
+
+
+def reads(*keys: str) -> Callable[[F], F]:
+    """Declare the context keys a transform reads (itself, or through the helpers it calls).
+
+    ``@reads("max_tokens")`` above a transform sets ``fn.context`` to the tuple and returns the
+    function unchanged. codegen/mappings.py reads the decorator from the source: a converter's
+    keys (``CONTEXT`` of its generated module, lucent._context) are its spec's ``context`` rules
+    and the keys of each transform it calls. A transform that reads a key it does not declare
+    raises RuntimeError (lucent._context.DeclaredContext), so the declaration cannot fall behind.
+    """
+    def declare(fn: F) -> F:
+        fn.context = keys  # type: ignore[attr-defined]
         return fn
 
     return declare
@@ -268,9 +285,10 @@ class Cx:
     source path it came from, for diagnostics raised after it was written.
     """
 
-    def __init__(self, context: Mapping[str, Any] | None) -> None:
+    def __init__(self, context: Mapping[str, Any] | None, declared: tuple[str, ...] | None = None, reader: str = "this converter") -> None:
         self.diagnostics: list[ConversionDiagnostic] = Diagnostics()  # bounded: see Diagnostics
-        self.context: dict[str, Any] = dict(context or {})
+        # a generated converter declares the keys it reads (its module's CONTEXT): any other read raises
+        self.context: dict[str, Any] = dict(context or {}) if declared is None else DeclaredContext(context, declared, reader)
         self.carried: dict[str, Any] = {}
         self.carried_path = "$"
         self.origin: dict[int, str] = {}

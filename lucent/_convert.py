@@ -34,6 +34,7 @@ from lucent._decode import (
 )
 from lucent._first_use import LOCK
 from lucent._limits import Limits
+from lucent._context import document_keys, refuse_unknown
 from lucent._stream_base import context_of, flag
 from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
@@ -103,10 +104,16 @@ def convert(
         ``subjectId``, ``tenantId``, ``runId``, ``traceId``) and ``model``,
         ``max_completion_tokens``, ``stream``; for a Lux target from llm-sdk ``model`` and
         ``stream`` (requests), ``id`` and ``model`` (responses); for a Lux response from
-        SparkTide ``id``, ``model`` and, optionally, ``created_at``. A context value wins over the
-        source's (a different source value is reported Degraded); one found nowhere is an
-        Invalid diagnostic ``target:$.<field>``, never invented. A composed conversion gives the
-        context to both hops.
+        SparkTide ``id``, ``model`` and, optionally, ``created_at``; for an openai-chat response
+        ``created`` (Chat's own name, as a Chat stream reads it), for an openai-responses
+        response ``created_at``, for an anthropic request ``max_tokens``. A context value wins
+        over the source's (a different source value is reported Degraded); one found nowhere is
+        an Invalid diagnostic ``target:$.<field>``, never invented. A composed conversion gives
+        the context to both hops, and reads both hops' keys. A key the conversion does not read
+        raises ``invalid_context`` (its path ``$.<key>``; the message names it and the keys
+        read): the keys are ``lucent.generated.convert_registry.CONTEXT``, listed by
+        ``lucent convert --help`` (``lucent._context``); with ``capabilities``, a request
+        conversion reads ``model`` too.
     limits : lucent.Limits, optional
         Caps on the source document, as for :func:`lucent.decode`. A body over the protocol's own
         cap (SparkTide 1 MiB) is an Invalid diagnostic, like every protocol rule; a body over
@@ -149,13 +156,16 @@ def convert(
     UsageError
         ``unknown_format`` (a name not listed above), ``unsupported_conversion`` (a pair or kind
         not implemented yet), ``invalid_input_type`` (a Struct of another definition, a value
-        that is not JSON: bytes, a tuple, a set, a key that is not a str, NaN...; or a format or kind that is not a str), ``invalid_context`` (context is not a mapping, or one that raises while read; it is read once, into a dict), a ``strict`` with no truth value (``invalid_input_type``),
+        that is not JSON: bytes, a tuple, a set, a key that is not a str, NaN...; or a format or kind that is not a str), ``invalid_context`` (context is not a mapping, or one that raises while read, it is read once, into a dict; or it has a key the conversion does not read), a ``strict`` with no truth value (``invalid_input_type``),
         ``invalid_limits``, ``invalid_capabilities``, ``unknown_model`` (no declaration of the
         request's model in the ``LucentDiscovery`` given).
     """
     source_definition = _definition(source, kind)
     target_definition = _definition(target, kind)
     context = context_of(context) if context is not None else None  # read once: UsageError if it cannot be
+    if context:  # a key no converter of this conversion reads is refused, not ignored (lucent._context)
+        reads = document_keys(source, target, kind)
+        refuse_unknown(context, reads + (("model",) if capabilities is not None and kind == "request" and "model" not in reads else ()), f"{source} {kind}s to {target}")
     strict = flag(strict, "strict")
     converter = converter_of((source, target, kind))
     hops = _through_lux(source, target, kind) if converter is None and source != target else None

@@ -67,6 +67,7 @@ from lucent.formats.lux.events import initial_events
 from lucent._stream_read import _check_source, aframes, frames, spec
 from lucent.formats.sparktide.assembler import MAX_TOOL_CALLS
 from lucent.errors import ConversionError, StreamError
+from lucent._context import DeclaredContext, reader_keys, refuse_unknown, stream_keys
 from lucent._conversion import Cx
 from lucent._transforms import json_object_problem
 from lucent._validation import RuleViolation, check_json_object_text, described, printable
@@ -204,8 +205,6 @@ def _meta(context: Mapping[str, Any], sink: _Sink, source: str, needed: bool) ->
             sink.report(f"target:$.{key}", "Invalid", f"required by the target (LucentResponse.{key}) and not in a {source} stream; supply context[{key!r}]")
         else:
             sink.report(f"target:$.{key}", "Invalid", f"context[{key!r}] is not a string; ignored")
-    if "created_at" in context:
-        sink.report("target:$.created_at", "Unsupported", "a Lux stream has no created_at (conversation_start.meta holds id, model and usage_input); context['created_at'] is not carried")
     return LucentConversationMeta(**found)
 
 
@@ -214,6 +213,12 @@ def _meta(context: Mapping[str, Any], sink: _Sink, source: str, needed: bool) ->
 
 class _Reader:
     """Source events -> Lux events; enforces the source stream's rules across frames."""
+
+    context_keys: tuple[str, ...] = ()
+    """The context keys it reads (lucent._context: the pipeline refuses any other, and a read of
+    another raises)."""
+    context_keys_to_lux: tuple[str, ...] = ()
+    """The context keys it reads when the target is Lux (besides ``context_keys``)."""
 
     def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
         self._sink = sink
@@ -249,6 +254,7 @@ class _SparkCall:
 
 class SparkTideReader(_Reader):
     """RemoteModelStreamFrame -> Lux events, with the rules of :class:`SparkTideAssembler`."""
+    context_keys_to_lux = ("id", "model")  # conversation_start.meta: a SparkTide stream has neither
 
     def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
         super().__init__(sink, context, tools, lux_target)
@@ -425,6 +431,7 @@ class LlmSdkReader(_Reader):
     of its own, so every block ends when the source ends; then come finish (derived as the
     document converter derives it: tool_calls when a tool call came, else stop) and done.
     """
+    context_keys_to_lux = ("id", "model")  # conversation_start.meta: an llm-sdk stream has neither
 
     def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
         super().__init__(sink, context, tools, lux_target)
@@ -688,6 +695,9 @@ class LuxReader(_Reader):
 
 class _Writer:
     """Lux events -> target events, appended to ``out``."""
+
+    context_keys: tuple[str, ...] = ()
+    """The context keys it reads (a writer that takes the context: lucent._context)."""
 
     def __init__(self, sink: _Sink, exact: bool) -> None:
         self._sink = sink
@@ -1177,17 +1187,22 @@ class _Pipeline:
         spec(source)
         spec(target)
         context = context_of(context)
+        refuse_unknown(context, stream_keys(source, target), f"{source} streams to {target}")
         names = tool_names(tools)
         strict = flag(strict, "strict")
         self.sink = _Sink(strict)
         checks_only = _Unreported(strict) if source == target else self.sink
-        self.reader = _READERS[source](checks_only, dict(context), names, target == "lux" and source != "lux")
+        lux_target = target == "lux" and source != "lux"
+        reader = _READERS[source]
+        # source == target: the events pass unchanged, and no value of the context reaches them
+        given = DeclaredContext(context if source != target else {}, reader_keys(reader, lux_target), f"the {source} stream reader")
+        self.reader = reader(checks_only, given, names, lux_target)
         # source == target: the events pass unchanged, checked by the reader.
         writer = _WRITERS[target]
         if source == target:
             self.writer: _Writer | None = None
         elif getattr(writer, "takes_context", False):  # the vendor writers: envelope values from the context
-            self.writer = writer(self.sink, exact=source == "lux", context=dict(context))  # type: ignore[call-arg]
+            self.writer = writer(self.sink, exact=source == "lux", context=DeclaredContext(context, writer.context_keys, f"the {target} stream writer"))  # type: ignore[call-arg]
         else:
             self.writer = writer(self.sink, exact=source == "lux")
         self.count = 0

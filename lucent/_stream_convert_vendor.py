@@ -196,7 +196,7 @@ class VendorWriter(_Writer):
 
     def __init__(self, sink: _Sink, exact: bool, context: Mapping[str, Any] | None = None) -> None:
         super().__init__(sink, exact)
-        self.context: Mapping[str, Any] = context or {}
+        self.context: Mapping[str, Any] = context if context is not None else {}
 
     def written(self, value: dict[str, Any], kind: Any) -> Any:
         """The target event of ``value`` (see :func:`build`); one that the target schema refuses

@@ -15,7 +15,9 @@
     (``STATUS FIELD: DETAIL``); ``--diagnostics OUT`` also writes them as a ``DiagnosticReport``
     (schemas/lucent-diagnostics-v1.json). Exit status 1 on a lucent error (and, with
     ``--strict``, on any Unsupported or Invalid diagnostic; ``--diagnostics OUT`` is written
-    then too); 2 on a usage error (an unknown format or kind: ``UsageError``); exit status 3 when the output was written but a diagnostic is Invalid (it does
+    then too); 2 on a usage error (an unknown format or kind, a ``--context`` key the
+    conversion does not read: ``UsageError``, ``invalid_context``; ``lucent convert --help``
+    lists the keys each target reads, lucent._context.listing); exit status 3 when the output was written but a diagnostic is Invalid (it does
     not validate against the target schema, e.g. a value only ``--context`` can give is missing).
 
     A document whose members are not all the named kind's and that fits another format or kind
@@ -71,7 +73,7 @@ import argparse
 import io
 import os
 import sys
-from typing import Any, BinaryIO, Iterator, NoReturn, Sequence
+from typing import Any, BinaryIO, Callable, Iterator, NoReturn, Sequence
 
 from lucent._convert import FORMATS
 from lucent._decode import SCHEMAS, decode, encode
@@ -604,6 +606,14 @@ class _Parser(argparse.ArgumentParser):
     (argparse's usage line goes to stdout when stderr is closed), and help or ``--version`` that
     cannot be written to stdout raises _Unusable (argparse drops a failed write and exits 0)."""
 
+    epilog_of: Callable[[], str] | None = None
+    """Makes the epilog when help is printed (``convert``: the context keys, lucent._context.listing)."""
+
+    def format_help(self) -> str:
+        if self.epilog_of is not None:
+            self.epilog = self.epilog_of()
+        return super().format_help()
+
     def error(self, message: str) -> NoReturn:
         text = self.format_usage() + f"{self.prog}: error: {message}\n"
         if sys.stderr is not None:
@@ -670,16 +680,17 @@ def parser() -> argparse.ArgumentParser:
 
     conv = commands.add_parser("convert", help="convert a document between formats through Lux", parents=[_limit_options(
         body=_BODY_HELP + "32 MiB (a SparkTide body over its protocol's 1 MiB is converted, with an Invalid diagnostic)",
-        stream="--kind stream: " + _STREAM_HELP)])
+        stream="--kind stream: " + _STREAM_HELP)], formatter_class=argparse.RawDescriptionHelpFormatter)
     conv.add_argument("--from", dest="source", required=True, help=_FORMAT_NAMES)
     conv.add_argument("--to", dest="target", required=True, help=_FORMAT_NAMES)
     conv.add_argument("--kind", default="request", choices=["request", "response", "error", "stream"],
                       help="request (default), response, error, stream (SSE in, SSE out; " + ", ".join(STREAM_FORMATS) + ")")
     conv.add_argument("--strict", action="store_true", help="fail on any Unsupported or Invalid diagnostic")
-    conv.add_argument("--context", default=None, metavar="JSON", help="values the target needs that the source lacks")
+    conv.add_argument("--context", default=None, metavar="JSON", help="values the target needs that the source lacks: a JSON object of the keys listed below (any other is refused, invalid_context)")
     conv.add_argument("--diagnostics", default=None, metavar="OUT", help="also write the diagnostics as JSON")
     conv.add_argument("file", metavar="FILE|-")
     conv.set_defaults(run=_convert)
+    conv.epilog_of = _context_listing
 
     asm = commands.add_parser("assemble", help="assemble a streamed response (SSE) into the final response", parents=[_limit_options(body=None, stream=_STREAM_HELP)])
     asm.add_argument("--format", required=True, choices=list(STREAM_FORMATS))
@@ -697,6 +708,12 @@ def parser() -> argparse.ArgumentParser:
 
     add_generate(commands)
     return top
+
+
+def _context_listing() -> str:
+    from lucent._context import listing
+
+    return listing()
 
 
 def _version() -> str:

@@ -113,7 +113,9 @@ class EncodeError(LucentError):
 
 
 class UsageError(LucentError):
-    """The call itself is wrong: an unknown schema, definition or format name."""
+    """The call itself is wrong: an unknown schema, definition or format name; a context key the
+    conversion does not read (``invalid_context``: ``path`` is the key's JSON path in the
+    context, ``$.max_tokenz``, and the message names the keys the conversion reads)."""
 
 
 class ConversionError(LucentError):

@@ -415,8 +415,13 @@ def convert_stream(
         ``service_tier``; openai-responses ``response`` (a Response object whose envelope
         members, the request settings it repeats, are written as they are; without it an
         empty request's defaults, Degraded) or ``created_at``; ``id``/``model`` when the Lux
-        stream has none. The vendor readers and writers are described in
-        ``lucent._stream_convert_<format>``.
+        stream has none; a gemini source ``id``/``model`` when its chunks lack
+        ``responseId``/``modelVersion``. The names are the ones :func:`lucent.convert` reads
+        for the same values (``created`` for openai-chat, ``created_at`` for openai-responses).
+        A key the conversion does not read raises ``invalid_context`` at once (its path
+        ``$.<key>``; the message names it and the keys read: each reader's and writer's
+        ``context_keys``, ``lucent._context``). The vendor readers and writers are described in
+        ``lucent.formats.<format>.stream``.
     strict : bool, default False
         Raise :class:`~lucent.errors.ConversionError` (``conversion_lossy``) at the first
         Unsupported or Invalid diagnostic, before the target event that would carry the loss.
@@ -461,8 +466,8 @@ def convert_stream(
         While iterating, with ``strict=True``: a loss (``.diagnostics`` holds all so far).
     UsageError
         At once: ``unknown_format``, ``invalid_input_type`` (also: ``tools`` is not an iterable
-        of ``str``, ``strict`` has no truth value), ``invalid_context`` (not a mapping, or one
-        that raises while read). While iterating: ``invalid_input_type`` for a chunk that is
+        of ``str``, ``strict`` has no truth value), ``invalid_context`` (not a mapping, one
+        that raises while read, or a key the conversion does not read). While iterating: ``invalid_input_type`` for a chunk that is
         not bytes or is a released memoryview.
     """
     _vendor(source, target)

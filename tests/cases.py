@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent.errors import ConversionError
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 
@@ -93,7 +94,9 @@ class Outcome:
 
 
 def convert(case: dict[str, Any], source: str, target: str, data: Any, *, strict: bool = False) -> Any:
-    return lucent.convert(json.dumps(data), source, target, kind=case["kind"], context=case.get("context"), strict=strict)
+    # the case's context, as much of it as this step reads (a round trip's steps read other keys)
+    context = read_by(case.get("context"), source, target, case["kind"]) if "context" in case else None
+    return lucent.convert(json.dumps(data), source, target, kind=case["kind"], context=context, strict=strict)
 
 
 def run(case: dict[str, Any]) -> Outcome:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import lucent
+from lucent._context import read_by
 from lucent import streams
 from lucent.errors import ConversionError, LucentError, StreamError
 from lucent._validation import CONTROL_CHARACTERS
@@ -213,7 +214,7 @@ def _context() -> dict[str, Any]:
 def _convert_call(body: bytes, source: str, target: str, kind: str) -> Callable[[], list[str]]:
     def call() -> list[str]:
         try:
-            result = lucent.convert(body, source, target, kind, context=_context(), strict=True)
+            result = lucent.convert(body, source, target, kind, context=read_by(_context(), source, target, kind), strict=True)
         except ConversionError as error:
             return error_texts(error)
         return diagnostic_texts(result.diagnostics)
@@ -310,7 +311,7 @@ def _assemble_call(body: bytes, fmt: str) -> Callable[[], list[str]]:
 
 def _convert_stream_call(body: bytes, source: str, target: str) -> Callable[[], list[str]]:
     def call() -> list[str]:
-        conversion = streams.convert_stream(body, source, target, context=_STREAM_CONTEXT)
+        conversion = streams.convert_stream(body, source, target, context=read_by(_STREAM_CONTEXT, source, target, "stream"))
         try:
             for _ in conversion:
                 pass

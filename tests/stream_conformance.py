@@ -53,6 +53,7 @@ from hypothesis import strategies as st
 
 import lucent
 from lucent import streams
+from lucent._context import read_by
 from lucent.errors import LucentError, StreamError
 from lucent._stream_convert import FINISH_FROM_SPARKTIDE
 from lucent.formats.llm_sdk.transforms import canonical_json
@@ -292,7 +293,7 @@ def check_read_back(stream: Sequence[Any], source: str, target: str) -> str:
     except StreamError as exc:
         failed = exc.code == "model_error"
         assert failed, f"the source stream is not valid: {exc}"
-    conversion = streams.convert_stream(stream, source, target, context=FULL_CONTEXT)
+    conversion = streams.convert_stream(stream, source, target, context=read_by(FULL_CONTEXT, source, target, "stream"))
     try:
         events = list(conversion)
     except StreamError as exc:  # the model's error, which some targets raise (chat, llm-sdk)
@@ -346,11 +347,11 @@ def run_read_back(source: str, count: int, *, seed: int | None = None, generator
 
 def check(stream: Sequence[Any], source: str, target: str) -> int:
     """Assert the property for one stream; returns the number of target events."""
-    conversion = streams.convert_stream(stream, source, target, context=CONTEXT)
+    conversion = streams.convert_stream(stream, source, target, context=read_by(CONTEXT, source, target, "stream"))
     events = list(conversion)
     check_target_stream(events, target)
     actual = streams.assemble(events, target)
-    expected = lucent.convert(streams.assemble(stream, source), source, target, kind="response", context=CONTEXT).value
+    expected = lucent.convert(streams.assemble(stream, source), source, target, kind="response", context=read_by(CONTEXT, source, target, "response")).value
     expected = normalized(expected, stream, source, target)
     assert msgspec.to_builtins(actual) == msgspec.to_builtins(expected), (
         json.dumps(msgspec.to_builtins(actual), ensure_ascii=False),
@@ -595,7 +596,7 @@ def commutation(events: Sequence[Any], source: str, target: str, context: Mappin
     code as its value (and no diagnostics)."""
     context = commutation_context(source) if context is None else context
     try:
-        conversion = streams.convert_stream(events, source, target, context=context)
+        conversion = streams.convert_stream(events, source, target, context=read_by(context, source, target, "stream"))
         out = list(conversion)
         streamed: Any = without_nulls(msgspec.to_builtins(streams.assemble(out, target)))
         streamed_diagnostics = statuses_by_member(conversion.diagnostics, lambda f: document_member(source, events, f), lambda f: stream_value(events, f))
@@ -603,7 +604,7 @@ def commutation(events: Sequence[Any], source: str, target: str, context: Mappin
         streamed, streamed_diagnostics = ("raised", exc.code), {}
     try:
         document = streams.assemble(events, source)
-        result = lucent.convert(document, source, target, kind="response", context=context)
+        result = lucent.convert(document, source, target, kind="response", context=read_by(context, source, target, "response"))
         tree = msgspec.to_builtins(document)
         converted: Any = without_nulls(msgspec.to_builtins(format_limits(result.value, events, source, target)))
         converted_diagnostics = statuses_by_member(result.diagnostics, lambda f: _INDEX.sub("[]", f), lambda f: value_at(tree, f))

@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 
 from lucent import streams
+from lucent._context import read_by
 from lucent.errors import LucentError
 from tests import responses_streams
 
@@ -196,7 +197,7 @@ def converted(fmt: str, lux: list[dict[str, Any]]) -> list[Any]:
     """A Lux stream in ``fmt``, as lucent writes it."""
     if fmt == "lux":
         return lux
-    return [msgspec.to_builtins(e) for e in streams.convert_stream(lux, "lux", fmt, context=CONTEXT)]
+    return [msgspec.to_builtins(e) for e in streams.convert_stream(lux, "lux", fmt, context=read_by(CONTEXT, "lux", fmt, "stream"))]
 
 
 def chat_logprobs(n: int, member: str = "content") -> list[Any]:
@@ -311,5 +312,5 @@ def runs(fmt: str) -> dict[str, Callable[[Iterator[Any]], object]]:
     found: dict[str, Callable[[Iterator[Any]], object]] = {"assemble": lambda source: streams.assemble(source, fmt)}
     for target in streams.FORMATS:
         if target != fmt:
-            found[f"-> {target}"] = lambda source, target=target: sum(1 for _ in streams.convert_stream(source, fmt, target, context=CONTEXT))
+            found[f"-> {target}"] = lambda source, target=target, context=read_by(CONTEXT, fmt, target, "stream"): sum(1 for _ in streams.convert_stream(source, fmt, target, context=context))
     return found

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import lucent
+from lucent._context import read_by
 from bench import baselines, memory, workloads
 from bench.harness import Case, measure
 
@@ -60,7 +61,7 @@ def test_each_memory_shape_is_a_valid_request_of_about_its_size_in_every_format(
         assert 45_000 <= len(body) <= 55_000, (fmt, len(body))
         assert lucent.decode(body, schema, definition) is not None  # raises when invalid
         for target in memory.TARGETS[fmt]:
-            found = lucent.convert(body, fmt, target, context=memory.CONTEXT).diagnostics
+            found = lucent.convert(body, fmt, target, context=read_by(memory.CONTEXT, fmt, target)).diagnostics
             assert not [d for d in found if d.status == "Invalid"], (fmt, target)
 
 

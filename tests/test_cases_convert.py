@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent.errors import ConversionError
 from lucent.generated.convert_registry import CONVERTERS
 from tests.cases import as_json, check, load, validator
@@ -54,13 +55,13 @@ def test_01_an_assistant_turn_with_text_keeps_it_and_only_a_text_free_one_is_nul
     case = load("01")
     doc = json.loads(json.dumps(case["input"]))
     doc["messages"][1]["content"].insert(0, {"type": "text", "text": text})
-    out = as_json(lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=case["context"]).value)
+    out = as_json(lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide")).value)
     assert out["messages"][1]["content"] == text
 
 
 def test_01_back_from_sparktide_the_turn_is_tool_calls_only_again() -> None:
     case = load("01")
-    there = lucent.convert(json.dumps(case["input"]), "llm-sdk", "sparktide", context=case["context"])
+    there = lucent.convert(json.dumps(case["input"]), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide"))
     back = lucent.convert(lucent.encode(there.value), "sparktide", "llm-sdk")
     assert as_json(back.value)["messages"] == case["input"]["messages"]
 
@@ -72,10 +73,10 @@ def test_01_back_from_sparktide_the_turn_is_tool_calls_only_again() -> None:
 def test_06_redacted_thinking_is_reported_for_every_target_and_strict_raises(target: str) -> None:
     needs("lux", target, "request")
     case = load("06")
-    result = lucent.convert(json.dumps(case["input"]), "lux", target, context=case["context"])
+    result = lucent.convert(json.dumps(case["input"]), "lux", target, context=read_by(case["context"], "lux", target))
     assert any(d.field == "$.conversation[1].message.content[0]" and d.status in ("Unsupported", "Degraded") for d in result.diagnostics)
     with pytest.raises(ConversionError):
-        lucent.convert(json.dumps(case["input"]), "lux", target, context=case["context"], strict=True)
+        lucent.convert(json.dumps(case["input"]), "lux", target, context=read_by(case["context"], "lux", target), strict=True)
 
 
 def test_06_lux_to_lux_keeps_the_thinking_block_byte_for_byte() -> None:
@@ -95,7 +96,7 @@ def test_06_to_llm_sdk_the_assistant_text_stays_and_the_block_is_dropped() -> No
 
 def test_10_via_lux_the_choice_is_a_specific_tool() -> None:
     case = load("10")
-    lux = lucent.convert(json.dumps(case["input"]), "llm-sdk", "lux", context=case["context"]).value
+    lux = lucent.convert(json.dumps(case["input"]), "llm-sdk", "lux", context=read_by(case["context"], "llm-sdk", "lux")).value
     assert as_json(lux)["tool_choice"] == {"type": "specific_tool", "name": "lookup"}
 
 
@@ -103,9 +104,9 @@ def test_10_via_lux_the_choice_is_a_specific_tool() -> None:
 def test_10_auto_none_and_required_are_the_same_strings_in_lux_and_sparktide(choice: str) -> None:
     case = load("10")
     doc = {**case["input"], "toolChoice": {"type": choice}}
-    lux = lucent.convert(json.dumps(doc), "llm-sdk", "lux", context=case["context"])
+    lux = lucent.convert(json.dumps(doc), "llm-sdk", "lux", context=read_by(case["context"], "llm-sdk", "lux"))
     assert as_json(lux.value)["tool_choice"] == choice
-    out = as_json(lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=case["context"]).value)
+    out = as_json(lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide")).value)
     assert out["tool_choice"] == choice
     back = as_json(lucent.convert(lucent.encode(lux.value), "lux", "llm-sdk").value)
     assert back["toolChoice"] == {"type": choice}
@@ -113,7 +114,7 @@ def test_10_auto_none_and_required_are_the_same_strings_in_lux_and_sparktide(cho
 
 def test_10_a_specific_tool_comes_back_to_llm_sdk_from_sparktide() -> None:
     case = load("10")
-    out = lucent.convert(json.dumps(case["input"]), "llm-sdk", "sparktide", context=case["context"])
+    out = lucent.convert(json.dumps(case["input"]), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide"))
     back = lucent.convert(lucent.encode(out.value), "sparktide", "llm-sdk")
     assert as_json(back.value)["toolChoice"] == {"type": "tool", "toolName": "lookup"}
     assert as_json(back.value)["tools"] == case["input"]["tools"]
@@ -124,7 +125,7 @@ def test_10_a_specific_tool_comes_back_to_llm_sdk_from_sparktide() -> None:
 
 def test_11_via_lux_the_schema_is_structured_output() -> None:
     case = load("11")
-    lux = as_json(lucent.convert(json.dumps(case["input"]), "llm-sdk", "lux", context=case["context"]).value)
+    lux = as_json(lucent.convert(json.dumps(case["input"]), "llm-sdk", "lux", context=read_by(case["context"], "llm-sdk", "lux")).value)
     assert lux["options"]["structured_output"] == {"type": "json_schema", "schema": case["input"]["responseFormat"]["schema"]}
 
 
@@ -132,19 +133,19 @@ def test_11_json_without_a_schema_and_text_map_to_json_object_and_text_and_back(
     case = load("11")
     for given, lux_value, chat in (({"type": "json"}, "json_object", {"type": "json_object"}), ({"type": "text"}, "text", {"type": "text"})):
         doc = {**case["input"], "responseFormat": given}
-        lux = lucent.convert(json.dumps(doc), "llm-sdk", "lux", context=case["context"])
+        lux = lucent.convert(json.dumps(doc), "llm-sdk", "lux", context=read_by(case["context"], "llm-sdk", "lux"))
         assert as_json(lux.value)["options"]["structured_output"] == lux_value
-        assert as_json(lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=case["context"]).value)["response_format"] == chat
+        assert as_json(lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide")).value)["response_format"] == chat
         assert as_json(lucent.convert(lucent.encode(lux.value), "lux", "llm-sdk").value)["responseFormat"] == given
 
 
 def test_11_to_htmlp_the_response_format_is_unsupported_and_strict_raises() -> None:
     needs("lux", "htmlp", "request")
     case = load("11")
-    result = lucent.convert(json.dumps(case["input"]), "llm-sdk", "htmlp", context=case["context"])
+    result = lucent.convert(json.dumps(case["input"]), "llm-sdk", "htmlp", context=read_by(case["context"], "llm-sdk", "htmlp"))
     assert any(d.field.startswith("$.responseFormat") and d.status == "Unsupported" for d in result.diagnostics), diags(result)
     with pytest.raises(ConversionError):
-        lucent.convert(json.dumps(case["input"]), "llm-sdk", "htmlp", context=case["context"], strict=True)
+        lucent.convert(json.dumps(case["input"]), "llm-sdk", "htmlp", context=read_by(case["context"], "llm-sdk", "htmlp"), strict=True)
 
 
 # --------------------------------------------------------------------------------- 12 usage
@@ -197,14 +198,14 @@ def test_13_in_sparktide_the_tool_content_is_the_json_text_of_the_result() -> No
 
 def test_13_plain_text_tool_content_is_kept_inside_result_and_degraded() -> None:
     case = load("13")
-    there = lucent.convert(json.dumps(case["input"]), "llm-sdk", "sparktide", context=case["context"])
+    there = lucent.convert(json.dumps(case["input"]), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide"))
     doc = as_json(there.value)
     doc["messages"][2]["content"] = "Rainy"
     back = lucent.convert(json.dumps(doc), "sparktide", "llm-sdk")
     part = as_json(back.value)["messages"][2]["content"][0]
     assert part["result"] == [{"type": "text", "text": "Rainy"}]
     assert ("$.messages[2].content", "Degraded") in diags(back)
-    again = lucent.convert(lucent.encode(back.value), "llm-sdk", "sparktide", context=case["context"])
+    again = lucent.convert(lucent.encode(back.value), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide"))
     assert as_json(again.value)["messages"][2]["content"] == '[{"type":"text","text":"Rainy"}]'
 
 
@@ -213,14 +214,14 @@ def test_13_every_json_result_shape_comes_back_equal_through_sparktide(result: A
     case = load("13")
     doc = json.loads(json.dumps(case["input"]))
     doc["messages"][2]["content"][0]["result"] = result
-    there = lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=case["context"])
+    there = lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide"))
     back = lucent.convert(lucent.encode(there.value), "sparktide", "llm-sdk")
     assert as_json(back.value)["messages"] == doc["messages"]
 
 
 def test_13_json_text_with_other_spacing_is_parsed_and_reported_degraded() -> None:
     case = load("13")
-    there = as_json(lucent.convert(json.dumps(case["input"]), "llm-sdk", "sparktide", context=case["context"]).value)
+    there = as_json(lucent.convert(json.dumps(case["input"]), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide")).value)
     there["messages"][2]["content"] = '{"temp": 21, "sky": "rain"}'
     there["messages"][1]["tool_calls"][0]["function"]["arguments"] = '{"city": "Oslo"}'
     back = lucent.convert(json.dumps(there), "sparktide", "llm-sdk")
@@ -235,7 +236,7 @@ def test_13_several_tool_results_in_one_llm_sdk_message_stay_one_message() -> No
     second = {"type": "tool-call", "toolCallId": "def456", "toolName": "weather", "args": {"city": "Bergen"}}
     doc["messages"][1]["content"].append(second)
     doc["messages"][2]["content"].append({"type": "tool-result", "toolCallId": "def456", "toolName": "weather", "result": {"temp": 18}})
-    there = lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=case["context"])
+    there = lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide"))
     assert [m["role"] for m in as_json(there.value)["messages"]] == ["user", "assistant", "tool", "tool"]
     back = lucent.convert(lucent.encode(there.value), "sparktide", "llm-sdk")
     assert as_json(back.value)["messages"] == doc["messages"]
@@ -285,20 +286,20 @@ def test_15_one_system_prompt_is_exact_both_ways() -> None:
 def test_16_media_into_a_text_only_target_is_unsupported_with_its_bytes_named(part: dict[str, Any]) -> None:
     case = load("16")
     doc = {"messages": [{"role": "user", "content": [{"type": "text", "text": "Transcribe this."}, part]}]}
-    result = lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=case["context"])
+    result = lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide"))
     assert as_json(result.value)["messages"] == [{"role": "user", "content": "Transcribe this."}]
     assert ("$.messages[0].content[1]", "Unsupported") in diags(result)
     data = "$.messages[0].content[1]." + ("audioData" if part["type"] == "audio" else "imageData")
     assert (data, "Unsupported") in diags(result)
     with pytest.raises(ConversionError):
-        lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=case["context"], strict=True)
+        lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=read_by(case["context"], "llm-sdk", "sparktide"), strict=True)
 
 
 def test_16_media_bytes_travel_in_extra_media_and_come_back_exactly() -> None:
     case = load("16")
     part = {"type": "audio", "audioData": "UklGRg==", "container": "wav", "encoding": "linear16", "sampleRate": 16000, "id": "a1"}
     doc = {"messages": [{"role": "user", "content": [{"type": "text", "text": "Transcribe this.", "id": "t1"}, part]}]}
-    lux = lucent.convert(json.dumps(doc), "llm-sdk", "lux", context=case["context"])
+    lux = lucent.convert(json.dumps(doc), "llm-sdk", "lux", context=read_by(case["context"], "llm-sdk", "lux"))
     value = as_json(lux.value)
     validator("lux", "request").validate(value)
     assert value["conversation"][0]["message"]["content"][1] == {"type": "audio", "audio": {"media_type": "audio/wav", "source": "inline"}}

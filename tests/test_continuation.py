@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent.generated.lux_ir_v1 import LucentContentText
 from lucent.snapshots import SnapshotStore
 
@@ -34,7 +35,7 @@ def recorded(target: str, case: str, name: str) -> bytes:
 
 def client_sees(reply: Any, response_id: str) -> dict[str, Any]:
     """The Responses `Response` the gateway sends the client for an upstream reply (in Lux)."""
-    value = lucent.convert(reply, "lux", "openai-responses", "response", context={"id": response_id, "created_at": 1}).value
+    value = lucent.convert(reply, "lux", "openai-responses", "response", context={"created_at": 1}).value
     return json.loads(lucent.encode(value))
 
 
@@ -42,7 +43,7 @@ def turn(store: SnapshotStore, target: str, request: dict[str, Any], reply: byte
     """One gateway turn: restore, convert to the upstream format, take the upstream's (recorded)
     reply, record it. Returns the upstream request and the client's Responses response."""
     restored = store.restore(request, scope=scope)
-    upstream = lucent.convert(restored.value, "lux", target, context=CONTEXT)
+    upstream = lucent.convert(restored.value, "lux", target, context=read_by(CONTEXT, "lux", target))
     assert not [d for d in upstream.diagnostics if d.status == "Invalid"], upstream.diagnostics
     lux_reply = lucent.convert(reply, target, "lux", "response").value
     store.record(restored.value, lux_reply, scope=scope, response_id=response_id)
@@ -174,6 +175,6 @@ def test_restore_equals_the_client_sending_the_history_itself(store: SnapshotSto
     restored = store.restore(continued, scope="s").value
     whole = lucent.convert(stateless, "openai-responses", "lux").value
     for target in ("anthropic", "openai-chat", "gemini"):
-        by_store = lucent.convert(restored, "lux", target, context=CONTEXT).value
-        by_client = lucent.convert(whole, "lux", target, context=CONTEXT).value
+        by_store = lucent.convert(restored, "lux", target, context=read_by(CONTEXT, "lux", target)).value
+        by_client = lucent.convert(whole, "lux", target, context=read_by(CONTEXT, "lux", target)).value
         assert lucent.encode(by_store) == lucent.encode(by_client), target

@@ -15,6 +15,7 @@ import msgspec
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent import streams
 from lucent import _validation
 from lucent.generated.anthropic import InputContentBlock, RequestTextBlock, RequestToolUseBlock
@@ -71,7 +72,7 @@ def test_no_conversion_converts_to_a_union_with_msgspec_directly(monkeypatch: py
     for source in formats:
         for target in formats:
             if source != target:
-                result = lucent.convert(documents[source], source=source, target=target, context=context)
+                result = lucent.convert(documents[source], source=source, target=target, context=read_by(context, source, target))
                 assert result.value is not None
                 pairs += 1
     assert pairs >= 40

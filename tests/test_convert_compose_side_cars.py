@@ -8,6 +8,7 @@ import json
 import pathlib
 
 import lucent
+from lucent._context import read_by
 import msgspec
 import pytest
 
@@ -19,7 +20,7 @@ FOLLOWUP = SNAPSHOTS / "anthropicOpus5AdaptiveThinkingMaxEffortParam" / "respons
 
 
 def test_kept_message_members_are_named_at_their_source_paths_when_the_target_drops_the_side_car() -> None:
-    result = lucent.convert(FOLLOWUP.read_bytes(), source="openai-responses", target="sparktide", kind="request", context=CONTEXT)
+    result = lucent.convert(FOLLOWUP.read_bytes(), source="openai-responses", target="sparktide", kind="request", context=read_by(CONTEXT, "openai-responses", "sparktide"))
     named = {d.field: d.status for d in result.diagnostics}
     for field in ("$.input[1].id", "$.input[1].status", "$.input[1].phase"):
         assert named[field] == "Unsupported"
@@ -31,7 +32,7 @@ def test_no_responses_request_loses_a_value_unnamed_on_the_way_to_a_seed_format(
     for path in sorted(SNAPSHOTS.glob("*/responses/*request.json")):
         data = path.read_bytes()
         try:
-            result = lucent.convert(data, source="openai-responses", target=target, kind="request", context=CONTEXT)
+            result = lucent.convert(data, source="openai-responses", target=target, kind="request", context=read_by(CONTEXT, "openai-responses", target))
         except lucent.errors.LucentError:
             continue
         checked += 1

@@ -64,7 +64,7 @@ def test_the_pairs_are_every_supported_conversion_through_lux() -> None:
 def test_the_context_gives_only_what_the_source_lacks_or_the_target_refuses() -> None:
     lux = {"schema_version": "v1", "model": "m", "conversation": [], "options": {"stream": True, "max_output_tokens": 0}}
     sparktide = next(p for p in PAIRS if p.name == "lux:sparktide:request").target
-    context = context_for("lux", "request", lux, lambda key, value: VALIDITY.accepts_member(sparktide, key, value))
+    context = context_for("lux", "request", lux, lambda key, value: VALIDITY.accepts_member(sparktide, key, value), "sparktide")
     assert "model" not in context and "stream" not in context  # the document's own values
     assert context["max_completion_tokens"] == FIXED_CONTEXT["max_completion_tokens"]  # 0 is no SparkTide value
     assert context["invocationId"] == FIXED_CONTEXT["invocationId"]

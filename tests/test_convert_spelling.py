@@ -27,6 +27,7 @@ import msgspec
 import pytest
 
 import lucent
+from lucent._context import read_by
 from codegen.mappings import load_specs, spellings
 from lucent._convert import _decode_source, _definition, _source_paths
 from lucent.generated.convert_registry import CONVERTERS
@@ -52,7 +53,7 @@ def test_the_spellings_are_read_from_the_specs() -> None:
 def test_a_plain_chat_request_converts_strictly_to_every_vendor(target: str) -> None:
     # strict: no Unsupported or Invalid finding (the Degraded ones name what the target says
     # another way: a system message folded, the model or stream mode given to the call)
-    result = lucent.convert(SMALL, source="openai-chat", target=target, strict=True, context={"model": "m"})
+    result = lucent.convert(SMALL, source="openai-chat", target=target, strict=True, context=read_by({"model": "m"}, "openai-chat", target))
     assert [d.field for d in result.diagnostics if d.field.startswith(("$.max_tokens", "$.extra"))] == []
 
 
@@ -150,5 +151,5 @@ def test_a_false_stream_is_the_default_call_of_gemini_and_llm_sdk() -> None:
     for target in ("gemini", "llm-sdk"):
         for stream, named in ((False, []), (True, ["$.stream"])):
             chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": stream}
-            result = lucent.convert(json.dumps(chat).encode(), source="openai-chat", target=target, context=CONTEXT)
+            result = lucent.convert(json.dumps(chat).encode(), source="openai-chat", target=target, context=read_by(CONTEXT, "openai-chat", target))
             assert [d.field for d in result.diagnostics if "stream" in d.field] == named, target

@@ -101,12 +101,12 @@ def test_quick_argument_check_accepts_only_what_the_full_reading_accepts(obj: di
 def test_an_unknown_member_of_an_open_object_is_still_reported_by_convert(unknown: str) -> None:
     # the ':' count says "a member was lost" and the full walk names it
     body = '{"schema_version":"v1","model":"m","conversation":[{"type":"message","message":{"role":"user","content":[{"type":"text","text":"hi:",' + unknown + "}]}}],\"options\":{\"stream\":false}}"
-    result = lucent.convert(body.encode(), source="lux", target="llm-sdk", context={"model": "m", "stream": False})
+    result = lucent.convert(body.encode(), source="lux", target="llm-sdk")
     unsupported = [d.field for d in result.diagnostics if d.status == "Unsupported"]
     assert "$.conversation[0].message.content[0].x" in unsupported
 
 
 def test_an_open_document_without_unknown_members_reports_none() -> None:
     body = b'{"schema_version":"v1","model":"m","conversation":[{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a:b"}]}}],"options":{"stream":false}}'
-    result = lucent.convert(body, source="lux", target="llm-sdk", context={"model": "m", "stream": False})
+    result = lucent.convert(body, source="lux", target="llm-sdk")
     assert [d for d in result.diagnostics if d.status == "Unsupported"] == []

@@ -47,6 +47,7 @@ import msgspec
 import pytest
 
 import lucent
+from lucent._context import read_by
 import lucent.generated
 from lucent import sse
 from lucent._best_error import segments
@@ -302,7 +303,7 @@ def test_disabled_anthropic_thinking_with_an_effort_names_the_effort_going_to_re
         b'{"model": "claude-opus-5", "max_tokens": 4096, "messages": [{"role": "user", "content": "What is 2+2?"}],'
         b' "thinking": {"type": "disabled"}, "output_config": {"effort": "high"}}'
     )
-    result = lucent.convert(data, source="anthropic", target="openai-responses", kind="request", context=CONTEXT)
+    result = lucent.convert(data, source="anthropic", target="openai-responses", kind="request", context=read_by(CONTEXT, "anthropic", "openai-responses", "request"))
     assert json.loads(lucent.encode(result.value))["reasoning"] == {"effort": "none"}
     assert ("$.output_config.effort", "Unsupported") in [(d.field, d.status) for d in result.diagnostics]
     import msgspec
@@ -322,7 +323,7 @@ def test_an_anthropic_stop_sequence_stop_reason_is_named_on_the_way_to_chat_comp
         "content": [{"type": "text", "text": "1, 2, 3, "}], "stop_reason": "stop_sequence", "stop_sequence": "4",
         "usage": {"input_tokens": 12, "output_tokens": 29},
     }).encode()
-    result = lucent.convert(data, source="anthropic", target="openai-chat", kind="response", context=CONTEXT)
+    result = lucent.convert(data, source="anthropic", target="openai-chat", kind="response", context=read_by(CONTEXT, "anthropic", "openai-chat", "response"))
     assert json.loads(lucent.encode(result.value))["choices"][0]["finish_reason"] == "stop"
     assert ("$.stop_reason", "Degraded") in [(d.field, d.status) for d in result.diagnostics]
     assert lost_values(json.loads(data), msgspec.to_builtins(result.value), result.diagnostics) == []
@@ -433,7 +434,7 @@ def test_responses_nulls_are_kept_for_the_round_trip_and_named_on_the_way_elsewh
     back = lucent.convert(lux, source="lux", target="openai-responses")
     assert (json.loads(lucent.encode(back.value)), back.diagnostics) == (doc, [])
     for target in ("sparktide", "openai-chat", "anthropic"):
-        result = lucent.convert(data, source="openai-responses", target=target, context=CONTEXT)
+        result = lucent.convert(data, source="openai-responses", target=target, context=read_by(CONTEXT, "openai-responses", target))
         named = {d.field: d.status for d in result.diagnostics}
         assert {f"$.{name}": named.get(f"$.{name}") for name in nulls} == dict.fromkeys((f"$.{n}" for n in nulls), "Unsupported")
         assert lost_values(doc, msgspec.to_builtins(result.value), result.diagnostics) == []
@@ -468,7 +469,7 @@ def test_a_tool_result_whose_call_sparktide_renames_is_named() -> None:
         {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "", "args": {}}]},
         {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "", "result": {}}]},
     ]}
-    result = lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=CONTEXT)
+    result = lucent.convert(json.dumps(doc), "llm-sdk", "sparktide", context=read_by(CONTEXT, "llm-sdk", "sparktide"))
     written = json.loads(lucent.encode(result.value))["messages"]
     assert written[0]["tool_calls"][0]["function"]["name"] == "lucent_tool_1"
     assert ("$.messages[1].content[0]", "Degraded") in [(d.field, d.status) for d in result.diagnostics]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent import streams
 from lucent._limits import DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_STREAM_BYTES
 from lucent._stream_read import FrameReader, spec
@@ -94,7 +95,7 @@ def test_every_stream_format_takes_a_stream_limit_before_parsing(fmt: str) -> No
         streams.assemble([stream[i : i + 7] for i in range(0, len(stream), 7)], fmt, limits=limits)
     assert chunked.value.code == "stream_too_large"
     with pytest.raises(StreamError) as converted:
-        list(streams.convert_stream(stream, fmt, "lux", context={"id": "r", "model": "m"}, limits=limits))
+        list(streams.convert_stream(stream, fmt, "lux", context=read_by({"id": "r", "model": "m"}, fmt, "lux", "stream"), limits=limits))
     assert converted.value.code == "stream_too_large"
     garbage = b"data: " + b"[" * 200 + b"\n\n"  # refused by size, never parsed
     with pytest.raises(StreamError) as unparsed:

@@ -37,6 +37,7 @@ from typing import Any
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent._conversion import Cx
 from lucent.errors import LucentError
 from lucent.generated.convert_registry import MODULES
@@ -177,7 +178,7 @@ class Recorder:
     def convert(self, data: Any, source: str, target: str, kind: str) -> Any:
         """lucent.convert on one direct pair; the value, or None when it raises."""
         self.pair = (source, target, kind)
-        context = FIXED_CONTEXT if source in SEED or target in SEED else None
+        context = read_by(FIXED_CONTEXT, source, target, kind) if source in SEED or target in SEED else None
         try:
             return lucent.convert(data, source, target, kind, context=context).value
         except LucentError:

@@ -18,6 +18,7 @@ import unicodedata
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent import streams
 from lucent._best_error import segments
 from lucent.errors import LucentError, StreamError, ValidationError
@@ -95,7 +96,7 @@ def test_tool_arguments_that_are_json_but_not_an_object_are_named_by_their_type(
         {"role": "user", "content": "x"},
         {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}]},
     ]}
-    result = lucent.convert(json.dumps(chat), "openai-chat", target, context={"max_tokens": 5})
+    result = lucent.convert(json.dumps(chat), "openai-chat", target, context=read_by({"max_tokens": 5}, "openai-chat", target))
     found = [d for d in result.diagnostics if d.field.endswith("arguments")]
     assert found and all(d.status == "Invalid" for d in found)
     assert all(SECRET not in d.detail and "JSON text of" in d.detail for d in found), [d.detail for d in found]

@@ -13,6 +13,7 @@ import msgspec
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent import streams
 from lucent.errors import ConversionError, StreamError
 from tests.fuzz.seeds import seeds, stream_seeds
@@ -53,7 +54,7 @@ def test_every_cut_after_the_usage_keeps_it_on_the_error(fmt: str) -> None:
             assert msgspec.to_builtins(raised.value.usage) == usage
             for target in streams.FORMATS:
                 with pytest.raises(StreamError) as converted:
-                    list(streams.convert_stream(b"".join(frames[:cut]), fmt, target, context={"id": "r", "model": "m"}))
+                    list(streams.convert_stream(b"".join(frames[:cut]), fmt, target, context=read_by({"id": "r", "model": "m"}, fmt, target, "stream")))
                 assert msgspec.to_builtins(converted.value.usage) == usage
 
 
@@ -86,15 +87,15 @@ def test_a_strict_conversion_reports_every_diagnostic() -> None:
             continue
         for data in found[f"convert:{source}:{target}:{kind}"]:
             try:
-                lenient = lucent.convert(data, source, target, kind, context=CONTEXT)
+                lenient = lucent.convert(data, source, target, kind, context=read_by(CONTEXT, source, target, kind))
             except lucent.errors.LucentError:
                 continue
             lossy = [d for d in lenient.diagnostics if d.status in ("Unsupported", "Invalid")]
             if not lossy:
-                assert lucent.convert(data, source, target, kind, context=CONTEXT, strict=True).diagnostics == lenient.diagnostics
+                assert lucent.convert(data, source, target, kind, context=read_by(CONTEXT, source, target, kind), strict=True).diagnostics == lenient.diagnostics
                 continue
             with pytest.raises(ConversionError) as raised:
-                lucent.convert(data, source, target, kind, context=CONTEXT, strict=True)
+                lucent.convert(data, source, target, kind, context=read_by(CONTEXT, source, target, kind), strict=True)
             refused += 1
             assert raised.value.diagnostics == lenient.diagnostics
             assert raised.value.path == lossy[0].field

@@ -77,3 +77,16 @@ def test_a_readme_command_runs_and_prints_what_it_says(command: str, printed: li
     out = subprocess.run([sys.executable, "-m", "lucent", *words[1:]], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == status, out.stderr
     assert (out.stdout + out.stderr).splitlines() == printed
+
+
+CONTEXT_KEYS = re.compile(r"<!-- context-keys:[^\n]*-->\n```text\n(.*?)```\n<!-- /context-keys -->", re.DOTALL)
+
+
+def test_the_readme_lists_the_context_keys_as_convert_help_does() -> None:
+    """The README's list of the context keys each target reads is lucent._context.listing(), the
+    text `lucent convert --help` ends with; both come from the one declaration (CONTEXT of the
+    converter registry, the stream readers' and writers' context_keys)."""
+    from lucent._context import listing
+
+    found = CONTEXT_KEYS.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert found == [listing()], "regenerate the README section from lucent._context.listing()"

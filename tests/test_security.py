@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent import streams
 from lucent._convert import FORMATS as CONVERT_FORMATS
 from lucent.errors import ConversionError, LucentError, StreamError, ValidationError
@@ -83,7 +84,7 @@ def test_conversion_diagnostics_never_echo_a_value(source: str) -> None:
             for target in targets:
                 for strict in (False, True):
                     try:
-                        result = lucent.convert(body, source, target, strict=strict, context=context)
+                        result = lucent.convert(body, source, target, strict=strict, context=read_by(context, source, target))
                     except (ConversionError, ValidationError) as error:
                         assert SECRET not in error_text(error)
                         continue

@@ -18,6 +18,7 @@ import msgspec
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent._validation import CONTROL_CHARACTERS
 from tests.fuzz.sidecars import declared_types, lux_documents, silent_drops
 from tests.fuzz.targets import CONTEXT
@@ -27,7 +28,7 @@ from lucent.generated.convert_registry import DOCUMENTS
 
 
 def _lux(source: str, body: dict[str, Any], kind: str = "request") -> dict[str, Any]:
-    return msgspec.to_builtins(lucent.convert(json.dumps(body), source, "lux", kind, context=CONTEXT).value)  # type: ignore[no-any-return]
+    return msgspec.to_builtins(lucent.convert(json.dumps(body), source, "lux", kind, context=read_by(CONTEXT, source, "lux", kind)).value)  # type: ignore[no-any-return]
 
 
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yes", "refusal": None}], "stop": None}
@@ -67,7 +68,7 @@ def test_the_side_car_entries_the_issue_names_are_reported(source: str, body: di
     for key in path[:-1]:
         node = node.setdefault(key, {})
     node[path[-1]] = value
-    result = lucent.convert(json.dumps(lux), "lux", target, kind, context={**CONTEXT, "max_tokens": 5})
+    result = lucent.convert(json.dumps(lux), "lux", target, kind, context=read_by({**CONTEXT, "max_tokens": 5}, "lux", target, kind))
     assert [d.status for d in result.diagnostics if d.field == field] in (["Invalid"], ["Unsupported"])
 
 

@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent import streams
 from tests.stream_conformance import commutation_context, document_member, format_limits, statuses_by_member, without_nulls
 
@@ -37,10 +38,10 @@ def lux_stream(finish_reason: str, *, usage: dict[str, int] | None = None) -> li
 
 def both(events: list[Any], source: str, target: str) -> tuple[Any, Any, dict[str, str], dict[str, str]]:
     """(streamed value, converted value, streamed status by member, converted status by member)."""
-    context = commutation_context(source)
-    conversion = streams.convert_stream(events, source, target, context=context)
+    context = commutation_context(source)  # each conversion reads its keys of it, by the same names
+    conversion = streams.convert_stream(events, source, target, context=read_by(context, source, target, "stream"))
     streamed = without_nulls(msgspec.to_builtins(streams.assemble(list(conversion), target)))
-    result = lucent.convert(streams.assemble(events, source), source, target, kind="response", context=context)
+    result = lucent.convert(streams.assemble(events, source), source, target, kind="response", context=read_by(context, source, target, "response"))
     converted = without_nulls(msgspec.to_builtins(format_limits(result.value, events, source, target)))
     return (
         streamed,

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import lucent
+from lucent._context import read_by
 from lucent import streams
 from lucent.errors import ConversionError, LucentError, StreamError, UsageError
 
@@ -93,7 +94,7 @@ def test_a_refused_target_event_raises_conversion_error_under_strict_before_it_i
 def test_every_target_converts_these_streams_with_documented_errors_only(case: str, target: str) -> None:
     events, source, *_ = REFUSED[case]
     try:
-        out = list(streams.convert_stream(events, source, target, context={"created": 1, "created_at": 1}))
+        out = list(streams.convert_stream(events, source, target, context=read_by({"created": 1, "created_at": 1}, source, target, "stream")))
     except (StreamError, ConversionError, UsageError) as exc:  # the documented ones
         pytest.fail(f"{target}: {type(exc).__name__} {exc.code}")
     except LucentError as exc:

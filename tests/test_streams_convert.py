@@ -25,6 +25,7 @@ from lucent.generated.convert_sparktide_lux_error import sparktide_to_lux_error
 from lucent.generated.llm_sdk import PartialModelResponse
 from lucent.generated.lux_ir_v1 import LucentStreamEventDone, LucentStreamEventError
 from lucent.generated.sparktide_remote_1_0 import RemoteModelFailure, RemoteModelFailureError
+from lucent._context import read_by
 from tests.stream_conformance import CONTEXT, check, check_target_stream
 
 FORMATS = ("sparktide", "llm-sdk", "lux")
@@ -100,6 +101,8 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
 
 
 def convert(events: Any, source: str, target: str, **options: Any) -> tuple[list[Any], list[Any]]:
+    if "context" in options:  # as much of it as this conversion reads: lucent refuses any other key
+        options["context"] = read_by(options["context"], source, target, "stream")
     conversion = streams.convert_stream(events, source, target, **options)
     out = list(conversion)
     return out, conversion.diagnostics
@@ -129,7 +132,7 @@ def test_async_conversion_yields_the_same_events_as_sync(source: str, target: st
             yield body[i : i + 7]
 
     async def run() -> tuple[list[Any], list[Any]]:
-        conversion = streams.aconvert_stream(chunks(), source, target, context=CONTEXT)
+        conversion = streams.aconvert_stream(chunks(), source, target, context=read_by(CONTEXT, source, target, "stream"))
         return [e async for e in conversion], conversion.diagnostics
 
     assert asyncio.run(run()) == convert(SAMPLES[source], source, target, context=CONTEXT)
@@ -467,14 +470,14 @@ def test_a_broken_source_fails_with_the_code_and_path_assemble_gives(source: str
     with pytest.raises(StreamError) as assembled:
         streams.assemble(events, source)
     with pytest.raises(StreamError) as converted:
-        list(streams.convert_stream(events, source, target, context=CONTEXT))
+        list(streams.convert_stream(events, source, target, context=read_by(CONTEXT, source, target, "stream")))
     assert (converted.value.code, converted.value.path) == (assembled.value.code, assembled.value.path)
 
 
 def test_undeclared_tools_are_rejected_as_assemble_rejects_them() -> None:
     for source in FORMATS:
         with pytest.raises(StreamError) as info:
-            list(streams.convert_stream(SAMPLES[source], source, "lux" if source != "lux" else "sparktide", context=CONTEXT, tools=["lookup"]))
+            list(streams.convert_stream(SAMPLES[source], source, "lux" if source != "lux" else "sparktide", context=read_by(CONTEXT, source, "lux", "stream"), tools=["lookup"]))
         assert info.value.code == "tool_name_not_declared"
 
 
@@ -535,7 +538,7 @@ def peak(source: str, target: str, frames: int) -> int:
     tracemalloc.start()
     try:
         count = 0
-        for _ in streams.convert_stream(long_stream(source, frames), source, target, context=CONTEXT):
+        for _ in streams.convert_stream(long_stream(source, frames), source, target, context=read_by(CONTEXT, source, target, "stream")):
             count += 1
         _, high = tracemalloc.get_traced_memory()
     finally:

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 
 import lucent
 from lucent import streams
+from lucent._context import read_by
 from lucent.errors import StreamError
 from lucent.generated.lux_ir_v1 import LucentStreamEventError
 from tests.stream_conformance import CONTEXT, FULL_CONTEXT, GENERATORS, PAIRS, TARGETS, check, check_read_back, corpus, lux_edge_streams, run_read_back, vendor_corpus
@@ -107,20 +108,20 @@ def _lux_calls(*calls: tuple[str, str]) -> list[dict[str, Any]]:
 def test_lux_arguments_anthropic_refuses_are_invalid_at_the_tool_call(arguments: str) -> None:
     events = _lux_calls(("call_1", arguments))
     streams.assemble(events, "lux")  # Lux carries the text as it is
-    conversion = streams.convert_stream(events, "lux", "anthropic", context=FULL_CONTEXT)
+    conversion = streams.convert_stream(events, "lux", "anthropic", context=read_by(FULL_CONTEXT, "lux", "anthropic", "stream"))
     out = list(conversion)
     invalid = [(d.field, d.detail) for d in conversion.diagnostics if d.status == "Invalid"]
     assert [f for f, _ in invalid] == ["$[2]"] and "carried verbatim" in invalid[0][1]
     with pytest.raises(StreamError) as refused:
         streams.assemble(out, "anthropic")
     assert refused.value.code == "malformed_arguments"
-    good = streams.convert_stream(_lux_calls(("call_1", '{"a":1}'), ("call_2", "")), "lux", "anthropic", context=FULL_CONTEXT)
+    good = streams.convert_stream(_lux_calls(("call_1", '{"a":1}'), ("call_2", "")), "lux", "anthropic", context=read_by(FULL_CONTEXT, "lux", "anthropic", "stream"))
     assert streams.assemble(list(good), "anthropic").content[0].input == {"a": 1}
     assert [d for d in good.diagnostics if d.status == "Invalid"] == []
 
 
 def test_a_second_tool_call_with_the_same_id_is_dropped_from_chat_as_invalid() -> None:
-    conversion = streams.convert_stream(_lux_calls(("call_1", '{"a":1}'), ("call_1", '{"b":2}'), ("call_2", "{}")), "lux", "openai-chat", context=FULL_CONTEXT)
+    conversion = streams.convert_stream(_lux_calls(("call_1", '{"a":1}'), ("call_1", '{"b":2}'), ("call_2", "{}")), "lux", "openai-chat", context=read_by(FULL_CONTEXT, "lux", "openai-chat", "stream"))
     response = streams.assemble(list(conversion), "openai-chat")
     calls = response.choices[0].message.tool_calls
     assert [(c.id, c.function.arguments) for c in calls] == [("call_1", '{"a":1}'), ("call_2", "{}")]

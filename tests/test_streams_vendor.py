@@ -17,6 +17,7 @@ import msgspec
 import pytest
 
 from lucent import streams
+from lucent._context import read_by
 from lucent.errors import StreamError, UsageError
 
 CORPUS = Path(__file__).resolve().parent / "data" / "lingua" / "snapshots"
@@ -556,7 +557,7 @@ def test_generated_lux_streams_become_vendor_streams_that_assemble(target: str) 
         except StreamError as exc:  # a Lux stream that ends with its error event
             assert exc.code == "model_error"
             return
-        out = list(streams.convert_stream(stream, "lux", target, context={"created": 1}))
+        out = list(streams.convert_stream(stream, "lux", target, context=read_by({"created": 1}, "lux", target, "stream")))
         response = streams.assemble(out, target)
         # The first choice's tool calls keep their ids and order.
         assert _tool_ids(target, response) == _tool_ids("lux", expected)
@@ -623,7 +624,7 @@ def test_damaged_recordings_raise_only_lucent_errors() -> None:
                 try:
                     if target == "lux":
                         streams.assemble(events, fmt)
-                    list(streams.convert_stream(events, fmt, target, context={"created": 1}))
+                    list(streams.convert_stream(events, fmt, target, context=read_by({"created": 1}, fmt, target, "stream")))
                 except LucentError:
                     pass
                 checked += 1

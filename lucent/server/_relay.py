@@ -28,6 +28,7 @@ from starlette.responses import Response, StreamingResponse
 import lucent
 from lucent import streams
 from lucent.errors import LucentError, StoreError, StreamError, UsageError
+from lucent._context import read_by
 from lucent.formats import FORMATS
 from lucent.server._body import json_object, read_body, refusal
 from lucent.server._continuation import StreamRecord, response_id as new_response_id
@@ -85,9 +86,11 @@ async def relay(gateway: Gateway, front: str, request: Request, log: RequestLog,
 async def upstream_request(gateway: Gateway, source: str, target: str, model: str, body: bytes | Any, scope: str, continued: bool, max_tokens: int) -> tuple[Any, Any]:
     """The client's request converted for the upstream: ``(ConversionResult, restored)``, where
     ``restored`` is the Lux request a continuation recorded from (or None)."""
-    context: dict[str, Any] = {"model": model} if source == "gemini" else {}
+    offered: dict[str, Any] = {"model": model} if source == "gemini" else {}
     if target == "anthropic":
-        context["max_tokens"] = max_tokens
+        offered["max_tokens"] = max_tokens
+    # only the keys the conversion reads: lucent.convert refuses any other (invalid_context)
+    context = read_by(offered, "lux" if continued else source, target, "request")
     limits = lucent.Limits(max_body_bytes=max(gateway.config.max_body_bytes, 1))
     try:
         if continued:

@@ -127,7 +127,7 @@ def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
     source, target, kind = pair.source.format, pair.target.format, pair.kind
     outcome = Outcome(leaves=sum(1 for _ in leaves(doc)))
     try:
-        context = context_for(source, kind, doc, lambda key, value: validity.accepts_member(pair.target, key, value))
+        context = context_for(source, kind, doc, lambda key, value: validity.accepts_member(pair.target, key, value), target)
         there = lucent.convert(json.dumps(doc).encode(), source, target, kind=kind, context=context)
     except Exception as fault:  # noqa: BLE001 - a refusal or a crash is a finding
         detail = f"{type(fault).__name__}: {fault}"
@@ -154,7 +154,7 @@ def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
     back_diagnostics: list[Any] | None = None
     try:
         data = lucent.encode(there.value) if outcome.valid else there.value  # an invalid document would not decode
-        context = context_for(target, kind, out, lambda key, value: validity.accepts_member(pair.source, key, value))
+        context = context_for(target, kind, out, lambda key, value: validity.accepts_member(pair.source, key, value), source)
         result = lucent.convert(data, target, source, kind=kind, context=context)
         back, back_diagnostics = as_json(result.value), list(result.diagnostics)
     except LucentError:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from lucent._context import read_by
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS, UNREACHABLE
 
 from lucent._convert import FORMATS
@@ -124,8 +125,10 @@ FIXED_CONTEXT: dict[str, Any] = {
     "stream": False,
     # Lux: what llm-sdk and SparkTide responses leave to the caller
     "id": "resp_conformance",
-    # OpenAI Chat Completions: a response's creation time, which Lux may lack
+    # Lux (from llm-sdk, SparkTide, Anthropic) and Responses: a response's creation time
     "created_at": 1893456000,
+    # OpenAI Chat Completions: the same, by Chat's name for it, which Lux may lack
+    "created": 1893456000,
     # Anthropic: max_tokens is required, and a Lux request may have no max_output_tokens
     "max_tokens": 256,
 }
@@ -151,7 +154,7 @@ def _held(fmt: str, kind: str, doc: Any) -> dict[str, Any]:
         where["max_tokens"] = ("options", "max_output_tokens")
         where.update({key: ("extra", "sparktide", key) for key in _ENVELOPE})
     elif fmt == "lux" and kind == "response":
-        where = {"id": ("id",), "model": ("model",), "created_at": ("created_at",)}
+        where = {"id": ("id",), "model": ("model",), "created_at": ("created_at",), "created": ("created_at",)}
     elif fmt == "htmlp":
         where = {"model": ("model",), "max_completion_tokens": ("max_output_tokens",)}
     elif fmt == "llm-sdk" and kind == "request":
@@ -164,13 +167,14 @@ def _held(fmt: str, kind: str, doc: Any) -> dict[str, Any]:
     return {key: value for key, value in found.items() if value is not _MISSING}
 
 
-def context_for(fmt: str, kind: str, doc: Any, accepts: Callable[[str, Any], bool]) -> dict[str, Any]:
+def context_for(fmt: str, kind: str, doc: Any, accepts: Callable[[str, Any], bool], target: str) -> dict[str, Any]:
     """The context a caller passes when converting ``doc`` (a document of ``fmt``).
 
     The values the target requires and the source cannot supply (``lucent.convert``) come from
     `FIXED_CONTEXT`. A value the document holds itself and the target accepts there
     (``accepts(key, value)``) is left to the document: the caller's value is the source's, so the
     context replaces nothing (lucent would report that Degraded) and a round trip can be exact.
+    Only the keys the conversion to ``target`` reads are given: lucent refuses any other.
     """
     held = _held(fmt, kind, doc)
-    return {key: value for key, value in FIXED_CONTEXT.items() if key not in held or not accepts(key, held[key])}
+    return read_by({key: value for key, value in FIXED_CONTEXT.items() if key not in held or not accepts(key, held[key])}, fmt, target, kind)

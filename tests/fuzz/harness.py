@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 
 import lucent
+from lucent._context import read_by
 from lucent.errors import LucentError
 from tests.conservation import lost_values
 
@@ -124,7 +125,7 @@ class Harness:
             out = msgspec.to_builtins(result.value)
             try:
                 # the Struct itself: an output that breaks the target schema would not decode
-                back_result = lucent.convert(result.value, destination, source, kind, context=CONTEXT)
+                back_result = lucent.convert(result.value, destination, source, kind, context=read_by(CONTEXT, destination, source, kind))
                 back: Any = msgspec.to_builtins(back_result.value)
             except LucentError:
                 back = None

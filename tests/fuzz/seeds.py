@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 
 import lucent
+from lucent._context import read_by
 from lucent import streams
 from lucent.errors import LucentError
 from lucent.generated.convert_registry import DOCUMENTS
@@ -109,7 +110,7 @@ def stream_seeds(shared: bool = False) -> dict[str, list[bytes]]:
                 if target == source:
                     continue
                 try:
-                    found[target].append(_sse(list(streams.convert_stream(stream, source, target, context={"id": "r", "model": "m"}))))
+                    found[target].append(_sse(list(streams.convert_stream(stream, source, target, context=read_by({"id": "r", "model": "m"}, source, target, "stream")))))
                 except LucentError:
                     continue
     return {fmt: list(dict.fromkeys(items)) for fmt, items in found.items()}

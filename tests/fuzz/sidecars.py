@@ -33,6 +33,7 @@ from typing import Any
 import msgspec
 
 import lucent
+from lucent._context import read_by
 from lucent.errors import LucentError
 from lucent._validation import member
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
@@ -115,7 +116,7 @@ def lux_documents(documents: Iterable[tuple[str, str | None, bytes]]) -> Iterato
                     continue
             elif (source, "lux", kind) in CONVERTERS:
                 try:
-                    value = msgspec.to_builtins(lucent.convert(data, source, "lux", kind, context=CONTEXT).value)
+                    value = msgspec.to_builtins(lucent.convert(data, source, "lux", kind, context=read_by(CONTEXT, source, "lux", kind)).value)
                 except LucentError:
                     continue
             else:
@@ -275,7 +276,7 @@ def silent_drops(
         """The diagnostics of the document as it is (worked out when first needed)."""
         if target not in baseline:
             try:
-                baseline[target] = {(d.field, d.status, d.detail) for d in lucent.convert(body, "lux", target, kind, context=context).diagnostics}
+                baseline[target] = {(d.field, d.status, d.detail) for d in lucent.convert(body, "lux", target, kind, context=read_by(context, "lux", target, kind)).diagnostics}
             except LucentError:
                 baseline[target] = set()
         return baseline[target]
@@ -293,7 +294,7 @@ def silent_drops(
             where = f"{where}[{step}]" if isinstance(step, int) else member(where, step)
         for target in targets:
             try:
-                result = lucent.convert(data, "lux", target, kind, context=context)
+                result = lucent.convert(data, "lux", target, kind, context=read_by(context, "lux", target, kind))
             except LucentError as error:
                 if texts is not None:
                     texts(f"lux->{target} {shape(path)}={name}", [error.message, error.path, str(error), repr(error)])
@@ -309,7 +310,7 @@ def silent_drops(
                 continue
             output = msgspec.to_builtins(result.value)
             try:
-                back: Any = msgspec.to_builtins(lucent.convert(result.value, target, "lux", kind, context=context).value)
+                back: Any = msgspec.to_builtins(lucent.convert(result.value, target, "lux", kind, context=read_by(context, target, "lux", kind)).value)
             except LucentError:
                 back = None
             if planted is None or isinstance(planted, bool):  # no leaf to find: named, or back at its path

@@ -24,6 +24,7 @@ from functools import cache
 from typing import Any
 
 import lucent
+from lucent._context import read_by
 from lucent import sse, streams
 from lucent._convert import FORMATS as CONVERT_FORMATS
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
@@ -101,7 +102,7 @@ def _assemble(fmt: str, split: bool) -> Callable[[bytes], Any]:
 
 def _convert_stream(source: str, target: str) -> Callable[[bytes], Any]:
     def run(data: bytes) -> Any:
-        conversion = streams.convert_stream(data, source, target, context={"id": "r", "model": "m"})
+        conversion = streams.convert_stream(data, source, target, context=read_by({"id": "r", "model": "m"}, source, target, "stream"))
         return list(conversion), conversion.diagnostics
 
     return run
@@ -109,7 +110,7 @@ def _convert_stream(source: str, target: str) -> Callable[[bytes], Any]:
 
 def _convert(source: str, target: str, kind: str) -> Callable[[bytes], Any]:
     def run(data: bytes) -> Any:
-        return lucent.convert(data, source, target, kind, context=CONTEXT)
+        return lucent.convert(data, source, target, kind, context=read_by(CONTEXT, source, target, kind))
 
     return run
 

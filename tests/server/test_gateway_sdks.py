@@ -12,6 +12,7 @@ import pytest
 
 import lucent
 from lucent import streams
+from lucent._context import read_by
 from tests.server.harness import DIRS, VENDOR_FRONTS, recorded, sse_of
 from tests.server.sdk_clients import ask
 
@@ -51,7 +52,7 @@ def expected_document(upstream: str, front: str, turn: int) -> Any:
 
 def expected_stream(upstream: str, front: str, turn: int) -> Any:
     events = recorded(SCENARIO, upstream, "response-streaming.json" if turn == 1 else "followup-response-streaming.json")
-    converted = list(streams.convert_stream(sse_of(events, upstream), upstream, front, context={"created": 1, "created_at": 1}))
+    converted = list(streams.convert_stream(sse_of(events, upstream), upstream, front, context=read_by({"created": 1, "created_at": 1}, upstream, front, "stream")))
     if front == "gemini":
         return [_as_gemini_sdk(_json(event)) for event in converted]
     return _json(streams.assemble(converted, front))

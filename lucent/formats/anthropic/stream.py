@@ -294,6 +294,7 @@ class AnthropicReader(_Reader):
 
 class AnthropicWriter(VendorWriter):
     """Lux events -> MessageStreamEvent (see the module docstring)."""
+    context_keys = ("id", "model")  # message_start's id and model when the Lux stream has none
 
     target = "Anthropic"
 

@@ -22,7 +22,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from lucent._conversion import Cx, reports, Status
+from lucent._conversion import Cx, reads, reports, Status
 from lucent._transforms import convert_kept, left_out, plain_members, present, report_unkept, shown, written
 from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, load_json_text, member
 from lucent.formats.anthropic.tables import STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
@@ -649,6 +649,7 @@ def _verbatim_type(allowed: tuple[str, ...] | None) -> Any:
 
 
 @reports("Degraded", "Unsupported", "Invalid")
+@reads("max_tokens")
 def anthropic_max_tokens(value: int | UnsetType, path: str, cx: Cx) -> int:
     """max_tokens: the caller's context["max_tokens"] (a different max_output_tokens is reported
     Degraded; none at all is reported Degraded at target:$.max_tokens, since it comes back as a

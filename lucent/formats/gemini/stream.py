@@ -128,6 +128,7 @@ class _Candidate:
 
 class GeminiReader(_Reader):
     """GenerateContentResponse chunks -> Lux events (see the module docstring)."""
+    context_keys = ("id", "model")  # conversation_start.meta, when the chunks lack responseId / modelVersion
 
     def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
         super().__init__(sink, context, tools, lux_target)
@@ -316,6 +317,7 @@ class _WBlock:
 
 class GeminiWriter(VendorWriter):
     """Lux events -> GenerateContentResponse chunks (see the module docstring)."""
+    context_keys = ("id", "model")  # responseId, modelVersion when the Lux stream has none
 
     target = "Gemini"
 

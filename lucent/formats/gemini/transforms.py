@@ -22,7 +22,7 @@ from typing import Any, Literal, cast
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
-from lucent._conversion import Cx, reports, Status
+from lucent._conversion import Cx, reads, reports, Status
 from lucent._transforms import convert_kept, shown
 from lucent._validation import JsonTextError, convert_as, described, dump_json_text, load_json_text, member
 from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_TO_LUX
@@ -456,6 +456,7 @@ _STRUCTURED_MEMBERS = ("responseMimeType", "responseSchema", "responseJsonSchema
 
 
 @reports("Invalid")
+@reads("stream")
 def gemini_options(config: GenerationConfig | UnsetType, path: str, cx: Cx) -> LucentOptions:
     """generationConfig temperature, topP, topK, maxOutputTokens, stopSequences, candidateCount,
     seed and the structured output (responseMimeType with responseJsonSchema or responseSchema) as

@@ -312,6 +312,7 @@ class _Out:
 
 class OpenAIChatWriter(VendorWriter):
     """Lux events -> CreateChatCompletionStreamResponse chunks (see the module docstring)."""
+    context_keys = ("created", "id", "model", "service_tier", "system_fingerprint")  # every chunk's envelope
 
     target = "Chat Completions"
 

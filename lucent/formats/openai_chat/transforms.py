@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
-from lucent._conversion import Cx, Expect, reports, Status
+from lucent._conversion import Cx, Expect, reads, reports, Status
 from lucent._transforms import convert_kept, obj, present
 from lucent._validation import convert_as, described, member
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS
@@ -1098,15 +1098,17 @@ def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) 
 
 
 @reports("Degraded", "Invalid")
+@reads("created")
 def chat_created(created_at: int | UnsetType, path: str, cx: Cx) -> int:
-    """The caller's context["created_at"] (a different Lux created_at reported Degraded), else
-    Lux created_at; a context value the Lux document lacks is reported Degraded (the round trip
-    gains it); found in neither: Invalid target:$.created."""
-    given = cx.from_context("created_at", "integer", "$.created")
-    value = cx.prefer(given, created_at, path, "created_at")
+    """The caller's context["created"] (Chat's own name for it, as a Chat stream reads it; a
+    different Lux created_at reported Degraded), else Lux created_at; a context value the Lux
+    document lacks is reported Degraded (the round trip gains it); found in neither: Invalid
+    target:$.created."""
+    given = cx.from_context("created", "integer", "$.created")
+    value = cx.prefer(given, created_at, path, "created")
     if value is UNSET:
-        cx.missing("$.created", "created_at", "a Chat response states its creation time")
+        cx.missing("$.created", "created", "a Chat response states its creation time")
     elif created_at is UNSET:
-        cx.report(path, "Degraded", "absent in Lux; the Chat created time is the caller's context['created_at']")
+        cx.report(path, "Degraded", "absent in Lux; the Chat created time is the caller's context['created']")
     created: int = present(value)
     return created

@@ -372,6 +372,7 @@ class _Out:
 
 class OpenAIResponsesWriter(VendorWriter):
     """Lux events -> ResponseStreamEvent (see the module docstring)."""
+    context_keys = ("created_at", "id", "model", "response")  # the response envelope
 
     target = "Responses"
 

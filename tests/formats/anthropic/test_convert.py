@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import lucent
+from lucent._context import read_by
 from lucent.errors import ConversionError, LucentError
 from lucent.generated.convert_registry import CONVERTERS, UNREACHABLE
 from tests.convert_conformance.pairs import side
@@ -530,7 +531,7 @@ def test_other_providers_corpus_through_lux_gives_valid_anthropic_documents(prov
             lucent.decode(data, fmt, definition)
         except LucentError:
             continue
-        result = lucent.convert(data, fmt, "anthropic", kind=kind, context={"max_tokens": 256, "id": "msg_1", "model": "m", "created_at": 0})
+        result = lucent.convert(data, fmt, "anthropic", kind=kind, context=read_by({"max_tokens": 256, "id": "msg_1", "model": "m", "created_at": 0}, fmt, "anthropic", kind))
         errors = anthropic_errors(result.value, kind)
         named = {d.field for d in result.diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
         declared = set(UNREACHABLE.get(("lux", "anthropic", kind), {}))

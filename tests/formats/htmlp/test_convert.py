@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 import lucent
+from lucent._context import read_by
 from lucent.errors import ConversionError
 from lucent.generated import htmlp_model_request_strategies, lux_ir_v1_strategies
 from lucent.generated.htmlp_model_request import ContentBlockText, ModelRequest
@@ -334,7 +335,9 @@ def _check_convert_case(case: dict[str, Any], target: str) -> ConversionResult:
     """One `convert` case of tests/data/cases, checked as its README says, into `target`."""
     expect = case["expect"]
     data = json.dumps(case["input"])
-    result = lucent.convert(data, case["source"], target, kind=case["kind"], context=case.get("context"))
+    # the case's context is for its own target; another target is given the keys it reads
+    context = case.get("context") if target == case["target"] else read_by(case.get("context"), case["source"], target, case["kind"])
+    result = lucent.convert(data, case["source"], target, kind=case["kind"], context=context)
     out = as_json(result.value)
     if expect.get("valid_against_target_schema"):
         schema = HTMLP if target == "htmlp" else {**json.loads((REPO / "schemas" / "sparktide-remote-1.0.json").read_text(encoding="utf-8")), "oneOf": [{"$ref": "#/$defs/RemoteModelRequest"}]}
@@ -345,7 +348,7 @@ def _check_convert_case(case: dict[str, Any], target: str) -> ConversionResult:
         assert any(d.status in want["status"] and want["field_contains"] in d.field for d in result.diagnostics), diag(result)
     if expect.get("strict_raises"):
         with pytest.raises(ConversionError):
-            lucent.convert(data, case["source"], target, kind=case["kind"], context=case.get("context"), strict=True)
+            lucent.convert(data, case["source"], target, kind=case["kind"], context=context, strict=True)
     return result
 
 

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import lucent
+from lucent._context import read_by
 from lucent._convert import _parent, _source_paths
 from lucent.errors import ConversionError
 from lucent.generated.convert_llm_sdk_lux import llm_sdk_to_lux_request
@@ -420,7 +421,7 @@ def test_every_pair_without_a_direct_converter_composes_through_lux(source: str,
     docs = {"llm-sdk": {"messages": [user(text("hi"))]}, "sparktide": SPARKTIDE, "htmlp": {
         "fragments": [{"source": {"kind": "user_message"}, "role": "user", "content": [text("hi")], "byte_count": 2}],
         "tools": [], "model": "model-1", "thinking_level": "off"}}
-    result = lucent.convert(json.dumps(docs[source]), source, target, context={**CONTEXT, "invocationId": "i"})
+    result = lucent.convert(json.dumps(docs[source]), source, target, context=read_by({**CONTEXT, "invocationId": "i"}, source, target, "request"))
     assert all(not d.field.startswith("$.conversation") for d in result.diagnostics)
     if not any(d.status == "Invalid" for d in result.diagnostics):
         validator(target, "request").validate(as_json(result.value))
@@ -449,6 +450,11 @@ def _whitespace_departure(error: Any) -> bool:
 
 
 def _context(doc: dict[str, Any], source: str, target: str, kind: str) -> dict[str, Any]:
+    """What the caller holds outside the document, as much of it as the conversion reads."""
+    return read_by(_offered(doc, source, target, kind), source, target, kind)
+
+
+def _offered(doc: dict[str, Any], source: str, target: str, kind: str) -> dict[str, Any]:
     """What the caller holds outside the document: llm-sdk's model and stream, a response's id."""
     if target == "sparktide":
         return TO_SPARKTIDE

@@ -10,6 +10,7 @@ import pytest
 from lucent.generated.lux_ir_v1 import LucentError, LucentResponse, LucentUsage
 
 from lucent import streams
+from lucent._context import read_by
 from lucent.errors import StreamError
 
 START = {"event": "conversation_start", "meta": {"id": "r1", "model": "model-1"}}
@@ -250,7 +251,7 @@ _CONTEXT = {"created": 1700000000, "created_at": 1700000000, "id": "r1", "model"
 
 
 def _converted(events: list[dict[str, Any]], target: str) -> tuple[Any, list[tuple[str, str]]]:
-    conversion = streams.convert_stream(events, "lux", target, context=_CONTEXT)
+    conversion = streams.convert_stream(events, "lux", target, context=read_by(_CONTEXT, "lux", target, "stream"))
     out = list(conversion)
     value = msgspec.to_builtins(streams.assemble(out, target))
     statuses = sorted({d.status for d in conversion.diagnostics})

@@ -383,7 +383,7 @@ def test_a_refusal_and_the_response_members_lux_lacks_come_back() -> None:
 def test_created_comes_from_the_context_when_lux_lacks_it() -> None:
     lux = {"schema_version": "v1", "id": "r", "model": "m", "choices": []}
     assert _statuses(_to_chat(lux, "response").diagnostics) == {"target:$.created": "Invalid"}
-    result = _to_chat(lux, "response", context={"created_at": 1700000000})
+    result = _to_chat(lux, "response", context={"created": 1700000000})
     assert _json(result.value)["created"] == 1700000000
     assert _statuses(result.diagnostics) == {"$.created_at": "Degraded"}
 
@@ -397,7 +397,7 @@ def test_generated_lux_documents_give_valid_chat_documents_or_report_the_unreach
     target = side("openai-chat", kind)
     lux = side("lux", kind)
     for doc in draw(strategy(lux.schema, lux.root), 60, 5):
-        result = _to_chat(doc, kind, context={"created_at": 1} if kind == "response" else None)
+        result = _to_chat(doc, kind, context={"created": 1} if kind == "response" else None)
         errors = validity.errors(target, _json(result.value))
         invalid = {d.field for d in result.diagnostics if d.status == "Invalid"}
         for error in errors:  # only an empty conversation has no Chat image (messages minItems 1)

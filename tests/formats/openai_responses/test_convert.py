@@ -16,6 +16,7 @@ import tomllib
 from typing import Any
 
 import lucent
+from lucent._context import read_by
 import pytest
 from hypothesis import HealthCheck, given, settings
 from lucent.errors import LucentError
@@ -575,7 +576,7 @@ def test_other_formats_documents_convert_to_valid_responses_documents() -> None:
     checked = 0
     for source, kind, raw in _seed_documents():
         try:
-            result = lucent.convert(raw, source=source, target=FORMAT, kind=kind, context=CONTEXT)
+            result = lucent.convert(raw, source=source, target=FORMAT, kind=kind, context=read_by(CONTEXT, source, FORMAT, kind))
         except LucentError:
             continue  # a case input its own format refuses (a decode case)
         assert _invalid(list(result.diagnostics)) == [], (source, kind, raw[:200])
@@ -597,7 +598,7 @@ def test_other_providers_corpus_converts_to_valid_responses_documents(source: st
     checked = 0
     for path in sorted(p for name in FILES[kind] for p in SNAPSHOTS.glob(f"*/{OTHER_PROVIDERS[source]}/{name}")):
         try:
-            result = lucent.convert(path.read_bytes(), source=source, target=FORMAT, kind=kind, context=CONTEXT)
+            result = lucent.convert(path.read_bytes(), source=source, target=FORMAT, kind=kind, context=read_by(CONTEXT, source, FORMAT, kind))
         except LucentError:
             continue  # a document its own schema refuses (tests/data/vendor_corpus_failures.toml)
         assert _invalid(list(result.diagnostics)) == [], path
@@ -615,7 +616,7 @@ def test_generated_lux_requests_give_valid_responses_requests(doc: Any) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(lux_ir_v1_strategies.lucent_response())
 def test_generated_lux_responses_give_valid_responses_responses(doc: Any) -> None:
-    result = lucent.convert(json.dumps(doc), source="lux", target=FORMAT, kind="response", context=CONTEXT)
+    result = lucent.convert(json.dumps(doc), source="lux", target=FORMAT, kind="response", context=read_by(CONTEXT, "lux", FORMAT, "response"))
     assert _invalid(list(result.diagnostics)) == []
 
 

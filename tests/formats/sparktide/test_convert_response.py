@@ -53,6 +53,8 @@ def diag(result: ConversionResult | list[ConversionDiagnostic]) -> list[tuple[st
 
 
 def to_lux(doc: dict[str, Any], context: dict[str, Any] | None = CONTEXT, kind: str = "response") -> ConversionResult:
+    if kind == "error" and context is CONTEXT:
+        context = None  # a failure carries no id or model: an error conversion reads no context key
     result = lucent.convert(json.dumps(doc), "sparktide", "lux", kind=kind, context=context)
     if not any(d.status == "Invalid" for d in result.diagnostics):
         ecma_jsonschema.validate(as_json(result.value), LUX_RESPONSE if kind == "response" else LUX_ERROR)
