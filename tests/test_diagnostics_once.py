@@ -19,7 +19,7 @@ def test_a_composed_anthropic_to_chat_response_reports_cache_creation_once_unsup
         "stop_reason": "end_turn", "stop_sequence": None,
         "usage": {"input_tokens": 3, "output_tokens": 1, "cache_creation": {"ephemeral_5m_input_tokens": 2, "ephemeral_1h_input_tokens": 0}},
     }
-    result = lucent.convert(json.dumps(response), "anthropic", "openai-chat", kind="response", context={"created_at": 1})
+    result = lucent.convert(json.dumps(response), "anthropic", "openai-chat", kind="response", context={"created": 1})
     found = [(d.field, d.status) for d in result.diagnostics if d.field == "$.usage.cache_creation"]
     assert found == [("$.usage.cache_creation", "Unsupported")]
     assert "kept in provider_payload" not in " ".join(d.detail for d in result.diagnostics if d.field == "$.usage.cache_creation")
