@@ -1,0 +1,68 @@
+"""Responses streams and documents agree (issue 15, commutation): converting a recorded stream
+event by event and assembling the result gives the value that converting the assembled
+document gives. The streams are cut from the recordings of tests/data/lingua."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import msgspec
+
+import lucent
+from lucent import streams
+from tests.stream_conformance import commutation_context, format_limits, without_nulls
+from tests.vendor_corpus import CORPUS
+
+FOLLOWUP = "anthropicOpus5AdaptiveThinkingMaxEffortParam/responses/followup-response-streaming.json"
+"""A reasoning item whose ``encrypted_content`` differs in output_item.added, output_item.done
+and response.completed (the API encrypts it anew each time), then a message item."""
+
+
+def cut(file: str, items: set[int]) -> list[dict[str, Any]]:
+    """The recorded stream ``file`` with only the output items ``items`` (their events, and
+    their entries of the terminal response), numbered again from 0."""
+    events = json.loads((CORPUS / file).read_bytes())
+    kept: list[dict[str, Any]] = []
+    for event in events:
+        if "output_index" in event and event["output_index"] not in items:
+            continue
+        event = copy.deepcopy(event)
+        if "output_index" in event:
+            event["output_index"] = sorted(items).index(event["output_index"])
+        if event["type"] in ("response.completed", "response.incomplete"):
+            output = event["response"]["output"]
+            event["response"]["output"] = [output[n] for n in sorted(items)]
+        event["sequence_number"] = len(kept)
+        kept.append(event)
+    return kept
+
+
+def both(events: list[dict[str, Any]], target: str) -> tuple[Any, Any]:
+    """(assemble(convert_stream(s)), convert(assemble(s))) as JSON values without nulls."""
+    context = commutation_context("openai-responses")
+    streamed = streams.assemble(list(streams.convert_stream(events, "openai-responses", target, context=context)), target)
+    result = lucent.convert(streams.assemble(events, "openai-responses"), "openai-responses", target, kind="response", context=context)
+    converted = format_limits(result.value, events, "openai-responses", target)
+    return without_nulls(msgspec.to_builtins(streamed)), without_nulls(msgspec.to_builtins(converted))
+
+
+def test_the_reasoning_signature_is_the_output_item_done_one_on_both_paths() -> None:
+    """The assembled response holds each reasoning item's ``encrypted_content`` as its
+    output_item.done held it (the one a stream converter can sign its thinking block with as the
+    block ends), not the terminal response's re-encryption: both paths give the same Lux
+    signature and the same Anthropic signature."""
+    events = cut(FOLLOWUP, {0})
+    done = events[3]["item"]["encrypted_content"]
+    assert events[3]["type"] == "response.output_item.done"
+    assert events[-1]["response"]["output"][0]["encrypted_content"] != done  # the API's re-encryption
+    assembled = msgspec.to_builtins(streams.assemble(events, "openai-responses"))
+    assert assembled["output"][0]["encrypted_content"] == done
+    assert assembled["id"] == events[-1]["response"]["id"]
+    assert events[-1]["response"]["output"][0]["encrypted_content"] != done  # the event is left as it came
+    streamed, converted = both(events, "lux")
+    assert streamed["choices"][0]["message"]["content"][0]["thinking"]["signature"] == done
+    assert converted["choices"][0]["message"]["content"][0]["thinking"]["signature"] == done
+    streamed, converted = both(events, "anthropic")
+    assert streamed["content"][0]["signature"] == converted["content"][0]["signature"] == done
