@@ -285,7 +285,9 @@ def _reasoning_item(item: dict[str, Any], path: str, lux: str, cx: Cx) -> Lucent
         text="".join(texts),
         signature=signature if isinstance(signature, str) else UNSET,
         redacted=False,
-        summary=summary,
+        # an empty summary (Responses requires the member) is no summary: left out, as a Lux
+        # stream leaves it out (it has no summary delta); the way back writes summary: [] again
+        summary=summary if summary else UNSET,
     )
     # the type marks a reasoning item that came from Responses (its id is optional)
     kept = {k: v for k, v in item.items() if k not in ("summary", "encrypted_content", "content")}

@@ -66,3 +66,18 @@ def test_the_reasoning_signature_is_the_output_item_done_one_on_both_paths() -> 
     assert converted["choices"][0]["message"]["content"][0]["thinking"]["signature"] == done
     streamed, converted = both(events, "anthropic")
     assert streamed["content"][0]["signature"] == converted["content"][0]["signature"] == done
+
+
+def test_an_empty_reasoning_summary_is_no_lux_summary_on_both_paths() -> None:
+    """A reasoning item with ``summary: []`` (the API sends it when no summary was asked for):
+    the Lux thinking block has no summary on either path (a Lux stream has no summary delta),
+    and the way back to Responses writes ``summary: []`` again."""
+    events = cut(FOLLOWUP, {0})
+    assert events[-1]["response"]["output"][0]["summary"] == []
+    streamed, converted = both(events, "lux")
+    thinking = {"text": "", "signature": events[3]["item"]["encrypted_content"], "redacted": False}
+    assert streamed["choices"][0]["message"]["content"] == [{"type": "thinking", "thinking": thinking}]
+    assert converted["choices"][0]["message"]["content"] == [{"type": "thinking", "thinking": thinking}]
+    document = lucent.convert(streams.assemble(events, "openai-responses"), "openai-responses", "lux", kind="response").value
+    back = msgspec.to_builtins(lucent.convert(document, "lux", "openai-responses", kind="response").value)
+    assert back["output"][0]["summary"] == []
