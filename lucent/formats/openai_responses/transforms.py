@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import MADE_ID_PREFIX, STATUS_FROM_LUX
+from lucent.formats.openai_responses.tables import MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -218,14 +218,11 @@ def _lux_annotations(annotations: Any, text: str, path: str, cx: Cx) -> list[Luc
     found: list[LucentAnnotation] = []
     for index, raw in enumerate(annotations):
         note = _plain(raw)
-        kind = note.get("type")
-        if kind == "url_citation":
-            start, end = note["start_index"], note["end_index"]
-            found.append(LucentAnnotation(kind="url", ref=note["url"], start=start, end=end, text=text[start:end]))
-        elif kind == "file_citation":
-            found.append(LucentAnnotation(kind="file_citation", ref=note["file_id"]))
+        members = lux_annotation(note, text)
+        if members is not None:
+            found.append(LucentAnnotation(**members))
         else:
-            cx.report(f"{path}[{index}]", "Degraded", f"Lux has no {kind} annotation; kept in the openai_responses side-car members")
+            cx.report(f"{path}[{index}]", "Degraded", f"Lux has no {note.get('type')} annotation; kept in the openai_responses side-car members")
     return found or UNSET
 
 

@@ -81,3 +81,24 @@ def test_an_empty_reasoning_summary_is_no_lux_summary_on_both_paths() -> None:
     document = lucent.convert(streams.assemble(events, "openai-responses"), "openai-responses", "lux", kind="response").value
     back = msgspec.to_builtins(lucent.convert(document, "lux", "openai-responses", kind="response").value)
     assert back["output"][0]["summary"] == []
+
+
+WEB_SEARCH = "webSearchToolParam/responses/response-streaming.json"
+"""A message item (output 25) whose text cites eight pages (url_citation annotations)."""
+
+
+def test_url_citations_are_lux_url_annotations_on_both_paths() -> None:
+    """The annotations of an output_text part reach Lux as url annotations of its text block on
+    both paths (the stream sends them with output_item.done, where the cited text is whole)."""
+    events = cut(WEB_SEARCH, {25})
+    part = events[-1]["response"]["output"][0]["content"][0]
+    first = part["annotations"][0]
+    streamed, converted = both(events, "lux")
+    for value in (streamed, converted):
+        block = value["choices"][0]["message"]["content"][0]
+        assert block["text"] == part["text"]
+        assert len(block["annotations"]) == 8
+        assert block["annotations"][0] == {
+            "kind": "url", "ref": first["url"], "start": 522, "end": 679, "text": part["text"][522:679],
+        }
+    assert streamed == converted
