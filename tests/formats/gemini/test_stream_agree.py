@@ -86,3 +86,14 @@ def test_a_signature_reaches_anthropic_and_responses_the_same_on_both_paths() ->
     assert converted["content"][1]["signature"] == signature
     streamed, converted = both(events, "openai-responses")
     assert [item["type"] for item in streamed["output"]] == [item["type"] for item in converted["output"]] == ["function_call", "reasoning", "message"]
+
+
+def test_an_empty_text_after_a_function_call_is_chat_content_empty_on_both_paths() -> None:
+    """The recorded call ends with an empty text part: chat content "" (not null) on both paths,
+    as the document converter writes the empty Lux text block."""
+    events = cut("toolCallRequest/google/response-streaming.json", [0, 1])
+    streamed, converted = both(events, "openai-chat")
+    for value in (streamed, converted):
+        message = value["choices"][0]["message"]
+        assert message["content"] == ""
+        assert [call["function"]["name"] for call in message["tool_calls"]] == ["get_weather"]
