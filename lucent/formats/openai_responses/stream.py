@@ -32,7 +32,8 @@ Writing (Lux -> events) produces the API's shape: ``response.created`` and
 members other than ``id``, ``model``, ``status``, ``output`` and ``usage`` are taken as they
 are; without it, the defaults of an empty request, Degraded ``target:$.response``), then per
 Lux block an output item: ``output_item.added``, its part and delta events, the ``*.done``
-events and ``output_item.done``; at ``done`` one ``response.completed`` (or
+events and ``output_item.done`` (consecutive text and refusal blocks are the content parts of
+one message item, as the document converter writes them); at ``done`` one ``response.completed`` (or
 ``response.incomplete`` for ``length``, ``content_filter``, ``safety``, ``recitation``: :data:`lucent.formats.openai_responses.tables.STATUS_FROM_LUX`) holding every output item and the
 usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not carry, are
 ``<prefix>_lucent_<n>`` (Degraded; ``rs``, ``msg``, ``fc``, n counting each prefix from 1,
@@ -395,6 +396,8 @@ class _Out:
     text: list[str] = field(default_factory=list)
     signature: str | None = None
     call: LucentBlockTypeToolCall | None = None
+    part: int = 0  # content_index of a text or refusal block in its message item
+    before: list[dict[str, Any]] = field(default_factory=list)  # the message's parts before it
 
 
 class OpenAIResponsesWriter(VendorWriter):
@@ -553,9 +556,9 @@ class OpenAIResponsesWriter(VendorWriter):
             if block.kind == "reasoning":
                 self._emit({"type": "response.reasoning_summary_text.delta", **common, "summary_index": 0, "delta": text}, out)
             elif block.kind == "text":
-                self._emit({"type": "response.output_text.delta", **common, "content_index": 0, "delta": text, "logprobs": []}, out)
+                self._emit({"type": "response.output_text.delta", **common, "content_index": block.part, "delta": text, "logprobs": []}, out)
             elif block.kind == "refusal":
-                self._emit({"type": "response.refusal.delta", **common, "content_index": 0, "delta": text}, out)
+                self._emit({"type": "response.refusal.delta", **common, "content_index": block.part, "delta": text}, out)
             else:
                 self._emit({"type": "response.function_call_arguments.delta", **common, "delta": text}, out)
         elif isinstance(event, LucentStreamEventBlockEnd):
@@ -566,7 +569,26 @@ class OpenAIResponsesWriter(VendorWriter):
         else:
             self._sink.report(self.at(origin, ".annotations"), "Unsupported", "Lux annotations are not written as Responses annotations; dropped")
 
+    def _continued(self, event: LucentStreamEventBlockStart, origin: str, out: list[Any]) -> bool:
+        """A text or refusal block right after one (the message item's output_item.done still
+        held, no block open): the next content part of that message item, as the document
+        converter makes one message item of consecutive text and refusal blocks."""
+        held = self._held_done
+        if event.block_type not in ("text", "refusal") or held is None or held["item"].get("type") != "message":
+            return False
+        if any(b.kind != "drop" for b in self._blocks.values()):
+            return False
+        self._held_done = None
+        item = held["item"]
+        block = _Out(str(event.block_type), held["output_index"], item["id"], part=len(item["content"]), before=list(item["content"]))
+        self._blocks[event.index] = block
+        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""} if block.kind == "text" else {"type": "refusal", "refusal": ""}
+        self._emit({"type": "response.content_part.added", "item_id": block.id, "output_index": block.index, "content_index": block.part, "part": part}, out)
+        return True
+
     def _start_block(self, event: LucentStreamEventBlockStart, origin: str, out: list[Any]) -> None:
+        if self._continued(event, origin, out):
+            return
         self._flush_done(out)
         kind = event.block_type
         n = self._count
@@ -613,13 +635,13 @@ class OpenAIResponsesWriter(VendorWriter):
                 item["encrypted_content"] = block.signature
         elif block.kind in ("text", "refusal"):
             if block.kind == "text":
-                self._emit({"type": "response.output_text.done", **common, "content_index": 0, "text": text, "logprobs": []}, out)
+                self._emit({"type": "response.output_text.done", **common, "content_index": block.part, "text": text, "logprobs": []}, out)
                 part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
             else:
-                self._emit({"type": "response.refusal.done", **common, "content_index": 0, "refusal": text}, out)
+                self._emit({"type": "response.refusal.done", **common, "content_index": block.part, "refusal": text}, out)
                 part = {"type": "refusal", "refusal": text}
-            self._emit({"type": "response.content_part.done", **common, "content_index": 0, "part": part}, out)
-            item = {"id": block.id, "type": "message", "status": "completed", "content": [part], "role": "assistant"}
+            self._emit({"type": "response.content_part.done", **common, "content_index": block.part, "part": part}, out)
+            item = {"id": block.id, "type": "message", "status": "completed", "content": [*block.before, part], "role": "assistant"}
         else:
             assert block.call is not None
             if not text:  # a Lux tool call that streamed no arguments takes none: "{}", as the Lux assembler
