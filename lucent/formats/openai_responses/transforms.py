@@ -1157,8 +1157,11 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
         elif isinstance(block, LucentContentThinking) and not block.thinking.redacted:
             item = {"type": "reasoning", "id": _made_id(MADE_ID_PREFIX["reasoning"], made, at, cx)}
             if block.thinking.signature is not UNSET:
-                cx.report(f"{at}.thinking.signature", "Unsupported", "a signature from another provider is no Responses encrypted_content; dropped")
-            items.append(_reasoning_out(block.thinking, item, f"{at}.thinking", cx, signature=False))
+                # No kept record does not mean another provider: a Lux response assembled from a
+                # Responses stream has none (a Lux stream has no side-car), and a stream writer
+                # keeps the signature as well.
+                cx.report(f"{at}.thinking.signature", "Degraded", "written as encrypted_content; Responses decrypts only the encrypted_content it issued, and this block has no Responses record (it may hold another provider's signature)")
+            items.append(_reasoning_out(block.thinking, item, f"{at}.thinking", cx))
         else:
             cx.report(at, "Unsupported", f"Responses output has no {_tag(block)} item; dropped")
     flush()

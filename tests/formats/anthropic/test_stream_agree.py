@@ -46,3 +46,31 @@ def test_consecutive_text_blocks_are_one_responses_message_item_on_both_paths() 
         assert value["output"][0]["id"] == "msg_lucent_1"
         assert [part["text"] for part in value["output"][0]["content"]] == [first, second]
     assert streamed["output"] == converted["output"]
+
+
+OMITTED_THINKING = "anthropicOpus5AdaptiveThinkingMaxEffortParam/anthropic/response-streaming.json"
+"""A thinking block whose text is omitted (only its signature comes), then the answer."""
+
+
+def test_a_thinking_signature_is_the_responses_encrypted_content_on_both_paths() -> None:
+    """The document converter writes the signature of a thinking block without a Responses
+    record as encrypted_content (Degraded), as the stream writer does: no record does not mean
+    another provider (a Lux response assembled from a Responses stream has none)."""
+    events = cut(OMITTED_THINKING, list(range(10)))
+    signature = events[2]["delta"]["signature"]
+    streamed, converted = both(events, "openai-responses")
+    for value in (streamed, converted):
+        assert value["output"][0] == {"type": "reasoning", "id": "rs_lucent_1", "summary": [], "encrypted_content": signature}
+    assert streamed["output"] == converted["output"]
+
+
+def test_an_omitted_thinking_is_a_thought_part_of_its_own_in_gemini_on_both_paths() -> None:
+    """A thinking block with no text and a signature that no part comes before: a thought part of
+    its own ({text: "", thought: true, thoughtSignature}) on both paths; the stream writer put it
+    on the next part."""
+    events = cut(OMITTED_THINKING, list(range(10)))
+    signature = events[2]["delta"]["signature"]
+    streamed, converted = both(events, "gemini")
+    expected = [{"text": "", "thought": True, "thoughtSignature": signature}, {"text": "2 + 2 = 4"}]
+    assert streamed["candidates"][0]["content"]["parts"] == expected
+    assert converted["candidates"][0]["content"]["parts"] == expected

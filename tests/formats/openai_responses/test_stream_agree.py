@@ -102,3 +102,15 @@ def test_url_citations_are_lux_url_annotations_on_both_paths() -> None:
             "kind": "url", "ref": first["url"], "start": 522, "end": 679, "text": part["text"][522:679],
         }
     assert streamed == converted
+
+
+def test_a_lux_response_assembled_from_a_responses_stream_keeps_its_encrypted_content() -> None:
+    """Responses stream -> Lux stream -> assembled Lux response -> Responses document: the Lux
+    response has no side-car record (a Lux stream has none), and the reasoning's
+    encrypted_content still comes back (Degraded), as the stream writer keeps it."""
+    events = cut(FOLLOWUP, {0})
+    lux = streams.assemble(list(streams.convert_stream(events, "openai-responses", "lux")), "lux")
+    result = lucent.convert(lux, "lux", "openai-responses", kind="response", context={"created_at": 1})
+    output = msgspec.to_builtins(result.value)["output"]
+    assert output[0]["encrypted_content"] == events[3]["item"]["encrypted_content"]
+    assert ("$.choices[0].message.content[0].thinking.signature", "Degraded") in {(d.field, d.status) for d in result.diagnostics}
