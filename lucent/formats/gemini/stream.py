@@ -10,8 +10,11 @@ document converter derives, ``gemini-<name>-<first 8 hex digits of the SHA-256 o
 text>``, Degraded, which the writer recognizes and leaves out again; ``args`` as compact JSON
 text); a ``thoughtSignature`` on a thought part is that
 thinking block's signature delta, and on any other part a thinking block of its own that holds
-only the signature, started right before that part's content (the convention this converter
-keeps so that a signature stays on the part it came with). Other parts (``inlineData``,
+only the signature, started right after that part's block (as the gemini document converter
+reads a response: a signature that comes with the last chunk of a text comes after the text
+went out, so "after" is the place a stream can always give it). A text part that carries a
+signature while its run carries one already starts a run of its own, as the assembler merges
+parts. Other parts (``inlineData``,
 ``executableCode``, ...) and candidate members a Lux stream has no place for
 (``groundingMetadata``, ``safetyRatings``, ``finishMessage``, ...) are Unsupported. The
 candidate's ``finishReason`` ends its blocks and its item. When the source ends: ``finish``
@@ -26,7 +29,9 @@ content_filter or malformed_tool_call and any other reason to ``error``, Degrade
 
 Writing (Lux -> chunks): every Lux delta is one chunk holding one part of its candidate (text,
 thought text with ``thought: true``), a tool block one ``functionCall`` part when it ends, a
-signature-only thinking block's signature goes on the next part written; ``responseId`` and
+signature-only thinking block's signature goes on the part written right before it when that is
+not a thought part and has none (the document converter's rule), else it is a thought part of its
+own (``text: ""``); ``responseId`` and
 ``modelVersion`` from ``conversation_start.meta`` on every chunk; the last chunk of a candidate
 gets its ``finishReason`` and the last chunk the ``usageMetadata`` (a Gemini stream restates
 running totals on every chunk; a Lux stream has the final count only).
@@ -121,6 +126,7 @@ class _Candidate:
     first: int
     blocks: LuxBlocks
     run: tuple[tuple[str, int], bool] | None = None  # the open text run: its key and thought flag
+    signed: bool = False  # the open text run carries a thoughtSignature
     runs: int = 0
     calls: int = 0
     finish: tuple[str, str] | None = None
@@ -233,28 +239,29 @@ class GeminiReader(_Reader):
         signature = part.get("thoughtSignature")
         if "text" in part and set(part) <= TEXT_KEYS:
             thought = bool(part.get("thought"))
-            if candidate.run is not None and candidate.run[1] != thought:
+            if candidate.run is not None and (candidate.run[1] != thought or (signature is not None and candidate.signed)):
                 blocks.end(candidate.run[0], at, events)
                 candidate.run = None
-            if signature is not None and not thought:
-                self._signature_block(candidate, signature, at, events)
             if candidate.run is None:
                 candidate.run = (("text", candidate.runs), thought)
                 candidate.runs += 1
+                candidate.signed = False
                 blocks.start(candidate.run[0], "thinking" if thought else "text", at, events)
             key = candidate.run[0]
             if part["text"]:
                 blocks.delta(key, LucentBlockDeltaThinking(text=part["text"]) if thought else LucentBlockDeltaText(text=part["text"]), f"{at}.text", events)
-            if signature is not None and thought:
-                blocks.delta(key, LucentBlockDeltaSignature(signature=signature), f"{at}.thoughtSignature", events)
+            if signature is not None:
+                candidate.signed = True
+                if thought:
+                    blocks.delta(key, LucentBlockDeltaSignature(signature=signature), f"{at}.thoughtSignature", events)
+                else:
+                    self._signature_block(candidate, signature, at, events)
             return
         if candidate.run is not None:
             blocks.end(candidate.run[0], at, events)
             candidate.run = None
         call = part.get("functionCall")
         if isinstance(call, dict) and set(part) <= {"functionCall", "thoughtSignature"}:
-            if signature is not None:
-                self._signature_block(candidate, signature, at, events)
             name = call.get("name")
             if not isinstance(name, str):
                 raise _fail("incomplete_tool_call", "a functionCall part has no name", f"{at}.functionCall", self.usage)
@@ -276,6 +283,8 @@ class GeminiReader(_Reader):
                 blocks.delta(key, LucentBlockDeltaToolArguments(arguments=arguments), f"{at}.functionCall.args", events)
             blocks.end(key, at, events)
             candidate.calls += 1
+            if signature is not None:
+                self._signature_block(candidate, signature, at, events)
             return
         self._sink.report(at, "Unsupported", f"a Lux stream cannot carry a part with {', '.join(sorted(part))}; dropped")
 
@@ -326,7 +335,6 @@ class GeminiWriter(VendorWriter):
         self._top: dict[str, Any] = {}
         self._item: int | None = None
         self._blocks: dict[int, _WBlock] = {}
-        self._signature: str | None = None
         self._held: dict[str, Any] | None = None  # the last chunk, held for finishReason and usage
         self._ended: list[int] = []
         self._written: set[int] = set()
@@ -339,12 +347,17 @@ class GeminiWriter(VendorWriter):
 
     def _part(self, part: dict[str, Any], out: list[Any]) -> None:
         assert self._item is not None
-        if self._signature is not None:
-            part["thoughtSignature"] = self._signature
-            self._signature = None
         self._flush(out)
         self._written.add(self._item)
         self._held = self._chunk({"content": {"parts": [part], "role": "model"}, "index": self._item})
+
+    def _last_part(self) -> dict[str, Any] | None:
+        """The part written last in the current candidate (held until the next one), if any."""
+        held = self._held
+        if held is None or not held.get("candidates") or held["candidates"][0].get("index") != self._item:
+            return None
+        parts = held["candidates"][0].get("content", {}).get("parts") or []
+        return parts[-1] if parts else None
 
     def _flush(self, out: list[Any]) -> None:
         if self._held is not None:
@@ -366,7 +379,6 @@ class GeminiWriter(VendorWriter):
         elif isinstance(event, LucentStreamEventItemStart):
             self._item = event.index
             self._blocks = {}
-            self._signature = None
             assert isinstance(event.item, LucentConversationItemMessage)
             message = event.item.message
             if message.role != "assistant":
@@ -384,8 +396,6 @@ class GeminiWriter(VendorWriter):
                 self._block(event, origin, out)
         elif isinstance(event, LucentStreamEventItemEnd):
             if self._item is not None:
-                if self._signature is not None:  # a signature no part followed: on an empty text part
-                    self._part({"text": ""}, out)
                 self._ended.append(self._item)
             self._item = None
         elif isinstance(event, LucentStreamEventFinish):
@@ -442,8 +452,12 @@ class GeminiWriter(VendorWriter):
 
     def _end(self, block: _WBlock, origin: str, out: list[Any]) -> None:
         if block.kind == "thought" and not block.sent:
-            if block.signature is not None:  # a signature-only thinking block: it belongs to the next part
-                self._signature = block.signature
+            if block.signature is not None:  # a signature-only thinking block
+                last = self._last_part()
+                if last is not None and not last.get("thought") and "thoughtSignature" not in last:
+                    last["thoughtSignature"] = block.signature  # the part before it is the one it signs
+                else:
+                    self._part({"text": "", "thought": True, "thoughtSignature": block.signature}, out)
             return
         if block.kind == "thought" and block.signature is not None:
             self._part({"text": "", "thought": True, "thoughtSignature": block.signature}, out)

@@ -227,9 +227,11 @@ def _verbatim_reason(part: Part) -> str:
     return f"a {kind} part"
 
 
-def _part_block(part: Part, pp: str, cx: Cx) -> LucentContent | None:
+def _part_block(part: Part, pp: str, cx: Cx, keep_signature: bool = True) -> LucentContent | None:
     """One Gemini part as one Lux block (None: Lux has no block for it, kept verbatim by the caller).
-    Members the block has no field for are kept in gemini.members for the block."""
+    Members the block has no field for are kept in gemini.members for the block; the
+    thoughtSignature of a part other than a thought part too, unless not `keep_signature` (the
+    caller makes it a signature block: :func:`_signature_block`)."""
     present = [m for m in _DATA_MEMBERS if _set(getattr(part, m))]
     kind = present[0] if len(present) == 1 else None
     block: LucentContent | None = None
@@ -271,7 +273,7 @@ def _part_block(part: Part, pp: str, cx: Cx) -> LucentContent | None:
         return None
     if part.thought is not UNSET and not isinstance(block, LucentContentThinking):
         _keep(cx, pp, "thought", part.thought, f"{pp}.thought")
-    if _set(part.thoughtSignature) and not signature_used:
+    if _set(part.thoughtSignature) and not signature_used and keep_signature:
         _keep(cx, pp, "thoughtSignature", part.thoughtSignature, f"{pp}.thoughtSignature")
     for name in _META_MEMBERS:
         value = getattr(part, name)
@@ -335,13 +337,26 @@ def _function_response_block(response: FunctionResponse, pp: str, cx: Cx) -> Luc
     return block
 
 
-def _parts_blocks(parts: list[Part], path: str, cx: Cx, verbatim: list[dict[str, Any]]) -> list[LucentContent]:
+def _signature_block(signature: str, pp: str, cx: Cx) -> LucentContent:
+    """The thoughtSignature of a part other than a thought part, as a response carries it: a
+    thinking block with no text that holds only the signature, right after the part's block.
+    A stream can say it no other way (a signature may come with the last chunk of a text, after
+    the text went out), and the Gemini writers put it back on the part before it
+    (:func:`_block_parts`; lucent.formats.gemini.stream)."""
+    sp = f"{pp}.thoughtSignature"
+    thinking = cx.built(sp, LucentThinking(text="", signature=signature, redacted=False), {"signature": ""})
+    return cx.built(sp, LucentContentThinking(thinking=thinking))
+
+
+def _parts_blocks(parts: list[Part], path: str, cx: Cx, verbatim: list[dict[str, Any]], signature_blocks: bool = False) -> list[LucentContent]:
     """The blocks of a content's parts; the parts Lux has no block for go to `verbatim` as
-    {index, part}, each reported Degraded."""
+    {index, part}, each reported Degraded. With `signature_blocks` (a response), the
+    thoughtSignature of a part other than a thought part is a block of its own after the part's
+    (:func:`_signature_block`), else kept for the part's block."""
     blocks: list[LucentContent] = []
     for j, part in enumerate(parts):
         pp = f"{path}[{j}]"
-        block = _part_block(part, pp, cx)
+        block = _part_block(part, pp, cx, keep_signature=not signature_blocks)
         if block is None:
             verbatim.append({"index": j, "part": _plain(part)})
             cx.report(pp, "Degraded", f"Lux has no block for {_verbatim_reason(part)}; kept verbatim in the gemini side-car, a Lux reader does not see it")
@@ -349,6 +364,8 @@ def _parts_blocks(parts: list[Part], path: str, cx: Cx, verbatim: list[dict[str,
         blocks.append(block)
         if isinstance(block, LucentContentToolUse):
             cx.memo.setdefault("gemini_call_names", {})[block.tool_use.id] = block.tool_use.name
+        if signature_blocks and isinstance(part.thoughtSignature, str) and not isinstance(block, LucentContentThinking):
+            blocks.append(_signature_block(part.thoughtSignature, pp, cx))
     return blocks
 
 
@@ -845,11 +862,30 @@ def _media_part(block: LucentContent, lp: str, cx: Cx) -> Part | None:
     return _part_meta(cx.built(lp, part), lp, cx)
 
 
+def _signs_previous(block: LucentContent, previous: Part | None) -> bool:
+    """Whether `block` is a thinking block with no text that holds only a signature, right after
+    a block written as a part other than a thought part that has no signature: that part's
+    thoughtSignature (as a Gemini response's is read: :func:`_signature_block`)."""
+    return (
+        isinstance(block, LucentContentThinking) and block.thinking.text == "" and isinstance(block.thinking.signature, str)
+        and not block.thinking.redacted and block.thinking.summary is UNSET
+        and previous is not None and previous.thought is not True and previous.thoughtSignature is UNSET
+    )
+
+
 def _block_parts(blocks: list[LucentContent], path: str, names: dict[str, str], cx: Cx) -> list[Part]:
+    """The parts of a message's blocks, in order; a signature-only thinking block after a part's
+    block signs that part (:func:`_signs_previous`)."""
     parts: list[Part] = []
+    previous: Part | None = None  # the part of the block before, if it wrote one
     for k, block in enumerate(blocks):
         lp = f"{path}[{k}]"
         part: Part | None = None
+        if _signs_previous(block, previous):
+            assert previous is not None and isinstance(block, LucentContentThinking)
+            previous.thoughtSignature = block.thinking.signature
+            previous = None
+            continue
         if isinstance(block, LucentContentText):
             part = _part_meta(cx.built(lp, Part(text=block.text), {"text": "text"}), lp, cx)
             if block.annotations is not UNSET:
@@ -867,6 +903,7 @@ def _block_parts(blocks: list[LucentContent], path: str, names: dict[str, str], 
             part = _media_part(block, lp, cx)
         if part is not None:
             parts.append(part)
+        previous = part
     return parts
 
 
@@ -1225,7 +1262,7 @@ def gemini_choices(candidates: list[Candidate] | UnsetType, path: str, cx: Cx) -
         verbatim: list[dict[str, Any]] = []
         blocks: list[LucentContent] = []
         if content is not UNSET and content.parts is not UNSET:
-            blocks = _parts_blocks(content.parts, f"{cp}.content.parts", cx, verbatim)
+            blocks = _parts_blocks(content.parts, f"{cp}.content.parts", cx, verbatim, signature_blocks=True)
         message = cx.built(f"{cp}.content", LucentMessage(role="assistant", content=blocks))
         finish = _finish(cand.finishReason, blocks)
         choice = cx.built(cp, LucentChoice(index=cand.index if isinstance(cand.index, int) else n, message=message, finish_reason=finish),

@@ -25,7 +25,10 @@ format="openai-chat")`` writes the closing ``data: [DONE]``. The chunk envelope:
 ``model`` from ``conversation_start.meta`` (else ``context``), ``created``,
 ``system_fingerprint`` and ``service_tier`` from ``context`` (``created`` is required: without
 it the chunks say 0, Invalid ``target:$.created``). A tool call whose id an earlier call of the
-stream has is dropped, Invalid: the chat assembler refuses it (``duplicate_call_id``).
+stream has is dropped, Invalid: the chat assembler refuses it (``duplicate_call_id``). A text
+block that ends with no content written for its choice yet (an empty text after a tool call)
+gets ``content: ""``, so that the message's content is ``""``, as the document converter writes
+it, not null.
 """
 
 from __future__ import annotations
@@ -324,6 +327,7 @@ class OpenAIChatWriter(VendorWriter):
         self._envelope: dict[str, Any] = {}
         self._item: int | None = None
         self._role = False
+        self._content = False  # a content piece (even "") went out for the choice
         self._blocks: dict[int, _Out] = {}
         self._tools = 0
         self._texts = 0
@@ -345,6 +349,8 @@ class OpenAIChatWriter(VendorWriter):
         if not self._role:
             self._role = True
             members = {"role": "assistant", "content": members.pop("content", None), "refusal": members.pop("refusal", None), **members}
+        if isinstance(members.get("content"), str):
+            self._content = True
         out.append(self._chunk([CreateChatCompletionStreamResponseChoicesItem(delta=ChatCompletionStreamResponseDelta(**members), finish_reason=None, index=self._item)]))
 
     def push(self, event: Any, origin: str, out: list[Any]) -> None:
@@ -362,6 +368,8 @@ class OpenAIChatWriter(VendorWriter):
             block = self._blocks.get(event.index)
             if isinstance(event, LucentStreamEventBlockDiscard) and block is not None and block.kind != "drop":
                 self._sink.report(self.at(origin, ""), "Invalid", "the block was written already, and a chat stream cannot take it back; it stays")
+            elif isinstance(event, LucentStreamEventBlockEnd) and block is not None and block.kind == "content" and not self._content:
+                self._delta(out, content="")  # an empty text: content "", as the document says
             elif block is not None and block.kind == "tool" and not block.sent:
                 # a Lux tool call that streamed no arguments takes none: "{}", as the Lux assembler
                 self._block_delta(event.index, LucentBlockDeltaToolArguments(arguments="{}"), out)
@@ -398,6 +406,7 @@ class OpenAIChatWriter(VendorWriter):
     def _item_start(self, event: LucentStreamEventItemStart, origin: str, out: list[Any]) -> None:
         self._item = event.index
         self._role = False
+        self._content = False
         self._blocks = {}
         self._tools = 0
         self._texts = 0

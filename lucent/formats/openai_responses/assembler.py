@@ -22,14 +22,19 @@ their codes are those of :mod:`lucent.formats.openai_responses.stream_items` (``
 ``item_not_open``, ``item_type_mismatch``, ``part_not_open``, ``delta_mismatch``, ...), shared
 with ``convert_stream``. The terminal event carries the whole ``Response``: it is the assembled
 result once it agrees with the deltas (the texts: text, refusal, summary, arguments, input,
-code; other members may differ: the API encrypts ``encrypted_content`` again for the final
-response). ``response.failed`` and ``error`` end the
+code; other members may differ), with one member taken from the items' ``output_item.done``:
+a reasoning item's ``encrypted_content``. The API encrypts the reasoning again for the final
+response (a Fernet token of the same length, another nonce: either replays); the one of
+``output_item.done`` is the one a stream converter can carry as the Lux thinking signature
+without holding the thinking block open until the terminal event, so the assembled document
+holds that one too (convert(assemble(s)) = assemble(convert_stream(s))). ``response.failed`` and ``error`` end the
 stream with ``StreamError(code="model_error")`` (``.error``: the event); ``response.incomplete``
 is a result (``status: "incomplete"``, ``incomplete_details.reason``).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from typing import Any
 
@@ -38,6 +43,7 @@ import msgspec
 from lucent._stream_base import Assembler
 from lucent.formats.openai_responses.stream_items import OutputItems
 from lucent.generated.openai_responses import (
+    ReasoningItem,
     Response,
     ResponseCompletedEvent,
     ResponseCreatedEvent,
@@ -115,4 +121,21 @@ class OpenAIResponsesAssembler(Assembler):
             raise self._fail("model_error", f"the stream ended with {type(event).__struct_config__.tag}", at, error=event)
         response: Response = event.response
         self._items.final(msgspec.to_builtins(response.output), index)
+        return self._sealed_as_streamed(response)
+
+    def _sealed_as_streamed(self, response: Response) -> Response:
+        """``response`` with each reasoning item's ``encrypted_content`` as its ``output_item.done``
+        held it (see the module docstring); the same object when none differs."""
+        output = list(response.output)
+        changed = False
+        for n, value in enumerate(output):
+            sealed = self._items.items[n].sealed
+            if isinstance(value, ReasoningItem) and sealed is not None and value.encrypted_content != sealed:
+                output[n] = copy.copy(value)  # a shallow copy runs no __post_init__; the event stays as it came
+                output[n].encrypted_content = sealed
+                changed = True
+        if not changed:
+            return response
+        response = copy.copy(response)
+        response.output = output
         return response

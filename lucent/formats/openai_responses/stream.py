@@ -9,8 +9,12 @@ block (its summary text deltas are thinking deltas, the parts of a summary joine
 line, Degraded; ``encrypted_content`` is its signature), each ``output_text`` / ``refusal``
 content part of a ``message`` item a text / refusal block, a ``function_call`` item a tool
 block (``call_id`` and ``name``; arguments deltas). Other output items (server-side tools:
-``web_search_call``, ``code_interpreter_call``, ``custom_tool_call``, ...) and annotations are
+``web_search_call``, ``code_interpreter_call``, ``custom_tool_call``, ...) are
 Unsupported, each once where it starts, their events skipped (after the rules checked them).
+The annotations of an ``output_text`` part go out with the item's ``output_item.done`` (the
+text they cite is whole then) as one Lux ``annotations`` event of its text block, as the
+document converter reads them (url_citation -> url, file_citation -> file_citation; title and
+filename Degraded, other kinds Unsupported).
 The ``*.done`` events are checked against the deltas (``delta_mismatch``) and end nothing by
 themselves, but a function call's arguments that come whole in its ``.done`` event or
 ``output_item.done`` item (no delta) go out as one arguments delta; ``output_item.done`` ends
@@ -28,7 +32,8 @@ Writing (Lux -> events) produces the API's shape: ``response.created`` and
 members other than ``id``, ``model``, ``status``, ``output`` and ``usage`` are taken as they
 are; without it, the defaults of an empty request, Degraded ``target:$.response``), then per
 Lux block an output item: ``output_item.added``, its part and delta events, the ``*.done``
-events and ``output_item.done``; at ``done`` one ``response.completed`` (or
+events and ``output_item.done`` (consecutive text and refusal blocks are the content parts of
+one message item, as the document converter writes them); at ``done`` one ``response.completed`` (or
 ``response.incomplete`` for ``length``, ``content_filter``, ``safety``, ``recitation``: :data:`lucent.formats.openai_responses.tables.STATUS_FROM_LUX`) holding every output item and the
 usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not carry, are
 ``<prefix>_lucent_<n>`` (Degraded; ``rs``, ``msg``, ``fc``, n counting each prefix from 1,
@@ -51,8 +56,9 @@ from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
-from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX
+from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
 from lucent.generated.lux_ir_v1 import (
+    LucentAnnotation,
     LucentBlockDeltaRefusal,
     LucentBlockDeltaSignature,
     LucentBlockDeltaText,
@@ -259,8 +265,8 @@ class OpenAIResponsesReader(_Reader):
         if text:
             delta = LucentBlockDeltaText(text=text) if block == "text" else LucentBlockDeltaRefusal(text=text)
             self._blocks.delta((n, k), delta, f"{at}.part.{part['type'] if block == 'refusal' else 'text'}", out)
-        if part.get("annotations"):
-            self._sink.report(f"{at}.part.annotations", "Unsupported", "a Lux stream carries no Responses annotations; dropped")
+        for a, note in enumerate(part.get("annotations") or []):
+            self._annotation_read(note, f"{at}.part.annotations[{a}]")
 
     def _event(self, kind: str, tree: dict[str, Any], part: Part | None, n: int, index: int, out: Hub) -> None:
         at = f"$[{index}]"
@@ -286,10 +292,30 @@ class OpenAIResponsesReader(_Reader):
         elif kind == "response.function_call_arguments.done":
             self._arguments(n, tree["arguments"], f"{at}.arguments", out)
         elif kind == "response.output_text.annotation.added":
-            self._sink.report(f"{at}.annotation", "Unsupported", "a Lux stream carries no Responses annotations; dropped")
+            self._annotation_read(tree["annotation"], f"{at}.annotation")
         elif kind == "response.output_item.done":
             self._item_done(tree["item"], n, at, out)
         # the *.done events end nothing by themselves: the rules checked their texts
+
+    def _annotation_read(self, note: Any, at: str) -> None:
+        """Report what a Lux annotation does not carry of a Responses one (it goes out with the
+        item's output_item.done, where the text it cites is whole: :meth:`_annotations`)."""
+        if not isinstance(note, dict) or lux_annotation(note, "") is None:
+            kind = note.get("type") if isinstance(note, dict) else None
+            self._sink.report(at, "Unsupported", f"Lux has no {kind} annotation; dropped")
+        elif note.get("title") or note.get("filename"):
+            self._sink.report(f"{at}.{'title' if note.get('title') else 'filename'}", "Degraded", "a Lux annotation has no title or filename; dropped")
+
+    def _annotations(self, done: dict[str, Any], n: int, at: str, out: Hub) -> None:
+        """The annotations of each output_text part of a message item as one Lux annotations
+        event of its text block, as the document converter reads them (tables.lux_annotation)."""
+        for k, part in enumerate(done.get("content") or []):
+            if not isinstance(part, dict) or part.get("type") != "output_text" or (n, k) not in self._blocks.open:
+                continue
+            found = [lux_annotation(note, part.get("text", "")) for note in part.get("annotations") or [] if isinstance(note, dict)]
+            notes = [LucentAnnotation(**members) for members in found if members is not None]
+            if notes:
+                out.append((LucentStreamEventAnnotations(index=self._blocks.open[(n, k)], annotations=notes), f"{at}.item.content[{k}].annotations"))
 
     def _arguments(self, n: int, text: str, at: str, out: Hub) -> None:
         """The arguments of a function call as an event holds them whole: what was not sent yet
@@ -306,6 +332,8 @@ class OpenAIResponsesReader(_Reader):
         self._members(done, f"{at}.item")
         if kind == "function_call":
             self._arguments(n, done["arguments"], f"{at}.item.arguments", out)
+        if kind == "message":
+            self._annotations(done, n, at, out)
         if kind == "reasoning":
             if done.get("encrypted_content"):
                 self._blocks.delta((n, "item"), LucentBlockDeltaSignature(signature=done["encrypted_content"]), f"{at}.item.encrypted_content", out)
@@ -368,6 +396,8 @@ class _Out:
     text: list[str] = field(default_factory=list)
     signature: str | None = None
     call: LucentBlockTypeToolCall | None = None
+    part: int = 0  # content_index of a text or refusal block in its message item
+    before: list[dict[str, Any]] = field(default_factory=list)  # the message's parts before it
 
 
 class OpenAIResponsesWriter(VendorWriter):
@@ -527,9 +557,9 @@ class OpenAIResponsesWriter(VendorWriter):
             if block.kind == "reasoning":
                 self._emit({"type": "response.reasoning_summary_text.delta", **common, "summary_index": 0, "delta": text}, out)
             elif block.kind == "text":
-                self._emit({"type": "response.output_text.delta", **common, "content_index": 0, "delta": text, "logprobs": []}, out)
+                self._emit({"type": "response.output_text.delta", **common, "content_index": block.part, "delta": text, "logprobs": []}, out)
             elif block.kind == "refusal":
-                self._emit({"type": "response.refusal.delta", **common, "content_index": 0, "delta": text}, out)
+                self._emit({"type": "response.refusal.delta", **common, "content_index": block.part, "delta": text}, out)
             else:
                 self._emit({"type": "response.function_call_arguments.delta", **common, "delta": text}, out)
         elif isinstance(event, LucentStreamEventBlockEnd):
@@ -540,7 +570,26 @@ class OpenAIResponsesWriter(VendorWriter):
         else:
             self._sink.report(self.at(origin, ".annotations"), "Unsupported", "Lux annotations are not written as Responses annotations; dropped")
 
+    def _continued(self, event: LucentStreamEventBlockStart, origin: str, out: list[Any]) -> bool:
+        """A text or refusal block right after one (the message item's output_item.done still
+        held, no block open): the next content part of that message item, as the document
+        converter makes one message item of consecutive text and refusal blocks."""
+        held = self._held_done
+        if event.block_type not in ("text", "refusal") or held is None or held["item"].get("type") != "message":
+            return False
+        if any(b.kind != "drop" for b in self._blocks.values()):
+            return False
+        self._held_done = None
+        item = held["item"]
+        block = _Out(str(event.block_type), held["output_index"], item["id"], part=len(item["content"]), before=list(item["content"]))
+        self._blocks[event.index] = block
+        part = {"type": "output_text", "annotations": [], "logprobs": [], "text": ""} if block.kind == "text" else {"type": "refusal", "refusal": ""}
+        self._emit({"type": "response.content_part.added", "item_id": block.id, "output_index": block.index, "content_index": block.part, "part": part}, out)
+        return True
+
     def _start_block(self, event: LucentStreamEventBlockStart, origin: str, out: list[Any]) -> None:
+        if self._continued(event, origin, out):
+            return
         self._flush_done(out)
         kind = event.block_type
         n = self._count
@@ -587,13 +636,13 @@ class OpenAIResponsesWriter(VendorWriter):
                 item["encrypted_content"] = block.signature
         elif block.kind in ("text", "refusal"):
             if block.kind == "text":
-                self._emit({"type": "response.output_text.done", **common, "content_index": 0, "text": text, "logprobs": []}, out)
+                self._emit({"type": "response.output_text.done", **common, "content_index": block.part, "text": text, "logprobs": []}, out)
                 part = {"type": "output_text", "annotations": [], "logprobs": [], "text": text}
             else:
-                self._emit({"type": "response.refusal.done", **common, "content_index": 0, "refusal": text}, out)
+                self._emit({"type": "response.refusal.done", **common, "content_index": block.part, "refusal": text}, out)
                 part = {"type": "refusal", "refusal": text}
-            self._emit({"type": "response.content_part.done", **common, "content_index": 0, "part": part}, out)
-            item = {"id": block.id, "type": "message", "status": "completed", "content": [part], "role": "assistant"}
+            self._emit({"type": "response.content_part.done", **common, "content_index": block.part, "part": part}, out)
+            item = {"id": block.id, "type": "message", "status": "completed", "content": [*block.before, part], "role": "assistant"}
         else:
             assert block.call is not None
             if not text:  # a Lux tool call that streamed no arguments takes none: "{}", as the Lux assembler

@@ -176,6 +176,7 @@ class OutputItem:
     partial_images: int = 0
     done: dict[tuple[str, int], bytes] | None = None  # after output_item.done: each text's digest
     done_at: int = -1
+    sealed: str | None = None  # a reasoning item's encrypted_content in its output_item.done
 
 
 @dataclass
@@ -341,6 +342,8 @@ class OutputItems:
                 raise self._fail("delta_mismatch", f"output item {n} holds a {key[0]} part that its events did not add", f"{at}.item{where}")
         item.done = {key: _digest(text) for key, (_, text) in texts.items()}
         item.done_at = index
+        sealed = value.get("encrypted_content")
+        item.sealed = sealed if isinstance(sealed, str) else None
         item.parts = {"content": [], "summary": []}
         item.members = {}
         item.built = set()

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 STATUS_FROM_LUX: Final[dict[str, tuple[str, str | None]]] = {
     "stop": ("completed", None),
@@ -42,3 +42,17 @@ ERROR_CODE: Final[dict[str, str]] = {"rate_limit": "rate_limit_exceeded", "inval
 MADE_ID_PREFIX: Final[dict[str, str]] = {"reasoning": "rs", "message": "msg", "function_call": "fc"}
 """Output item type -> the prefix of the id lucent makes for it when Lux has none:
 ``<prefix>_lucent_<n>``, n counting that prefix's ids from 1, in output order."""
+
+
+def lux_annotation(note: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """A Responses output_text annotation as the members of a Lux annotation (None: Lux has no
+    kind for it: container_file_citation, file_path): url_citation -> ``url`` (ref: url, start /
+    end: its indexes, text: the span of ``text`` they cite), file_citation -> ``file_citation``
+    (ref: file_id). The title and filename have no Lux member."""
+    kind = note.get("type")
+    if kind == "url_citation":
+        start, end = note["start_index"], note["end_index"]
+        return {"kind": "url", "ref": note["url"], "start": start, "end": end, "text": text[start:end]}
+    if kind == "file_citation":
+        return {"kind": "file_citation", "ref": note["file_id"]}
+    return None

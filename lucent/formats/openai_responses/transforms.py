@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import MADE_ID_PREFIX, STATUS_FROM_LUX
+from lucent.formats.openai_responses.tables import MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -218,14 +218,11 @@ def _lux_annotations(annotations: Any, text: str, path: str, cx: Cx) -> list[Luc
     found: list[LucentAnnotation] = []
     for index, raw in enumerate(annotations):
         note = _plain(raw)
-        kind = note.get("type")
-        if kind == "url_citation":
-            start, end = note["start_index"], note["end_index"]
-            found.append(LucentAnnotation(kind="url", ref=note["url"], start=start, end=end, text=text[start:end]))
-        elif kind == "file_citation":
-            found.append(LucentAnnotation(kind="file_citation", ref=note["file_id"]))
+        members = lux_annotation(note, text)
+        if members is not None:
+            found.append(LucentAnnotation(**members))
         else:
-            cx.report(f"{path}[{index}]", "Degraded", f"Lux has no {kind} annotation; kept in the openai_responses side-car members")
+            cx.report(f"{path}[{index}]", "Degraded", f"Lux has no {note.get('type')} annotation; kept in the openai_responses side-car members")
     return found or UNSET
 
 
@@ -285,7 +282,9 @@ def _reasoning_item(item: dict[str, Any], path: str, lux: str, cx: Cx) -> Lucent
         text="".join(texts),
         signature=signature if isinstance(signature, str) else UNSET,
         redacted=False,
-        summary=summary,
+        # an empty summary (Responses requires the member) is no summary: left out, as a Lux
+        # stream leaves it out (it has no summary delta); the way back writes summary: [] again
+        summary=summary if summary else UNSET,
     )
     # the type marks a reasoning item that came from Responses (its id is optional)
     kept = {k: v for k, v in item.items() if k not in ("summary", "encrypted_content", "content")}
@@ -1135,8 +1134,11 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
         elif isinstance(block, LucentContentThinking) and not block.thinking.redacted:
             item = {"type": "reasoning", "id": _made_id(MADE_ID_PREFIX["reasoning"], made, at, cx)}
             if block.thinking.signature is not UNSET:
-                cx.report(f"{at}.thinking.signature", "Unsupported", "a signature from another provider is no Responses encrypted_content; dropped")
-            items.append(_reasoning_out(block.thinking, item, f"{at}.thinking", cx, signature=False))
+                # No kept record does not mean another provider: a Lux response assembled from a
+                # Responses stream has none (a Lux stream has no side-car), and a stream writer
+                # keeps the signature as well.
+                cx.report(f"{at}.thinking.signature", "Degraded", "written as encrypted_content; Responses decrypts only the encrypted_content it issued, and this block has no Responses record (it may hold another provider's signature)")
+            items.append(_reasoning_out(block.thinking, item, f"{at}.thinking", cx))
         else:
             cx.report(at, "Unsupported", f"Responses output has no {_tag(block)} item; dropped")
     flush()

@@ -185,8 +185,11 @@ def test_thought_parts_are_thinking_blocks_and_the_answer_keeps_its_signature() 
     assert content[0]["thinking"]["text"].startswith("**My Analysis of the Microphone Comparison Caption**")
     assert content[0]["thinking"]["redacted"] is False and "signature" not in content[0]["thinking"]
     assert content[1] == {"type": "text", "text": source["candidates"][0]["content"]["parts"][1]["text"]}
-    kept = lux["provider_payload"]["gemini"]["members"]["$.choices[0].message.content[1]"]
-    assert kept == {"thoughtSignature": source["candidates"][0]["content"]["parts"][1]["thoughtSignature"]}
+    # The answer's signature: a thinking block of its own that holds only it, right after the
+    # text (as a stream carries it: the signature may come with the text's last chunk).
+    signature = source["candidates"][0]["content"]["parts"][1]["thoughtSignature"]
+    assert content[2] == {"type": "thinking", "thinking": {"text": "", "signature": signature, "redacted": False}}
+    assert len(content) == 3 and "members" not in lux["provider_payload"]["gemini"]
     assert lux["usage"] == {"prompt_tokens": 63, "completion_tokens": 172, "total_tokens": 235, "reasoning_tokens": 138}
     assert plain(to_gemini(lux, "response").value) == source
 
