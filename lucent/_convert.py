@@ -182,7 +182,8 @@ def convert(
         del document  # the target may share the source's JSON values; the rest is not needed to check it
         diagnostics = _merge(found, diagnostics)
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
-        diagnostics.extend(_check_target(value, FORMATS[target], target_definition, named))
+        faults, value = _checked_target(value, FORMATS[target], target_definition, named)
+        diagnostics.extend(faults)
     if capabilities is not None:  # the model's own limits (lucent._preflight)
         from lucent._preflight import on_the_way
 
@@ -559,7 +560,20 @@ def _merge(found: list[ConversionDiagnostic], decoded: list[ConversionDiagnostic
 def _check_target(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> list[ConversionDiagnostic]:
     """An Invalid diagnostic ``target:<path>`` for every fault of the converted value against the
     target schema and protocol rules, except where an Invalid diagnostic in `named` (its
-    ``target:<path>`` field) names that path already.
+    ``target:<path>`` field) names that path already (:func:`_checked_target`'s faults)."""
+    return _checked_target(value, schema, definition, named)[0]
+
+
+def _checked_target(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> tuple[list[ConversionDiagnostic], Any]:
+    """(The faults of the converted ``value`` against the target, as :func:`_check_target`
+    names them; the value ``convert`` returns).
+
+    A converter builds its Structs without their checks and leaves some values as JSON (a
+    union typed ``Any`` at run time, such as Anthropic's ``CreateMessageParamsToolsItem``, is a
+    ``dict``; a Struct may sit inside it). The check decodes the value's JSON text as the target
+    definition, which gives every value the generated type its annotation names (the dispatched
+    unions converted by ``__post_init__``, as :func:`lucent.decode` does): a valid value is
+    returned as that decode (:func:`_typed`). A value with a fault keeps the converter's form.
 
     The decoder stops at one fault; when there is one, the value is walked against the generated
     types (:func:`_schema_faults`) for every schema fault, and the decoder's own fault (a
@@ -568,10 +582,11 @@ def _check_target(value: Any, schema: str, definition: str, named: Collection[st
     name = _decodable(schema, definition)
     text = encoded(value)  # a converter writes no NaN; the decode below checks the text
     try:
-        decode(text, schema, name)
-        return []
+        decoded = decode(text, schema, name)
     except LucentError as fault:
         first = fault
+    else:
+        return [], _typed(value, decoded)
     module = schema_module(schema)
     tp = module.ROOT if name is None else module.DECODE_TYPES[name]
     try:
@@ -589,7 +604,18 @@ def _check_target(value: Any, schema: str, definition: str, named: Collection[st
             continue
         seen.add(field)
         found.append(ConversionDiagnostic(field=field, status="Invalid", detail=f"{each.message} ({each.code})"))
-    return found
+    return found, value
+
+
+def _typed(value: Any, decoded: Any) -> Any:
+    """``decoded`` (the target decode of the JSON text of the converter's ``value``) when it
+    writes the same JSON value as ``value``, else ``value``.
+
+    The two differ only where the target's Structs read the text otherwise than it was built: a
+    member an open object does not define is dropped by the decode (lucent reports it at the
+    source already), a default is filled in. ``value`` is then kept, so that the result writes
+    what the conversion wrote. The check is two encodes (keys sorted), in C."""
+    return decoded if _SORTED.encode(decoded) == _SORTED.encode(value) else value
 
 
 # the codes of JSON Schema keywords (msgspec's and the generated rules'); other codes are protocol rules
