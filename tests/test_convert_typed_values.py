@@ -1,0 +1,241 @@
+"""Values are the types they claim (issue 16, section 3).
+
+Every value ``lucent.convert`` returns is the generated Struct its annotation names, all the way
+down: a union typed ``Any`` at run time (Anthropic ``CreateMessageParamsToolsItem``, Responses
+``Tool``/``InputItem``, dispatched by ``dispatch_<Name>`` in ``__post_init__``) holds one of its
+Structs, not a ``dict``. The same for the events of ``lucent.streams.convert_stream`` and the
+responses of ``lucent.streams.assemble``. Each output is walked against its type
+(:func:`tests.typed_values.faults`, hints as a type checker reads them) for:
+
+* the vendor corpus pairs that ``tests/vendor_convert_corpus.py`` runs (documents: the round
+  trip X -> Lux -> X, both hops, and X -> Y with the context a caller gives);
+* the seed formats: the pairs of ``tests/convert_conformance`` (corpus documents and a few
+  drawn ones) and each seed format to each vendor format;
+* streams: the seed corpus streams, the recorded vendor streams and a few generated seed
+  streams, assembled and converted to every stream format.
+
+A required member a conversion could not fill is ``UNSET``; it is allowed only where an Invalid
+``target:`` diagnostic names it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from typing import Any, Union
+
+import msgspec
+import pytest
+
+import lucent
+from lucent import streams
+from lucent._decode import schema_module
+from lucent._stream_read import spec
+from lucent.errors import LucentError, StreamError
+from lucent.generated import anthropic, lux_ir_v1, openai_responses
+from lucent.generated.convert_registry import DOCUMENTS
+from tests.convert_conformance.inputs import corpus_inputs, generated_inputs
+from tests.convert_conformance.pairs import Pair as SeedPair
+from tests.convert_conformance.pairs import context_for, pairs as seed_pairs, side
+from tests.convert_conformance.validity import Validity
+from tests.paths import DATA
+from tests.typed_values import faults
+from tests.vendor_convert_corpus import STREAM_CONTEXT, VENDORS, Pair, cases, pairs
+
+FOLLOWUP = DATA / "lingua" / "snapshots" / "toolCallRequest" / "chat-completions" / "followup-request.json"
+
+
+@cache
+def document_type(fmt: str, kind: str) -> Any:
+    """The generated type of a ``fmt`` document of ``kind`` (``DOCUMENTS``)."""
+    schema, definition = DOCUMENTS[(fmt, kind)]
+    module = schema_module(schema)
+    return module.DECODE_TYPES.get(definition, module.ROOT)
+
+
+@cache
+def event_type(fmt: str) -> Any:
+    """The type of one ``fmt`` stream event: its definition, and the events the published union
+    lacks (Anthropic ``ping``/``error``)."""
+    found = spec(fmt)
+    module = schema_module(found.schema)
+    tp = module.DECODE_TYPES.get(found.definition) or getattr(module, found.definition)
+    for _tag, extra in found.side_events:
+        tp = Union[tp, extra]  # noqa: UP007 - a run-time union of a type alias and a class
+    return tp
+
+
+def absent(result: Any) -> set[str]:
+    """The target paths an Invalid diagnostic names (``target:$.model`` -> ``$.model``)."""
+    return {d.field.removeprefix("target:") for d in result.diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
+
+
+def untyped(result: Any, fmt: str, kind: str) -> list[str]:
+    return faults(result.value, document_type(fmt, kind), absent=absent(result))
+
+
+def needed(result: Any) -> dict[str, Any]:
+    """The context a caller gives after a first try (tests/vendor_convert_corpus.py's ``_needed``)."""
+    from tests.vendor_convert_corpus import _needed
+
+    return dict(_needed(result.diagnostics))
+
+
+# ------------------------------------------------------------------ the example of the issue
+def test_anthropic_tools_are_structs() -> None:
+    result = lucent.convert(FOLLOWUP.read_bytes(), "openai-chat", "anthropic", context={"max_tokens": 1024})
+    tool = result.value.tools[0]
+    assert type(tool) is anthropic.Tool
+    assert tool.name == "get_weather"
+    assert tool.description == "Get the current weather for a location"
+    assert type(tool.input_schema) is anthropic.InputSchema
+    assert tool.input_schema.required == ["location"]
+    assert untyped(result, "anthropic", "request") == []
+
+
+def test_responses_tools_and_input_items_are_structs() -> None:
+    result = lucent.convert(FOLLOWUP.read_bytes(), "openai-chat", "openai-responses")
+    tool = result.value.tools[0]
+    assert type(tool) is openai_responses.FunctionTool
+    assert (tool.name, tool.strict) == ("get_weather", False)
+    assert tool.parameters["required"] == ["location"]
+    assert [type(item).__name__ for item in result.value.input] == ["EasyInputMessage", "FunctionToolCall", "FunctionCallOutputItemParam"]
+    assert untyped(result, "openai-responses", "request") == []
+
+
+def test_lux_to_anthropic_tools_are_structs() -> None:
+    lux = lucent.convert(FOLLOWUP.read_bytes(), "openai-chat", "lux")
+    assert type(lux.value) is lux_ir_v1.LucentRequest
+    back = lucent.convert(lux.value, "lux", "anthropic", context={"max_tokens": 1024})
+    assert [type(t).__name__ for t in back.value.tools] == ["Tool"]
+    assert lucent.encode(back.value) == lucent.encode(lucent.decode(lucent.encode(back.value), "anthropic", "CreateMessageParams"))
+
+
+# ------------------------------------------------------------------ the checker itself
+def changed(struct: Any, **members: Any) -> Any:
+    """A copy of ``struct`` with ``members`` set as they are (``msgspec.structs.replace`` would
+    run ``__post_init__``, whose dispatch types the very values under test)."""
+    made = copy.copy(struct)
+    for name, value in members.items():
+        setattr(made, name, value)
+    return made
+
+
+def test_the_checker_finds_a_dict_where_a_struct_is_annotated() -> None:
+    """The converter's own value (tools as dicts holding an InputSchema Struct), as convert
+    returned it before: every tool is named."""
+    typed = lucent.convert(FOLLOWUP.read_bytes(), "openai-chat", "anthropic", context={"max_tokens": 1024}).value
+    raw = changed(typed, tools=[{"name": t.name, "input_schema": t.input_schema} for t in typed.tools])
+    found = faults(raw, anthropic.CreateMessageParams)
+    assert len(found) == 1 and found[0].startswith("$.tools[0]: a dict is none of Tool | BashTool_20250124 | "), found
+
+
+def test_the_checker_reads_scalars_literals_unset_and_json() -> None:
+    request = lucent.decode(FOLLOWUP.read_bytes(), "openai-chat", "CreateChatCompletionRequest")
+    assert faults(request, type(request)) == []
+    assert faults(changed(request, model=3), type(request)) != []
+    assert faults(changed(request, messages=msgspec.UNSET), type(request)) != []
+    assert faults(changed(request, messages=msgspec.UNSET), type(request), absent={"$.messages"}) == []
+    message = lux_ir_v1.LucentMessage(role="user", content=[lux_ir_v1.LucentContentText(text="hi")])
+    assert faults(message, lux_ir_v1.LucentMessage) == []
+    assert faults(changed(message, role="robot"), lux_ir_v1.LucentMessage) == ["$.role: 'robot' is not one of ('system', 'user', 'assistant', 'tool', 'model', 'developer')"]
+    # a JSON value (Any) holds plain JSON only: a Struct there is a value left untyped
+    assert faults({"a": [1, 2.5, None, True, "x"]}, Any) == []
+    assert faults({"a": [message]}, Any) == ["$.a[0]: a LucentMessage where a JSON value (Any) is annotated"]
+    assert faults(1, float) == [] and faults(True, int) != [] and faults(1.0, int) != []
+
+
+# ------------------------------------------------------------------ vendor corpus documents
+DOCUMENT_PAIRS = pairs(VENDORS, ("request", "response"))
+
+
+@pytest.mark.parametrize("pair", DOCUMENT_PAIRS, ids=lambda p: f"{p.source}:{'lux:' if p.round_trip else ''}{p.target}:{p.kind}")
+def test_vendor_corpus_conversions_are_typed(pair: Pair) -> None:
+    found: list[str] = []
+    converted = 0
+    for case in cases(pair.source, pair.kind)[0]:
+        if pair.round_trip:
+            first = lucent.convert(case.value, pair.source, "lux", pair.kind)
+            second = lucent.convert(first.value, "lux", pair.source, pair.kind)
+            steps = [("lux", first), (pair.source, second)]
+        else:
+            result = lucent.convert(case.value, pair.source, pair.target, pair.kind)
+            context = needed(result)
+            if context:
+                result = lucent.convert(case.value, pair.source, pair.target, pair.kind, context=context)
+            steps = [(pair.target, result)]
+        for fmt, result in steps:
+            converted += 1
+            found += [f"{case.file} ({fmt}): {fault}" for fault in untyped(result, fmt, pair.kind)]
+    assert converted > 0
+    assert found == []
+
+
+# ------------------------------------------------------------------ seed formats
+_SEED = ("lux", "sparktide", "llm-sdk", "htmlp")
+SEED_PAIRS = seed_pairs() + [
+    SeedPair(side(source, kind), side(target, kind))
+    for kind in ("request", "response")
+    for source in _SEED
+    for target in VENDORS
+    if (source, kind) in DOCUMENTS and (target, kind) in DOCUMENTS
+]
+
+
+@cache
+def _validity() -> Validity:
+    return Validity()
+
+
+@pytest.mark.parametrize("pair", SEED_PAIRS, ids=lambda p: p.name)
+def test_seed_conversions_are_typed(pair: SeedPair) -> None:
+    validity = _validity()
+    found: list[str] = []
+    converted = 0
+    for item in corpus_inputs(pair.source, validity) + generated_inputs(pair.source, 10, 0):
+        context = context_for(pair.source.format, pair.kind, item.doc, lambda key, value: validity.accepts_member(pair.target, key, value))
+        try:
+            result = lucent.convert(json.dumps(item.doc).encode(), pair.source.format, pair.target.format, pair.kind, context=context)
+        except LucentError:
+            continue  # a refusal is tests/convert_conformance's concern, not a type
+        converted += 1
+        found += [f"{item.name}: {fault}" for fault in untyped(result, pair.target.format, pair.kind)]
+    assert converted > 0
+    assert found == []
+
+
+# ------------------------------------------------------------------ streams
+@cache
+def _streams() -> tuple[tuple[str, str, Any], ...]:
+    from tests.stream_conformance import corpus, generated_streams, vendor_corpus
+
+    generated = [s for fmt in ("sparktide", "llm-sdk", "lux") for s in generated_streams(fmt, 5, seed=0)]
+    return tuple(corpus() + vendor_corpus() + generated)
+
+
+STREAM_CONTEXT_ALL = {**STREAM_CONTEXT, "created_at": STREAM_CONTEXT["created"]}
+
+
+@pytest.mark.parametrize("source", streams.FORMATS)
+def test_stream_events_and_responses_are_typed(source: str) -> None:
+    chosen = [(name, events) for name, fmt, events in _streams() if fmt == source]
+    assert chosen, f"no {source} stream"
+    found: list[str] = []
+    for name, events in chosen:
+        try:
+            response = streams.assemble(events, source)
+        except StreamError as exc:
+            assert exc.code == "model_error", (name, exc.code)
+        else:
+            found += [f"{name} assembled: {fault}" for fault in faults(response, document_type(source, "response"))]
+        found += [f"{name} read: {fault}" for i, event in enumerate(streams.iter_events(events, source)) for fault in faults(event, event_type(source), f"$[{i}]")]
+        for target in streams.FORMATS:
+            conversion = streams.convert_stream(events, source, target, context=STREAM_CONTEXT_ALL)
+            written = []
+            try:
+                written.extend(conversion)
+            except StreamError as exc:
+                assert exc.code == "model_error", (name, target, exc.code)
+            found += [f"{name} -> {target}: {fault}" for i, event in enumerate(written) for fault in faults(event, event_type(target), f"$[{i}]")]
+    assert found == []
