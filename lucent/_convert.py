@@ -39,6 +39,7 @@ from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent._validation import RuleViolation, convert_as, member
 from lucent._converters import Converter
+from lucent._typed_values import typed, typed_parts
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
@@ -573,7 +574,8 @@ def _checked_target(value: Any, schema: str, definition: str, named: Collection[
     ``dict``; a Struct may sit inside it). The check decodes the value's JSON text as the target
     definition, which gives every value the generated type its annotation names (the dispatched
     unions converted by ``__post_init__``, as :func:`lucent.decode` does): a valid value is
-    returned as that decode (:func:`_typed`). A value with a fault keeps the converter's form.
+    returned as that decode, a value with faults typed where its rules let it be
+    (:mod:`lucent._typed_values`).
 
     The decoder stops at one fault; when there is one, the value is walked against the generated
     types (:func:`_schema_faults`) for every schema fault, and the decoder's own fault (a
@@ -586,7 +588,7 @@ def _checked_target(value: Any, schema: str, definition: str, named: Collection[
     except LucentError as fault:
         first = fault
     else:
-        return [], _typed(value, decoded)
+        return [], typed(value, decoded)
     module = schema_module(schema)
     tp = module.ROOT if name is None else module.DECODE_TYPES[name]
     try:
@@ -604,18 +606,7 @@ def _checked_target(value: Any, schema: str, definition: str, named: Collection[
             continue
         seen.add(field)
         found.append(ConversionDiagnostic(field=field, status="Invalid", detail=f"{each.message} ({each.code})"))
-    return found, value
-
-
-def _typed(value: Any, decoded: Any) -> Any:
-    """``decoded`` (the target decode of the JSON text of the converter's ``value``) when it
-    writes the same JSON value as ``value``, else ``value``.
-
-    The two differ only where the target's Structs read the text otherwise than it was built: a
-    member an open object does not define is dropped by the decode (lucent reports it at the
-    source already), a default is filled in. ``value`` is then kept, so that the result writes
-    what the conversion wrote. The check is two encodes (keys sorted), in C."""
-    return decoded if _SORTED.encode(decoded) == _SORTED.encode(value) else value
+    return found, typed_parts(value)
 
 
 # the codes of JSON Schema keywords (msgspec's and the generated rules'); other codes are protocol rules

@@ -32,6 +32,7 @@ import lucent
 from lucent import streams
 from lucent._decode import schema_module
 from lucent._stream_read import spec
+from lucent._typed_values import typed_parts
 from lucent.errors import LucentError, StreamError
 from lucent.generated import anthropic, lux_ir_v1, openai_responses
 from lucent.generated.convert_registry import DOCUMENTS
@@ -110,6 +111,30 @@ def test_lux_to_anthropic_tools_are_structs() -> None:
     back = lucent.convert(lux.value, "lux", "anthropic", context={"max_tokens": 1024})
     assert [type(t).__name__ for t in back.value.tools] == ["Tool"]
     assert lucent.encode(back.value) == lucent.encode(lucent.decode(lucent.encode(back.value), "anthropic", "CreateMessageParams"))
+
+
+def test_a_target_with_faults_is_typed_where_it_can_be() -> None:
+    """No ``max_tokens`` (required by Anthropic, absent in the Chat request, no context): the
+    target is Invalid there, and its tools are still Tools."""
+    result = lucent.convert(FOLLOWUP.read_bytes(), "openai-chat", "anthropic")
+    assert [(d.field, d.detail) for d in result.diagnostics if d.status == "Invalid"] == [
+        ("target:$.max_tokens", "required by the target (Anthropic requires max_tokens) and not in the source; supply context['max_tokens']")
+    ]
+    assert result.value.max_tokens is msgspec.UNSET
+    assert type(result.value.tools[0]) is anthropic.Tool
+    assert result.value.tools[0].name == "get_weather"
+    assert untyped(result, "anthropic", "request") == []
+
+
+def test_typing_the_parts_leaves_the_converted_value_as_it_was() -> None:
+    typed = lucent.convert(FOLLOWUP.read_bytes(), "openai-chat", "anthropic", context={"max_tokens": 1024}).value
+    tools = [{"name": t.name, "input_schema": t.input_schema} for t in typed.tools]
+    raw = changed(typed, tools=tools, max_tokens=msgspec.UNSET)
+    out = typed_parts(raw)
+    assert [type(t) for t in out.tools] == [anthropic.Tool]
+    assert raw.tools is tools and type(tools[0]) is dict  # the converter's value: unchanged
+    assert out.tools[0].input_schema == tools[0]["input_schema"]  # a copy: Structs are copied too
+    assert out.tools[0].input_schema is not tools[0]["input_schema"]
 
 
 # ------------------------------------------------------------------ the checker itself
