@@ -39,7 +39,7 @@ from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent._validation import RuleViolation, convert_as, member
 from lucent._converters import Converter
-from lucent._typed_values import typed, typed_parts
+from lucent._typed_values import typed
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
@@ -574,8 +574,8 @@ def _checked_target(value: Any, schema: str, definition: str, named: Collection[
     ``dict``; a Struct may sit inside it). The check decodes the value's JSON text as the target
     definition, which gives every value the generated type its annotation names (the dispatched
     unions converted by ``__post_init__``, as :func:`lucent.decode` does): a valid value is
-    returned as that decode, a value with faults typed where its rules let it be
-    (:mod:`lucent._typed_values`).
+    returned as that decode, a value with faults typed where its rules let it be, unless the
+    typed form would drop a member the converter wrote (:mod:`lucent._typed_values`).
 
     The decoder stops at one fault; when there is one, the value is walked against the generated
     types (:func:`_schema_faults`) for every schema fault, and the decoder's own fault (a
@@ -606,7 +606,7 @@ def _checked_target(value: Any, schema: str, definition: str, named: Collection[
             continue
         seen.add(field)
         found.append(ConversionDiagnostic(field=field, status="Invalid", detail=f"{each.message} ({each.code})"))
-    return found, typed_parts(value)
+    return found, typed(value, None)
 
 
 # the codes of JSON Schema keywords (msgspec's and the generated rules'); other codes are protocol rules

@@ -11,7 +11,9 @@ Struct inside). ``lucent.convert`` returns instead:
   :func:`lucent.decode`'s types, dispatched unions included;
 * for a target with faults, which no decode accepts, :func:`typed_parts`: a copy whose Structs
   have run their ``__post_init__`` (each dispatched union it reaches gets its Struct); a Struct
-  whose rules fail keeps what its ``__post_init__`` typed before the failing rule.
+  whose rules fail keeps what its ``__post_init__`` typed before the failing rule;
+* the converter's value as it is when neither typed form writes the same JSON (a member the
+  target's Structs do not define, which they would drop).
 """
 
 from __future__ import annotations
@@ -26,15 +28,21 @@ __all__ = ["typed", "typed_parts"]
 _SORTED = msgspec.json.Encoder(order="sorted")
 
 
-def typed(value: Any, decoded: Any) -> Any:
-    """``decoded`` (the target decode of the JSON text of the converter's ``value``) when it
-    writes the same JSON value as ``value``, else ``value`` (as :func:`typed_parts` types it).
+def typed(value: Any, decoded: Any | None) -> Any:
+    """The value ``lucent.convert`` returns for the converter's ``value``: ``decoded`` (the
+    target decode of its JSON text; None when the target has faults), else :func:`typed_parts`,
+    whichever writes the same JSON value as ``value``; else ``value`` itself.
 
-    The two differ only where the target's Structs read the text otherwise than it was built: a
-    member an open object does not define is dropped by the decode (lucent reports it at the
-    source already), a default is filled in. ``value`` is then kept, so that the result writes
-    what the conversion wrote. The check is two encodes (keys sorted), in C."""
-    return decoded if _SORTED.encode(decoded) == _SORTED.encode(value) else typed_parts(value)
+    The typed forms differ from ``value`` only where the target's Structs read its text
+    otherwise than it was built: a member an open object does not define is dropped (a Struct
+    cannot hold it; NOTES.md), a default is filled in. ``value`` is then returned as the
+    converter wrote it, so that the result writes what the conversion wrote. Each check is two
+    encodes (keys sorted), in C."""
+    written = _SORTED.encode(value)
+    if decoded is not None and _SORTED.encode(decoded) == written:
+        return decoded
+    parts = typed_parts(value)
+    return parts if _SORTED.encode(parts) == written else value
 
 
 def typed_parts(value: Any) -> Any:

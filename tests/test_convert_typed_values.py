@@ -32,7 +32,7 @@ import lucent
 from lucent import streams
 from lucent._decode import schema_module
 from lucent._stream_read import spec
-from lucent._typed_values import typed_parts
+from lucent._typed_values import typed, typed_parts
 from lucent.errors import LucentError, StreamError
 from lucent.generated import anthropic, lux_ir_v1, openai_responses
 from lucent.generated.convert_registry import DOCUMENTS
@@ -135,6 +135,17 @@ def test_typing_the_parts_leaves_the_converted_value_as_it_was() -> None:
     assert raw.tools is tools and type(tools[0]) is dict  # the converter's value: unchanged
     assert out.tools[0].input_schema == tools[0]["input_schema"]  # a copy: Structs are copied too
     assert out.tools[0].input_schema is not tools[0]["input_schema"]
+
+
+def test_a_member_the_typed_form_would_drop_keeps_the_converted_value() -> None:
+    """``InputSchema`` keeps no undeclared member (NOTES.md): a converter's tool whose schema has
+    one would lose it as a Struct, so the value stays as the converter wrote it."""
+    typed_request = lucent.convert(FOLLOWUP.read_bytes(), "openai-chat", "anthropic", context={"max_tokens": 1024}).value
+    raw = changed(typed_request, tools=[{"name": "n", "input_schema": {"type": "object", "additionalProperties": False}}])
+    assert typed(raw, None) is raw
+    assert msgspec.to_builtins(typed(raw, None))["tools"][0]["input_schema"]["additionalProperties"] is False
+    kept = changed(typed_request, tools=[{"name": "n", "input_schema": {"type": "object"}}])
+    assert type(typed(kept, None).tools[0]) is anthropic.Tool
 
 
 # ------------------------------------------------------------------ the checker itself
