@@ -14,7 +14,7 @@ import re
 import uuid
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import msgspec
 
@@ -45,6 +45,14 @@ from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, Convers
 
 if TYPE_CHECKING:
     from lucent._conversion import Origins
+    from lucent.generated.anthropic import CreateMessageParams, Message
+    from lucent.generated.gemini import GenerateContentRequest, GenerateContentResponse
+    from lucent.generated.htmlp_model_request import ModelRequest
+    from lucent.generated.llm_sdk import LanguageModelInput, ModelResponse
+    from lucent.generated.lux_ir_v1 import LucentError as LuxError, LucentRequest, LucentResponse
+    from lucent.generated.openai_chat import CreateChatCompletionRequest, CreateChatCompletionResponse
+    from lucent.generated.openai_responses import CreateResponse, Response
+    from lucent.generated.sparktide_remote_1_0 import RemoteModelFailure, RemoteModelRequest, RemoteModelResponse
 
 __all__ = ["FORMATS", "convert"]
 
@@ -54,6 +62,46 @@ the format registry (:data:`lucent.formats.FORMATS`)."""
 
 _LOSSY = ("Unsupported", "Invalid")
 
+
+
+# What a type checker knows of the result, per target format and kind (DOCUMENTS; held to it by
+# tests/test_convert_typed_values.py), in msgspec's manner of decode(buf, type=T) -> T.
+@overload
+def convert(data: Any, source: str, target: Literal["lux"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[LucentRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["lux"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[LucentResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["lux"], kind: Literal["error"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[LuxError]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["sparktide"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[RemoteModelRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["sparktide"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[RemoteModelResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["sparktide"], kind: Literal["error"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[RemoteModelFailure]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["llm-sdk"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[LanguageModelInput]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["llm-sdk"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[ModelResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["htmlp"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[ModelRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["openai-chat"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[CreateChatCompletionRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["openai-chat"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[CreateChatCompletionResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["openai-responses"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[CreateResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["openai-responses"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[Response]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["anthropic"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[CreateMessageParams]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["anthropic"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[Message]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["gemini"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[GenerateContentRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["gemini"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[GenerateContentResponse]: ...
+@overload
+def convert(data: Any, source: str, target: str, kind: str = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[Any]: ...
 
 def convert(
     data: Any,
@@ -65,7 +113,7 @@ def convert(
     context: Mapping[str, Any] | None = None,
     limits: Limits | None = None,
     capabilities: Any = None,
-) -> ConversionResult:
+) -> ConversionResult[Any]:
     """Convert a document from one wire format to another.
 
     Parameters
