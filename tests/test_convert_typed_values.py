@@ -21,14 +21,24 @@ A required member a conversion could not fill is ``UNSET``; it is allowed only w
 from __future__ import annotations
 
 import copy
+import importlib.util
+import inspect
 import json
+import os
+import re
+import subprocess
+import sys
+import typing
 from functools import cache
+from pathlib import Path
 from typing import Any, Union
 
 import msgspec
 import pytest
 
 import lucent
+from lucent import _convert as lucent_convert
+from lucent import _decode as lucent_decode
 from lucent import streams
 from lucent._decode import schema_module
 from lucent._stream_read import spec
@@ -36,11 +46,12 @@ from lucent._typed_values import typed, typed_parts
 from lucent.errors import LucentError, StreamError
 from lucent.generated import anthropic, lux_ir_v1, openai_responses
 from lucent.generated.convert_registry import DOCUMENTS
+from lucent.generated.lucent_diagnostics_v1 import ConversionResult
 from tests.convert_conformance.inputs import corpus_inputs, generated_inputs
 from tests.convert_conformance.pairs import Pair as SeedPair
 from tests.convert_conformance.pairs import context_for, pairs as seed_pairs, side
 from tests.convert_conformance.validity import Validity
-from tests.paths import DATA
+from tests.paths import DATA, REPO
 from tests.typed_values import faults
 from tests.vendor_convert_corpus import STREAM_CONTEXT, VENDORS, Pair, cases, pairs
 
@@ -275,3 +286,117 @@ def test_stream_events_and_responses_are_typed(source: str) -> None:
                 assert exc.code == "model_error", (name, target, exc.code)
             found += [f"{name} -> {target}: {fault}" for i, event in enumerate(written) for fault in faults(event, event_type(target), f"$[{i}]")]
     assert found == []
+
+
+# ------------------------------------------------------------------ what a type checker knows
+def _literal(annotation: str) -> str | None:
+    found = re.fullmatch(r"Literal\[['\"]([^'\"]+)['\"]\]", annotation)
+    return found.group(1) if found else None
+
+
+def test_convert_has_one_overload_per_target_and_kind() -> None:
+    """``lucent.convert(data, source, "anthropic")`` is ``ConversionResult[CreateMessageParams]``
+    for a type checker: one overload per document of ``DOCUMENTS``, then ``ConversionResult[Any]``."""
+    found = {}
+    for overload in typing.get_overloads(lucent_convert.convert):
+        parameters = inspect.signature(overload).parameters
+        target, kind = _literal(parameters["target"].annotation), _literal(parameters["kind"].annotation)
+        returned = re.fullmatch(r"ConversionResult\[(\w+)\]", inspect.signature(overload).return_annotation)
+        assert returned is not None
+        if target is None:
+            assert (parameters["target"].annotation, returned.group(1)) == ("str", "Any")
+            continue
+        assert (parameters["kind"].default == "request") == (kind == "request")
+        found[(target, kind)] = returned.group(1).replace("LuxError", "LucentError")
+    assert found == {key: definition for key, (_schema, definition) in DOCUMENTS.items()}
+
+
+def test_decode_has_one_overload_per_document_definition() -> None:
+    found = {}
+    for overload in typing.get_overloads(lucent_decode.decode):
+        parameters = inspect.signature(overload).parameters
+        schema = _literal(parameters["schema"].annotation)
+        if schema is not None:
+            definition = _literal(parameters["definition"].annotation)
+            found[(schema, definition or "ModelRequest")] = inspect.signature(overload).return_annotation.replace("LuxError", "LucentError")
+    assert found == {(schema, definition): definition for schema, definition in DOCUMENTS.values()}
+    assert lucent_decode.decode.__name__ == "decode" and len(typing.get_overloads(lucent_decode.decode)) == len(found) + 2  # type=T -> T, then Any
+
+
+def test_conversion_result_is_generic() -> None:
+    assert anthropic.CreateMessageParams in typing.get_args(ConversionResult[anthropic.CreateMessageParams])
+    result = ConversionResult[anthropic.CreateMessageParams](value=anthropic.CreateMessageParams(model="m", messages=[], max_tokens=1), diagnostics=[])
+    assert lucent.encode(result) == b'{"value":{"model":"m","messages":[],"max_tokens":1},"diagnostics":[]}'
+    assert lucent.decode(lucent.encode(result), "lucent-diagnostics-v1", "ConversionResult").value == {"model": "m", "messages": [], "max_tokens": 1}
+
+
+EXAMPLE = '''
+from __future__ import annotations
+
+from typing import Any
+
+import lucent
+from lucent.generated.anthropic import CreateMessageParams, Message
+from lucent.generated.lucent_diagnostics_v1 import ConversionResult
+from lucent.generated.lux_ir_v1 import LucentRequest
+from lucent.generated.openai_responses import CreateResponse
+
+
+def to_anthropic(body: bytes) -> str:
+    result = lucent.convert(body, "openai-chat", "anthropic", context={"max_tokens": 1024})
+    reveal_type(result)
+    return result.value.model
+
+
+def response(body: bytes) -> Message:
+    return lucent.convert(body, "openai-chat", "anthropic", "response").value
+
+
+def keyword_kind(body: bytes) -> LucentRequest:
+    return lucent.convert(body, "openai-chat", "lux", kind="request").value
+
+
+def to_responses(body: bytes) -> ConversionResult[CreateResponse]:
+    return lucent.convert(body, "anthropic", "openai-responses")
+
+
+def unknown(body: bytes, target: str) -> ConversionResult[Any]:
+    return lucent.convert(body, "anthropic", target)
+
+
+def decoded(body: bytes) -> CreateMessageParams:
+    reveal_type(lucent.decode(body, "anthropic", "CreateMessageParams"))
+    return lucent.decode(body, type=CreateMessageParams)
+
+
+def wrong(body: bytes) -> Message:
+    return lucent.convert(body, "openai-chat", "anthropic").value
+
+
+def decoded_wrong(body: bytes) -> Message:
+    return lucent.decode(body, type=CreateMessageParams)
+'''
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed in this environment")
+def test_mypy_strict_knows_the_result_types(tmp_path: Path) -> None:
+    """mypy --strict on a small caller: the result types are revealed, and a request taken for
+    a response is an error. lucent is laid out as installed (generated/ as lucent/generated)."""
+    package = tmp_path / "site" / "lucent"
+    package.mkdir(parents=True)
+    for entry in (REPO / "lucent").iterdir():
+        if entry.name != "generated":
+            (package / entry.name).symlink_to(entry)
+    (package / "generated").symlink_to(REPO / "generated")
+    (tmp_path / "example.py").write_text(EXAMPLE, encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--follow-imports=silent", "example.py"],
+        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "MYPYPATH": str(tmp_path / "site")},
+    )
+    lines = [line.split(": ", 1)[1] for line in result.stdout.splitlines() if line.startswith("example.py:")]
+    assert lines == [
+        'note: Revealed type is "lucent.generated.lucent_diagnostics_v1.ConversionResult[lucent.generated.anthropic.CreateMessageParams]"',
+        'note: Revealed type is "lucent.generated.anthropic.CreateMessageParams"',
+        'error: Incompatible return value type (got "CreateMessageParams", expected "Message")  [return-value]',
+        'error: Incompatible return value type (got "CreateMessageParams", expected "Message")  [return-value]',
+    ], result.stdout
