@@ -323,6 +323,16 @@ def test_decode_has_one_overload_per_document_definition() -> None:
     assert lucent_decode.decode.__name__ == "decode" and len(typing.get_overloads(lucent_decode.decode)) == len(found) + 2  # type=T -> T, then Any
 
 
+def test_assemble_has_one_overload_per_stream_format() -> None:
+    for function in (streams.assemble, streams.assemble_async):
+        found = {}
+        for overload in typing.get_overloads(function):
+            fmt = _literal(inspect.signature(overload).parameters["format"].annotation)
+            if fmt is not None:
+                found[fmt] = inspect.signature(overload).return_annotation
+        assert found == {fmt: DOCUMENTS[(fmt, "response")][1] for fmt in streams.FORMATS}
+
+
 def test_conversion_result_is_generic() -> None:
     assert anthropic.CreateMessageParams in typing.get_args(ConversionResult[anthropic.CreateMessageParams])
     result = ConversionResult[anthropic.CreateMessageParams](value=anthropic.CreateMessageParams(model="m", messages=[], max_tokens=1), diagnostics=[])
@@ -375,6 +385,14 @@ def wrong(body: bytes) -> Message:
 
 def decoded_wrong(body: bytes) -> Message:
     return lucent.decode(body, type=CreateMessageParams)
+
+
+def assembled(body: bytes) -> Message:
+    return lucent.streams.assemble(body, "anthropic")
+
+
+def assembled_wrong(body: bytes) -> CreateMessageParams:
+    return lucent.streams.assemble(body, "anthropic")
 '''
 
 
@@ -399,4 +417,5 @@ def test_mypy_strict_knows_the_result_types(tmp_path: Path) -> None:
         'note: Revealed type is "lucent.generated.anthropic.CreateMessageParams"',
         'error: Incompatible return value type (got "CreateMessageParams", expected "Message")  [return-value]',
         'error: Incompatible return value type (got "CreateMessageParams", expected "Message")  [return-value]',
+        'error: Incompatible return value type (got "Message", expected "CreateMessageParams")  [return-value]',
     ], result.stdout
