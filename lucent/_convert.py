@@ -63,7 +63,6 @@ the format registry (:data:`lucent.formats.FORMATS`)."""
 _LOSSY = ("Unsupported", "Invalid")
 
 
-
 # What a type checker knows of the result, per target format and kind (DOCUMENTS; held to it by
 # tests/test_convert_typed_values.py), in msgspec's manner of decode(buf, type=T) -> T.
 @overload
@@ -171,9 +170,13 @@ def convert(
 
     Returns
     -------
-    ConversionResult
+    ConversionResult[T]
         ``.value``: the target Struct (``LucentRequest``, ``RemoteModelRequest``,
-        ``LanguageModelInput``, ...);
+        ``LanguageModelInput``, ...; a type checker knows ``T`` for a literal ``target`` and
+        ``kind``), its members the generated Structs their annotations name all the way down (an
+        Anthropic tool is a ``Tool``, a Responses input item an ``EasyInputMessage``...: the target
+        check's own decode; a value with Invalid target faults is typed where its rules let it
+        be, a required member missing is ``UNSET``);
         ``.diagnostics``: ``list[ConversionDiagnostic]`` in source order, each with ``.field``
         (a JSON path in the source document, or ``target:$.x`` for a value the target lacks),
         ``.status`` (``Degraded``, ``Unsupported`` or ``Invalid``) and ``.detail``. Success is
@@ -231,8 +234,9 @@ def convert(
         del document  # the target may share the source's JSON values; the rest is not needed to check it
         diagnostics = _merge(found, diagnostics)
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
-        faults, value = _checked_target(value, FORMATS[target], target_definition, named)
+        faults, decoded = _target_faults(value, FORMATS[target], target_definition, named)
         diagnostics.extend(faults)
+        value = typed(value, decoded)  # the generated Structs all the way down (lucent._typed_values)
     if capabilities is not None:  # the model's own limits (lucent._preflight)
         from lucent._preflight import on_the_way
 
@@ -609,21 +613,18 @@ def _merge(found: list[ConversionDiagnostic], decoded: list[ConversionDiagnostic
 def _check_target(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> list[ConversionDiagnostic]:
     """An Invalid diagnostic ``target:<path>`` for every fault of the converted value against the
     target schema and protocol rules, except where an Invalid diagnostic in `named` (its
-    ``target:<path>`` field) names that path already (:func:`_checked_target`'s faults)."""
-    return _checked_target(value, schema, definition, named)[0]
+    ``target:<path>`` field) names that path already (:func:`_target_faults`)."""
+    return _target_faults(value, schema, definition, named)[0]
 
 
-def _checked_target(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> tuple[list[ConversionDiagnostic], Any]:
+def _target_faults(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> tuple[list[ConversionDiagnostic], Any]:
     """(The faults of the converted ``value`` against the target, as :func:`_check_target`
-    names them; the value ``convert`` returns).
+    names them; the target decode of ``value``'s JSON text, or None when there are faults).
 
-    A converter builds its Structs without their checks and leaves some values as JSON (a
-    union typed ``Any`` at run time, such as Anthropic's ``CreateMessageParamsToolsItem``, is a
-    ``dict``; a Struct may sit inside it). The check decodes the value's JSON text as the target
-    definition, which gives every value the generated type its annotation names (the dispatched
-    unions converted by ``__post_init__``, as :func:`lucent.decode` does): a valid value is
-    returned as that decode, a value with faults typed where its rules let it be, unless the
-    typed form would drop a member the converter wrote (:mod:`lucent._typed_values`).
+    The decode is the value with every member the generated type its annotation names, the
+    unions typed ``Any`` at run time (Anthropic ``CreateMessageParamsToolsItem``, which a
+    converter leaves a ``dict``) dispatched by ``__post_init__`` as :func:`lucent.decode` does;
+    :func:`lucent._typed_values.typed` returns it when it says what ``value`` says.
 
     The decoder stops at one fault; when there is one, the value is walked against the generated
     types (:func:`_schema_faults`) for every schema fault, and the decoder's own fault (a
@@ -636,7 +637,7 @@ def _checked_target(value: Any, schema: str, definition: str, named: Collection[
     except LucentError as fault:
         first = fault
     else:
-        return [], typed(value, decoded)
+        return [], decoded
     module = schema_module(schema)
     tp = module.ROOT if name is None else module.DECODE_TYPES[name]
     try:
@@ -654,7 +655,7 @@ def _checked_target(value: Any, schema: str, definition: str, named: Collection[
             continue
         seen.add(field)
         found.append(ConversionDiagnostic(field=field, status="Invalid", detail=f"{each.message} ({each.code})"))
-    return found, typed(value, None)
+    return found, None
 
 
 # the codes of JSON Schema keywords (msgspec's and the generated rules'); other codes are protocol rules
