@@ -234,9 +234,9 @@ def convert(
         del document  # the target may share the source's JSON values; the rest is not needed to check it
         diagnostics = _merge(found, diagnostics)
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
-        faults, decoded = _target_faults(value, FORMATS[target], target_definition, named)
+        faults, decoded, text = _target_faults(value, FORMATS[target], target_definition, named)
         diagnostics.extend(faults)
-        value = typed(value, decoded)  # the generated Structs all the way down (lucent._typed_values)
+        value = typed(value, decoded, text)  # the generated Structs all the way down (lucent._typed_values)
     if capabilities is not None:  # the model's own limits (lucent._preflight)
         from lucent._preflight import on_the_way
 
@@ -617,9 +617,10 @@ def _check_target(value: Any, schema: str, definition: str, named: Collection[st
     return _target_faults(value, schema, definition, named)[0]
 
 
-def _target_faults(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> tuple[list[ConversionDiagnostic], Any]:
+def _target_faults(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> tuple[list[ConversionDiagnostic], Any, bytes]:
     """(The faults of the converted ``value`` against the target, as :func:`_check_target`
-    names them; the target decode of ``value``'s JSON text, or None when there are faults).
+    names them; the target decode of ``value``'s JSON text, or None when there are faults;
+    that text).
 
     The decode is the value with every member the generated type its annotation names, the
     unions typed ``Any`` at run time (Anthropic ``CreateMessageParamsToolsItem``, which a
@@ -637,7 +638,7 @@ def _target_faults(value: Any, schema: str, definition: str, named: Collection[s
     except LucentError as fault:
         first = fault
     else:
-        return [], decoded
+        return [], decoded, text
     module = schema_module(schema)
     tp = module.ROOT if name is None else module.DECODE_TYPES[name]
     try:
@@ -655,7 +656,7 @@ def _target_faults(value: Any, schema: str, definition: str, named: Collection[s
             continue
         seen.add(field)
         found.append(ConversionDiagnostic(field=field, status="Invalid", detail=f"{each.message} ({each.code})"))
-    return found, None
+    return found, None, text
 
 
 # the codes of JSON Schema keywords (msgspec's and the generated rules'); other codes are protocol rules

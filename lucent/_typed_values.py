@@ -19,30 +19,56 @@ Struct inside). ``lucent.convert`` returns instead:
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any
 
 import msgspec
 
+from lucent._first_use import once
+
 __all__ = ["typed", "typed_parts"]
 
 _SORTED = msgspec.json.Encoder(order="sorted")
+_ENCODER = msgspec.json.Encoder()
 
 
-def typed(value: Any, decoded: Any | None) -> Any:
+def typed(value: Any, decoded: Any | None, text: bytes | None = None) -> Any:
     """The value ``lucent.convert`` returns for the converter's ``value``: ``decoded`` (the
-    target decode of its JSON text; None when the target has faults), else :func:`typed_parts`,
-    whichever writes the same JSON value as ``value``; else ``value`` itself.
+    target decode of ``text``, the JSON text of ``value``; None when the target has faults),
+    else :func:`typed_parts`, whichever writes the same JSON value as ``value``; else ``value``
+    itself.
 
     The typed forms differ from ``value`` only where the target's Structs read its text
     otherwise than it was built: a member an open object does not define is dropped (a Struct
-    cannot hold it; NOTES.md), a default is filled in. ``value`` is then returned as the
-    converter wrote it, so that the result writes what the conversion wrote. Each check is two
-    encodes (keys sorted), in C."""
-    written = _SORTED.encode(value)
-    if decoded is not None and _SORTED.encode(decoded) == written:
-        return decoded
+    cannot hold it; NOTES.md). ``value`` is then returned as the converter wrote it, so that
+    the result writes what the conversion wrote. When no Struct of the target's module has a
+    default (:func:`_adds_no_member`), a decode writes only what its text held, each value as
+    the same encoder wrote it there, or less: the text's length, written back, says nothing was
+    dropped (one encode; a number respelled, ``1.0`` read as ``1``, is shorter too, and takes the
+    slow path). Otherwise, and for :func:`typed_parts`, the two are compared keys sorted (two
+    encodes), in C. (Measured on the 13 KB Chat conversation: an encode ~7 us, a sorted one ~8
+    us, :func:`lucent._decode.same_colons` ~25 us: it scans the text twice more.)"""
+    if decoded is not None:
+        if text is not None and _adds_no_member(type(decoded).__module__):
+            if len(_ENCODER.encode(decoded)) == len(text):
+                return decoded
+        elif _SORTED.encode(decoded) == _SORTED.encode(value):
+            return decoded
     parts = typed_parts(value)
-    return parts if _SORTED.encode(parts) == written else value
+    return parts if _SORTED.encode(parts) == _SORTED.encode(value) else value
+
+
+@once
+def _adds_no_member(module_name: str) -> bool:
+    """No Struct of the generated module has a default other than ``UNSET`` (a decode, its
+    dispatched unions included, then writes no member its text lacked)."""
+    module = sys.modules[module_name]
+    for item in vars(module).values():
+        if isinstance(item, type) and issubclass(item, msgspec.Struct) and item.__module__ == module_name:
+            for spec in msgspec.structs.fields(item):
+                if not spec.required and (spec.default is not msgspec.UNSET or spec.default_factory is not msgspec.NODEFAULT):
+                    return False
+    return True
 
 
 def typed_parts(value: Any) -> Any:

@@ -157,6 +157,22 @@ def test_a_member_the_typed_form_would_drop_keeps_the_converted_value() -> None:
     assert msgspec.to_builtins(typed(raw, None))["tools"][0]["input_schema"]["additionalProperties"] is False
     kept = changed(typed_request, tools=[{"name": "n", "input_schema": {"type": "object"}}])
     assert type(typed(kept, None).tools[0]) is anthropic.Tool
+    # the decode of the text, as convert has it: its length says a member was dropped
+    text = lucent.encode(raw)
+    decoded = lucent.decode(text, "anthropic", "CreateMessageParams")
+    assert b"additionalProperties" not in lucent.encode(decoded)
+    assert typed(raw, decoded, text) is raw
+    text = lucent.encode(kept)
+    decoded = lucent.decode(text, "anthropic", "CreateMessageParams")
+    assert typed(kept, decoded, text) is decoded
+
+
+def test_no_generated_struct_has_a_default_so_a_decode_adds_no_member() -> None:
+    """What lets :func:`lucent._typed_values.typed` compare lengths instead of sorted texts."""
+    from lucent._decode import SCHEMAS
+    from lucent._typed_values import _adds_no_member
+
+    assert all(_adds_no_member(schema_module(schema).__name__) for schema in SCHEMAS)
 
 
 # ------------------------------------------------------------------ the checker itself
