@@ -81,7 +81,10 @@ def typed_parts(value: Any) -> Any:
     return _typed(value, 0)
 
 
-_DEPTH = 400  # below Python's recursion limit; deeper parts are copied as they are
+_DEPTH = 400
+"""Levels typed, below Python's recursion limit: deeper parts are kept as they are (shared with
+the converter's value, so the Struct above them does not run its ``__post_init__``, which could
+change them in place)."""
 
 
 def _typed(node: Any, depth: int) -> Any:
@@ -99,7 +102,7 @@ def _typed(node: Any, depth: int) -> Any:
         item = getattr(node, name)
         if item.__class__ in _CONTAINERS or isinstance(item, msgspec.Struct):
             setattr(made, name, _typed(item, depth + 1))
-    finish = getattr(kind, "__post_init__", None)
+    finish = getattr(kind, "__post_init__", None) if depth < _DEPTH else None
     if finish is not None:
         try:
             finish(made)
