@@ -292,8 +292,7 @@ def test_stream_events_and_responses_are_typed(source: str) -> None:
             assert exc.code == "model_error", (name, exc.code)
         else:
             found += [f"{name} assembled: {fault}" for fault in faults(response, document_type(source, "response"))]
-        found += [f"{name} read: {fault}" for i, event in enumerate(streams.iter_events(events, source)) for fault in faults(event, event_type(source), f"$[{i}]")]
-        for target in streams.FORMATS:
+        for target in streams.FORMATS:  # source itself too: the events as read (iter_events)
             conversion = streams.convert_stream(events, source, target, context=STREAM_CONTEXT_ALL)
             written = []
             try:
