@@ -348,6 +348,21 @@ def test_assemble_has_one_overload_per_stream_format() -> None:
         assert found == {fmt: DOCUMENTS[(fmt, "response")][1] for fmt in streams.FORMATS}
 
 
+def test_convert_stream_has_one_overload_per_target() -> None:
+    """``convert_stream(..., target="anthropic")`` is a ``StreamConversion`` of Anthropic events
+    (the published union and the ``ping``/``error`` events it lacks) for a type checker."""
+    for function, name in ((streams.convert_stream, "StreamConversion"), (streams.aconvert_stream, "AsyncStreamConversion")):
+        found = {}
+        for overload in typing.get_overloads(function):
+            target = _literal(inspect.signature(overload).parameters["target"].annotation)
+            returned = re.fullmatch(rf"{name}\[(.+)\]", inspect.signature(overload).return_annotation)
+            assert returned is not None
+            if target is not None:
+                found[target] = returned.group(1)
+        expected = {fmt: " | ".join([spec(fmt).definition, *(tp.__name__ for _tag, tp in spec(fmt).side_events)]) for fmt in streams.FORMATS}
+        assert found == expected
+
+
 def test_conversion_result_is_generic() -> None:
     assert anthropic.CreateMessageParams in typing.get_args(ConversionResult[anthropic.CreateMessageParams])
     result = ConversionResult[anthropic.CreateMessageParams](value=anthropic.CreateMessageParams(model="m", messages=[], max_tokens=1), diagnostics=[])
@@ -364,6 +379,7 @@ import lucent
 from lucent.generated.anthropic import CreateMessageParams, Message
 from lucent.generated.lucent_diagnostics_v1 import ConversionResult
 from lucent.generated.lux_ir_v1 import LucentRequest
+from lucent.generated.openai_chat import CreateChatCompletionStreamResponse
 from lucent.generated.openai_responses import CreateResponse
 
 
@@ -408,6 +424,14 @@ def assembled(body: bytes) -> Message:
 
 def assembled_wrong(body: bytes) -> CreateMessageParams:
     return lucent.streams.assemble(body, "anthropic")
+
+
+def first_chunk(body: bytes) -> CreateChatCompletionStreamResponse:
+    return next(lucent.streams.convert_stream(body, "anthropic", "openai-chat"))
+
+
+def first_chunk_wrong(body: bytes) -> Message:
+    return next(lucent.streams.convert_stream(body, "anthropic", "gemini"))
 '''
 
 
@@ -433,4 +457,5 @@ def test_mypy_strict_knows_the_result_types(tmp_path: Path) -> None:
         'error: Incompatible return value type (got "CreateMessageParams", expected "Message")  [return-value]',
         'error: Incompatible return value type (got "CreateMessageParams", expected "Message")  [return-value]',
         'error: Incompatible return value type (got "Message", expected "CreateMessageParams")  [return-value]',
+        'error: Incompatible return value type (got "GenerateContentResponse", expected "Message")  [return-value]',
     ], result.stdout
