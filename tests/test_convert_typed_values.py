@@ -52,7 +52,7 @@ from tests.convert_conformance.pairs import Pair as SeedPair
 from tests.convert_conformance.pairs import context_for, pairs as seed_pairs, side
 from tests.convert_conformance.validity import Validity
 from tests.paths import DATA, REPO
-from tests.typed_values import faults
+from tests.typed_values import declared, faults
 from tests.vendor_convert_corpus import STREAM_CONTEXT, VENDORS, Pair, cases, pairs
 
 FOLLOWUP = DATA / "lingua" / "snapshots" / "toolCallRequest" / "chat-completions" / "followup-request.json"
@@ -72,7 +72,7 @@ def event_type(fmt: str) -> Any:
     lacks (Anthropic ``ping``/``error``)."""
     found = spec(fmt)
     module = schema_module(found.schema)
-    tp = module.DECODE_TYPES.get(found.definition) or getattr(module, found.definition)
+    tp = declared(module.__name__).get(found.definition) or module.DECODE_TYPES[found.definition]  # as a type checker reads it
     for _tag, extra in found.side_events:
         tp = Union[tp, extra]  # noqa: UP007 - a run-time union of a type alias and a class
     return tp
