@@ -43,7 +43,7 @@ from codegen.schema import Node, SchemaDocument, SchemaError
 
 ANNOTATION_KEYS = {
     "description", "title", "$dynamicAnchor", "$anchor", "examples", "default", "$comment", "$schema", "$id",
-    "deprecated", "readOnly", "writeOnly", "x-lucent-source",
+    "deprecated", "readOnly", "writeOnly", "x-lucent-source", "x-lucent-type-parameter",
 }
 DEFINITION_KEYS = {"$defs", "definitions"}
 ANNOTATION_FORMATS = {"unixtime"}
@@ -89,6 +89,7 @@ class StructDef:
     tag: str | None = None
     checks: list[str] = field(default_factory=list)
     node: Node | None = None
+    type_params: list[str] = field(default_factory=list)  # Generic[...] parameters (x-lucent-type-parameter)
 
     def field_by_json(self, name: str) -> FieldDef | None:
         return next((f for f in self.fields if f.json_name == name), None)
@@ -117,6 +118,7 @@ class DispatchDef:
 class ModuleModel:
     document: SchemaDocument
     structs: dict[str, StructDef] = field(default_factory=dict)
+    type_params: set[str] = field(default_factory=set)  # TypeVars of Generic Structs (x-lucent-type-parameter)
     aliases: dict[str, AliasDef] = field(default_factory=dict)
     literal_aliases: dict[str, AliasDef] = field(default_factory=dict)
     int_aliases: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -417,6 +419,9 @@ class BindingCompiler:
                 continue
             prop_node = node.child("properties", prop)
             annotation = self.field_type(self.type_of(prop_node, name + pascal(prop)))
+            parameter = prop_node.raw.get("x-lucent-type-parameter") if isinstance(prop_node.raw, dict) else None
+            if parameter is not None:
+                annotation = self.type_parameter(prop_node, struct, parameter, annotation)
             struct.fields.append(
                 FieldDef(
                     attr=_attr_name(prop),
@@ -438,6 +443,20 @@ class BindingCompiler:
             )
         struct.checks = rules.struct_checks(self, struct)
         return name
+
+    def type_parameter(self, node: Node, struct: StructDef, parameter: Any, annotation: str) -> str:
+        """``x-lucent-type-parameter: "T"`` on a property that takes any JSON value: the property
+        is typed ``T`` and its Struct is ``Generic[T]``, so that a caller (``lucent.convert``'s
+        ``ConversionResult[CreateMessageParams]``) can say what it holds; at run time msgspec
+        reads an unbound ``T`` as ``Any``."""
+        if not (isinstance(parameter, str) and re.fullmatch(r"[A-Z][A-Za-z0-9]*", parameter)):
+            raise SchemaError(f"{node.pointer}: x-lucent-type-parameter is a type variable name, not {parameter!r}")
+        if annotation != "Any":
+            raise SchemaError(f"{node.pointer}: x-lucent-type-parameter on a property that is not any JSON value ({annotation})")
+        if parameter not in struct.type_params:
+            struct.type_params.append(parameter)
+        self.model.type_params.add(parameter)
+        return parameter
 
     def field_type(self, type_expr: str) -> str:
         """A lone tagged Struct in a field position still needs its tag: use the tag-required alias."""

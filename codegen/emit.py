@@ -68,6 +68,7 @@ def render_module(model: ModuleModel) -> str:
         "int_aliases": sorted(model.int_aliases.items()) + sorted(model.num_aliases.items()),
         "literal_aliases": sorted(model.literal_aliases.values(), key=lambda a: a.order),
         "structs": structs,
+        "type_params": sorted(model.type_params),
         "aliases": aliases,
         "protocol": model.protocol,
         "protocol_checks": sorted(model.protocol_checks.items()),

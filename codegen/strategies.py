@@ -72,6 +72,7 @@ _ANNOTATIONS = frozenset(
         "contentMediaType",
         "contentEncoding",
         "x-lucent-source",
+        "x-lucent-type-parameter",
     }
 )
 _SUPPORTED = frozenset(

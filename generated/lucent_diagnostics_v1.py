@@ -7,7 +7,7 @@ property that is absent is ``UNSET``, and ``None`` is JSON ``null``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeAlias, TypeVar
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
@@ -33,6 +33,9 @@ ConversionStatus: TypeAlias = Literal['Exact', 'Degraded', 'Unsupported', 'Inval
 """How faithfully one source field reached the target. Exact: carried unchanged. Degraded: carried with a loss of precision or form (for example folded into text or into extra). Unsupported: the target has no place for it and it was dropped. Invalid: the source value breaks a rule, or a value the target requires is missing."""
 
 
+T = TypeVar('T')
+
+
 class ConversionDiagnostic(Struct, kw_only=True, forbid_unknown_fields=True):
     """One lossy or failed mapping. Every lossy mapping emits a diagnostic instead of silent data loss.
 
@@ -50,7 +53,7 @@ class ConversionDiagnostic(Struct, kw_only=True, forbid_unknown_fields=True):
     detail: str | UnsetType = UNSET
 
 
-class ConversionResult(Struct, kw_only=True, forbid_unknown_fields=True):
+class ConversionResult(Struct, Generic[T], kw_only=True, forbid_unknown_fields=True):
     """ConversionResult[T]: a converted value with its ordered diagnostics. Success is not Exact: the value is usable but the fields the diagnostics name may be degraded.
 
     Schema: #/$defs/ConversionResult
@@ -60,7 +63,7 @@ class ConversionResult(Struct, kw_only=True, forbid_unknown_fields=True):
     value:
         The converted document, a value of the target format (T).
     """
-    value: Any
+    value: T
     diagnostics: list[ConversionDiagnostic]
 
 

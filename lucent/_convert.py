@@ -14,7 +14,7 @@ import re
 import uuid
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import msgspec
 
@@ -40,11 +40,20 @@ from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent._validation import RuleViolation, convert_as, member
 from lucent._converters import Converter
+from lucent._typed_values import typed
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
 if TYPE_CHECKING:
     from lucent._conversion import Origins
+    from lucent.generated.anthropic import CreateMessageParams, Message
+    from lucent.generated.gemini import GenerateContentRequest, GenerateContentResponse
+    from lucent.generated.htmlp_model_request import ModelRequest
+    from lucent.generated.llm_sdk import LanguageModelInput, ModelResponse
+    from lucent.generated.lux_ir_v1 import LucentError as LuxError, LucentRequest, LucentResponse
+    from lucent.generated.openai_chat import CreateChatCompletionRequest, CreateChatCompletionResponse
+    from lucent.generated.openai_responses import CreateResponse, Response
+    from lucent.generated.sparktide_remote_1_0 import RemoteModelFailure, RemoteModelRequest, RemoteModelResponse
 
 __all__ = ["FORMATS", "convert"]
 
@@ -54,6 +63,45 @@ the format registry (:data:`lucent.formats.FORMATS`)."""
 
 _LOSSY = ("Unsupported", "Invalid")
 
+
+# What a type checker knows of the result, per target format and kind (DOCUMENTS; held to it by
+# tests/test_convert_typed_values.py), in msgspec's manner of decode(buf, type=T) -> T.
+@overload
+def convert(data: Any, source: str, target: Literal["lux"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[LucentRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["lux"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[LucentResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["lux"], kind: Literal["error"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[LuxError]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["sparktide"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[RemoteModelRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["sparktide"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[RemoteModelResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["sparktide"], kind: Literal["error"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[RemoteModelFailure]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["llm-sdk"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[LanguageModelInput]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["llm-sdk"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[ModelResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["htmlp"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[ModelRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["openai-chat"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[CreateChatCompletionRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["openai-chat"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[CreateChatCompletionResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["openai-responses"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[CreateResponse]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["openai-responses"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[Response]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["anthropic"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[CreateMessageParams]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["anthropic"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[Message]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["gemini"], kind: Literal["request"] = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[GenerateContentRequest]: ...
+@overload
+def convert(data: Any, source: str, target: Literal["gemini"], kind: Literal["response"], *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[GenerateContentResponse]: ...
+@overload
+def convert(data: Any, source: str, target: str, kind: str = "request", *, strict: bool = ..., context: Mapping[str, Any] | None = ..., limits: Limits | None = ..., capabilities: Any = ...) -> ConversionResult[Any]: ...
 
 def convert(
     data: Any,
@@ -65,7 +113,7 @@ def convert(
     context: Mapping[str, Any] | None = None,
     limits: Limits | None = None,
     capabilities: Any = None,
-) -> ConversionResult:
+) -> ConversionResult[Any]:
     """Convert a document from one wire format to another.
 
     Parameters
@@ -129,9 +177,13 @@ def convert(
 
     Returns
     -------
-    ConversionResult
+    ConversionResult[T]
         ``.value``: the target Struct (``LucentRequest``, ``RemoteModelRequest``,
-        ``LanguageModelInput``, ...);
+        ``LanguageModelInput``, ...; a type checker knows ``T`` for a literal ``target`` and
+        ``kind``), its members the generated Structs their annotations name all the way down (an
+        Anthropic tool is a ``Tool``, a Responses input item an ``EasyInputMessage``...: the target
+        check's own decode; a value with Invalid target faults is typed where its rules let it
+        be, a required member missing is ``UNSET``);
         ``.diagnostics``: ``list[ConversionDiagnostic]`` in source order, each with ``.field``
         (a JSON path in the source document, or ``target:$.x`` for a value the target lacks),
         ``.status`` (``Degraded``, ``Unsupported`` or ``Invalid``) and ``.detail``. Success is
@@ -192,7 +244,9 @@ def convert(
         del document  # the target may share the source's JSON values; the rest is not needed to check it
         diagnostics = _merge(found, diagnostics)
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
-        diagnostics.extend(_check_target(value, FORMATS[target], target_definition, named))
+        faults, decoded, text = _target_faults(value, FORMATS[target], target_definition, named)
+        diagnostics.extend(faults)
+        value = typed(value, decoded, text)  # the generated Structs all the way down (lucent._typed_values)
     if capabilities is not None:  # the model's own limits (lucent._preflight)
         from lucent._preflight import on_the_way
 
@@ -595,7 +649,19 @@ def _merge(found: list[ConversionDiagnostic], decoded: list[ConversionDiagnostic
 def _check_target(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> list[ConversionDiagnostic]:
     """An Invalid diagnostic ``target:<path>`` for every fault of the converted value against the
     target schema and protocol rules, except where an Invalid diagnostic in `named` (its
-    ``target:<path>`` field) names that path already.
+    ``target:<path>`` field) names that path already (:func:`_target_faults`)."""
+    return _target_faults(value, schema, definition, named)[0]
+
+
+def _target_faults(value: Any, schema: str, definition: str, named: Collection[str] = ()) -> tuple[list[ConversionDiagnostic], Any, bytes]:
+    """(The faults of the converted ``value`` against the target, as :func:`_check_target`
+    names them; the target decode of ``value``'s JSON text, or None when there are faults;
+    that text).
+
+    The decode is the value with every member the generated type its annotation names, the
+    unions typed ``Any`` at run time (Anthropic ``CreateMessageParamsToolsItem``, which a
+    converter leaves a ``dict``) dispatched by ``__post_init__`` as :func:`lucent.decode` does;
+    :func:`lucent._typed_values.typed` returns it when it says what ``value`` says.
 
     The decoder stops at one fault; when there is one, the value is walked against the generated
     types (:func:`_schema_faults`) for every schema fault, and the decoder's own fault (a
@@ -604,10 +670,11 @@ def _check_target(value: Any, schema: str, definition: str, named: Collection[st
     name = _decodable(schema, definition)
     text = encoded(value)  # a converter writes no NaN; the decode below checks the text
     try:
-        decode(text, schema, name)
-        return []
+        decoded = decode(text, schema, name)
     except LucentError as fault:
         first = fault
+    else:
+        return [], decoded, text
     module = schema_module(schema)
     tp = module.ROOT if name is None else module.DECODE_TYPES[name]
     try:
@@ -625,7 +692,7 @@ def _check_target(value: Any, schema: str, definition: str, named: Collection[st
             continue
         seen.add(field)
         found.append(ConversionDiagnostic(field=field, status="Invalid", detail=f"{each.message} ({each.code})"))
-    return found
+    return found, None, text
 
 
 # the codes of JSON Schema keywords (msgspec's and the generated rules'); other codes are protocol rules

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import sys as _sys
 from collections.abc import Callable, Iterator
 from types import ModuleType
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, overload
 
 import msgspec
 
@@ -17,6 +18,18 @@ from lucent._limits import Limits, limits_of
 from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import DecodeError, EncodeError, LucentError, UsageError, ValidationError
 from lucent._validation import MSGSPEC_CODES, RuleViolation, nests_deeper, violation
+
+if TYPE_CHECKING:
+    from lucent.generated.anthropic import CreateMessageParams, Message
+    from lucent.generated.gemini import GenerateContentRequest, GenerateContentResponse
+    from lucent.generated.htmlp_model_request import ModelRequest
+    from lucent.generated.llm_sdk import LanguageModelInput, ModelResponse
+    from lucent.generated.lux_ir_v1 import LucentError as LuxError, LucentRequest, LucentResponse
+    from lucent.generated.openai_chat import CreateChatCompletionRequest, CreateChatCompletionResponse
+    from lucent.generated.openai_responses import CreateResponse, Response
+    from lucent.generated.sparktide_remote_1_0 import RemoteModelFailure, RemoteModelRequest, RemoteModelResponse
+
+_T = TypeVar("_T")
 
 SCHEMAS: dict[str, str] = {**{f.schema: f.module for f in _REGISTRY.values()}, "lucent-diagnostics-v1": "lucent_diagnostics_v1"}
 """Schema file stem -> generated module name (lucent.generated.<module>): each format's schema
@@ -55,6 +68,48 @@ def _decoder(schema: str, definition: str | None) -> msgspec.json.Decoder[Any]:
     except KeyError:
         raise UsageError(f"schema {schema} has no such definition", code="unknown_definition") from None
 
+
+
+# What a type checker knows of the result: the document definitions by literal names (DOCUMENTS;
+# held to it by tests/test_convert_typed_values.py), and type=T -> T, as msgspec's decode.
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["anthropic"], definition: Literal["CreateMessageParams"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> CreateMessageParams: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["anthropic"], definition: Literal["Message"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> Message: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["gemini"], definition: Literal["GenerateContentRequest"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> GenerateContentRequest: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["gemini"], definition: Literal["GenerateContentResponse"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> GenerateContentResponse: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["htmlp-model-request"], definition: None = None, *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> ModelRequest: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["llm-sdk"], definition: Literal["LanguageModelInput"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> LanguageModelInput: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["llm-sdk"], definition: Literal["ModelResponse"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> ModelResponse: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["lux-ir-v1"], definition: Literal["LucentError"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> LuxError: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["lux-ir-v1"], definition: Literal["LucentRequest"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> LucentRequest: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["lux-ir-v1"], definition: Literal["LucentResponse"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> LucentResponse: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["openai-chat"], definition: Literal["CreateChatCompletionRequest"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> CreateChatCompletionRequest: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["openai-chat"], definition: Literal["CreateChatCompletionResponse"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> CreateChatCompletionResponse: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["openai-responses"], definition: Literal["CreateResponse"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> CreateResponse: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["openai-responses"], definition: Literal["Response"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> Response: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["sparktide-remote-1.0"], definition: Literal["RemoteModelFailure"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> RemoteModelFailure: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["sparktide-remote-1.0"], definition: Literal["RemoteModelRequest"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> RemoteModelRequest: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: Literal["sparktide-remote-1.0"], definition: Literal["RemoteModelResponse"], *, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> RemoteModelResponse: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: None = None, definition: None = None, *, type: builtins.type[_T], rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> _T: ...
+@overload
+def decode(data: bytes | bytearray | memoryview | str, schema: str | None = None, definition: str | None = None, *, type: Any = None, rules: Literal["all", "schema"] = "all", limits: Limits | None = None) -> Any: ...
 
 def decode(
     data: bytes | bytearray | memoryview | str,

@@ -54,7 +54,7 @@ import binascii
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar, cast
 
 import msgspec
 from msgspec import UNSET
@@ -1240,7 +1240,11 @@ class _Pipeline:
         return exc
 
 
-class StreamConversion(Iterator[Any]):
+_E = TypeVar("_E")
+"""The target format's event type (``lucent.streams.convert_stream``'s overloads name it)."""
+
+
+class StreamConversion(Iterator[_E], Generic[_E]):
     """The events of a stream converted to another format; iterate it once.
 
     Returned by :func:`lucent.streams.convert_stream`. Iterating reads the source as far as the
@@ -1280,14 +1284,14 @@ class StreamConversion(Iterator[Any]):
             pipeline.failed(exc)
             raise
 
-    def __iter__(self) -> StreamConversion:
+    def __iter__(self) -> StreamConversion[_E]:
         return self
 
-    def __next__(self) -> Any:
-        return next(self._events)
+    def __next__(self) -> _E:
+        return cast("_E", next(self._events))
 
 
-class AsyncStreamConversion(AsyncIterator[Any]):
+class AsyncStreamConversion(AsyncIterator[_E], Generic[_E]):
     """:class:`StreamConversion` for an async source; ``async for`` it once."""
 
     def __init__(self, events: Any, source: str, target: str, *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> None:
@@ -1318,8 +1322,8 @@ class AsyncStreamConversion(AsyncIterator[Any]):
             pipeline.failed(exc)
             raise
 
-    def __aiter__(self) -> AsyncStreamConversion:
+    def __aiter__(self) -> AsyncStreamConversion[_E]:
         return self
 
-    async def __anext__(self) -> Any:
-        return await anext(self._events)
+    async def __anext__(self) -> _E:
+        return cast("_E", await anext(self._events))

@@ -175,7 +175,7 @@ class SnapshotStore:
         source: str = "openai-responses",
         context: Mapping[str, Any] | None = None,
         limits: Limits | None = None,
-    ) -> ConversionResult:
+    ) -> ConversionResult[LucentRequest]:
         """The Lux request to send upstream for a request that may name a previous response.
 
         Parameters

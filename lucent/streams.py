@@ -123,9 +123,14 @@ from lucent.formats import FORMATS as _REGISTRY
 
 if TYPE_CHECKING:
     from lucent._stream_convert import AsyncStreamConversion, StreamConversion
-    from lucent.generated.llm_sdk import ModelResponse
-    from lucent.generated.lux_ir_v1 import LucentResponse
-    from lucent.generated.sparktide_remote_1_0 import RemoteModelResponse
+    from lucent.formats.anthropic.events import AnthropicErrorEvent, AnthropicPingEvent
+    from lucent.generated.anthropic import Message, MessageStreamEvent
+    from lucent.generated.gemini import GenerateContentResponse  # also one chunk of a Gemini stream
+    from lucent.generated.llm_sdk import ModelResponse, PartialModelResponse
+    from lucent.generated.lux_ir_v1 import LucentResponse, LucentStreamEvent
+    from lucent.generated.openai_chat import CreateChatCompletionResponse, CreateChatCompletionStreamResponse
+    from lucent.generated.openai_responses import Response, ResponseStreamEvent
+    from lucent.generated.sparktide_remote_1_0 import RemoteModelResponse, RemoteModelStreamFrame
 
 __all__ = [
     "FORMATS",
@@ -207,6 +212,14 @@ def assemble(source: Source, format: Literal["llm-sdk"], *, tools: Iterable[str]
 @overload
 def assemble(source: Source, format: Literal["lux"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> LucentResponse: ...
 @overload
+def assemble(source: Source, format: Literal["openai-chat"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> CreateChatCompletionResponse: ...
+@overload
+def assemble(source: Source, format: Literal["openai-responses"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Response: ...
+@overload
+def assemble(source: Source, format: Literal["anthropic"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Message: ...
+@overload
+def assemble(source: Source, format: Literal["gemini"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> GenerateContentResponse: ...
+@overload
 def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any: ...
 def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any:
     """Read a whole stream and return its final response.
@@ -262,6 +275,14 @@ async def assemble_async(source: AsyncSource, format: Literal["sparktide"], *, t
 async def assemble_async(source: AsyncSource, format: Literal["llm-sdk"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> ModelResponse: ...
 @overload
 async def assemble_async(source: AsyncSource, format: Literal["lux"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> LucentResponse: ...
+@overload
+async def assemble_async(source: AsyncSource, format: Literal["openai-chat"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> CreateChatCompletionResponse: ...
+@overload
+async def assemble_async(source: AsyncSource, format: Literal["openai-responses"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Response: ...
+@overload
+async def assemble_async(source: AsyncSource, format: Literal["anthropic"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Message: ...
+@overload
+async def assemble_async(source: AsyncSource, format: Literal["gemini"], *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> GenerateContentResponse: ...
 @overload
 async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any: ...
 async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[str] | None = None, limits: Limits | None = None) -> Any:
@@ -386,6 +407,24 @@ def _encode_sse(events: Iterator[Any], format: str | None = None) -> Iterator[by
         yield b"data: " + body + b"\n\n"
 
 
+# The target's event type, for a type checker (held to lucent._stream_read.spec by
+# tests/test_convert_typed_values.py).
+@overload
+def convert_stream(events: Source, source: str, target: Literal["sparktide"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> StreamConversion[RemoteModelStreamFrame]: ...
+@overload
+def convert_stream(events: Source, source: str, target: Literal["llm-sdk"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> StreamConversion[PartialModelResponse]: ...
+@overload
+def convert_stream(events: Source, source: str, target: Literal["lux"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> StreamConversion[LucentStreamEvent]: ...
+@overload
+def convert_stream(events: Source, source: str, target: Literal["openai-chat"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> StreamConversion[CreateChatCompletionStreamResponse]: ...
+@overload
+def convert_stream(events: Source, source: str, target: Literal["openai-responses"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> StreamConversion[ResponseStreamEvent]: ...
+@overload
+def convert_stream(events: Source, source: str, target: Literal["anthropic"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> StreamConversion[MessageStreamEvent | AnthropicPingEvent | AnthropicErrorEvent]: ...
+@overload
+def convert_stream(events: Source, source: str, target: Literal["gemini"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> StreamConversion[GenerateContentResponse]: ...
+@overload
+def convert_stream(events: Source, source: str, target: str, *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> StreamConversion[Any]: ...
 def convert_stream(
     events: Source,
     source: str,
@@ -395,7 +434,7 @@ def convert_stream(
     strict: bool = False,
     tools: Iterable[str] | None = None,
     limits: Limits | None = None,
-) -> StreamConversion:
+) -> StreamConversion[Any]:
     """Convert a stream to another format, event by event, through Lux stream events.
 
     Parameters
@@ -471,10 +510,29 @@ def convert_stream(
         not bytes or is a released memoryview.
     """
     _vendor(source, target)
-    conversion: type[StreamConversion] = imported("lucent._stream_convert").StreamConversion
+    conversion: type[StreamConversion[Any]] = imported("lucent._stream_convert").StreamConversion
     return conversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
 
 
+
+# The target's event type, for a type checker (held to lucent._stream_read.spec by
+# tests/test_convert_typed_values.py).
+@overload
+def aconvert_stream(events: AsyncSource, source: str, target: Literal["sparktide"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> AsyncStreamConversion[RemoteModelStreamFrame]: ...
+@overload
+def aconvert_stream(events: AsyncSource, source: str, target: Literal["llm-sdk"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> AsyncStreamConversion[PartialModelResponse]: ...
+@overload
+def aconvert_stream(events: AsyncSource, source: str, target: Literal["lux"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> AsyncStreamConversion[LucentStreamEvent]: ...
+@overload
+def aconvert_stream(events: AsyncSource, source: str, target: Literal["openai-chat"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> AsyncStreamConversion[CreateChatCompletionStreamResponse]: ...
+@overload
+def aconvert_stream(events: AsyncSource, source: str, target: Literal["openai-responses"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> AsyncStreamConversion[ResponseStreamEvent]: ...
+@overload
+def aconvert_stream(events: AsyncSource, source: str, target: Literal["anthropic"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> AsyncStreamConversion[MessageStreamEvent | AnthropicPingEvent | AnthropicErrorEvent]: ...
+@overload
+def aconvert_stream(events: AsyncSource, source: str, target: Literal["gemini"], *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> AsyncStreamConversion[GenerateContentResponse]: ...
+@overload
+def aconvert_stream(events: AsyncSource, source: str, target: str, *, context: Mapping[str, Any] | None = None, strict: bool = False, tools: Iterable[str] | None = None, limits: Limits | None = None) -> AsyncStreamConversion[Any]: ...
 def aconvert_stream(
     events: AsyncSource,
     source: str,
@@ -484,12 +542,12 @@ def aconvert_stream(
     strict: bool = False,
     tools: Iterable[str] | None = None,
     limits: Limits | None = None,
-) -> AsyncStreamConversion:
+) -> AsyncStreamConversion[Any]:
     """:func:`convert_stream` for an async (or sync) source: ``async for`` the target events.
 
     An exception raised by the source while reading becomes ``StreamError(code="interrupted")``;
     cancellation propagates unchanged.
     """
     _vendor(source, target)
-    conversion: type[AsyncStreamConversion] = imported("lucent._stream_convert").AsyncStreamConversion
+    conversion: type[AsyncStreamConversion[Any]] = imported("lucent._stream_convert").AsyncStreamConversion
     return conversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
