@@ -15,9 +15,10 @@ from typing import Any, Literal
 from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
 from lucent._conversion import Cx, Expect, reports, Status
-from lucent._transforms import convert_kept, obj, present
+from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown
 from lucent._validation import convert_as, described, member
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS
+from lucent.formats.openai_responses.tables import LOGPROBS_INCLUDE
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
     LucentChoice,
@@ -838,6 +839,60 @@ def chat_stop(value: list[str] | UnsetType, path: str, cx: Cx) -> str | list[str
     if len(value) == 1 and cx.from_carried("stop_string", "boolean") is True:
         return value[0]
     return value
+
+
+# The parameters Responses and Chat Completions both define: a Lux request from Responses keeps
+# them in extra.openai_responses under their Responses names (openai_responses_lux_request.toml,
+# decision 8), and Chat reads them there when its own side-car has none
+# (lux_openai_chat_request.toml, decision 9).
+
+_RESPONSES = "$.extra.openai_responses"
+
+
+@reports("Unsupported", "Invalid")
+def chat_store(own: Any, responses: Any, path: str, cx: Cx) -> Any:
+    """store: the kept Chat value; else Responses' true, false or null (null: the default of
+    each, which for Chat is not to store; lucent never stores more than the source asked)."""
+    if responses is not UNSET and responses is not None and not isinstance(responses, bool):
+        cx.report(f"{_RESPONSES}.store", "Invalid", f"{shown(responses)}, not a boolean; ignored")
+        responses = UNSET
+    return own_or_sibling(own, responses, path, f"{_RESPONSES}.store", cx)
+
+
+@reports("Unsupported")
+def chat_prompt_cache_key(own: Any, responses: Any, path: str, cx: Cx) -> Any:
+    """prompt_cache_key: the kept Chat value, else Responses' (the same string, or null)."""
+    return own_or_sibling(own, responses, path, f"{_RESPONSES}.prompt_cache_key", cx)
+
+
+def _asks_logprobs(include: Any) -> bool:
+    return isinstance(include, list) and LOGPROBS_INCLUDE in include
+
+
+@reports("Unsupported", "Invalid")
+def chat_logprobs(own: Any, include: Any, path: str, cx: Cx) -> Any:
+    """logprobs: the kept Chat value; else true when Responses' include asks for
+    message.output_text.logprobs. Every other include entry is Unsupported (Chat Completions
+    returns no such extra output data); a null or empty include asks for nothing (Exact)."""
+    if isinstance(include, list):
+        for i, entry in enumerate(include):
+            if entry != LOGPROBS_INCLUDE:
+                cx.report(f"{_RESPONSES}.include[{i}]", "Unsupported", "Chat Completions has no include list; only message.output_text.logprobs is carried, as logprobs: true")
+    elif include is not UNSET and include is not None:
+        cx.report(f"{_RESPONSES}.include", "Invalid", f"{shown(include)}, not an array; ignored")
+    asked = True if _asks_logprobs(include) else UNSET
+    return own_or_sibling(own, asked, path, f"{_RESPONSES}.include", cx)
+
+
+@reports("Unsupported")
+def chat_top_logprobs(own: Any, responses: Any, include: Any, path: str, cx: Cx) -> Any:
+    """top_logprobs: the kept Chat value; else Responses' (0..20 in both, or null) when its
+    include asks for the log probabilities (Chat takes top_logprobs only with logprobs: true);
+    a number without that entry is Unsupported."""
+    if own is UNSET and isinstance(responses, int) and not _asks_logprobs(include):
+        cx.report(f"{_RESPONSES}.top_logprobs", "Unsupported", "Chat Completions takes top_logprobs only with logprobs: true, and the Responses include does not ask for message.output_text.logprobs")
+        return UNSET
+    return own_or_sibling(own, responses, path, f"{_RESPONSES}.top_logprobs", cx)
 
 
 @reports("Invalid")

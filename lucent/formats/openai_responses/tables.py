@@ -42,3 +42,8 @@ ERROR_CODE: Final[dict[str, str]] = {"rate_limit": "rate_limit_exceeded", "inval
 MADE_ID_PREFIX: Final[dict[str, str]] = {"reasoning": "rs", "message": "msg", "function_call": "fc"}
 """Output item type -> the prefix of the id lucent makes for it when Lux has none:
 ``<prefix>_lucent_<n>``, n counting that prefix's ids from 1, in output order."""
+
+LOGPROBS_INCLUDE: Final[str] = "message.output_text.logprobs"
+"""The ``include`` entry by which a Responses request asks for the log probabilities of the
+output text (Chat Completions asks with ``logprobs: true``; both give ``top_logprobs`` as an
+integer 0..20)."""

@@ -17,9 +17,9 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from lucent._conversion import Cx, reports, Status
-from lucent._transforms import plain_members, shown
+from lucent._transforms import own_or_sibling, plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import STATUS_FROM_LUX
+from lucent.formats.openai_responses.tables import LOGPROBS_INCLUDE, STATUS_FROM_LUX
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -875,6 +875,57 @@ def lux_reasoning(config: LucentReasoningConfig | UnsetType, kept: Any, path: st
 def lux_stream(stream: bool, absent: Any, path: str, cx: Cx) -> bool | UnsetType:
     """options.stream; false is left out when the source had no stream member."""
     return UNSET if stream is False and absent is True else stream
+
+
+# The parameters Chat Completions and Responses both define: a Lux request from Chat keeps them in
+# extra.openai_chat under their Chat names (mappings/openai_chat_lux_request.toml, decision 9), and
+# Responses reads them there when its own side-car has none (lux_openai_responses_request.toml,
+# decision 9).
+
+_CHAT = "$.extra.openai_chat"
+
+
+@reports("Unsupported", "Invalid")
+def responses_store(own: Any, chat: Any, path: str, cx: Cx) -> Any:
+    """store: the kept Responses value; else Chat's store: true as true, false or null as false
+    (Chat stores a completion only when asked, Responses stores a response unless told not to)."""
+    if chat is not UNSET and chat is not None and not isinstance(chat, bool):
+        cx.report(f"{_CHAT}.store", "Invalid", f"{shown(chat)}, not a boolean; ignored")
+        chat = UNSET
+    return own_or_sibling(own, chat, path, f"{_CHAT}.store", cx, UNSET if chat is UNSET else bool(chat))
+
+
+@reports("Unsupported")
+def responses_prompt_cache_key(own: Any, chat: Any, path: str, cx: Cx) -> Any:
+    """prompt_cache_key: the kept Responses value, else Chat's (the same string, or null)."""
+    return own_or_sibling(own, chat, path, f"{_CHAT}.prompt_cache_key", cx)
+
+
+@reports("Invalid")
+def responses_include(own: Any, chat_logprobs: Any, path: str, cx: Cx) -> Any:
+    """include: the kept Responses list; Chat's ``logprobs: true`` adds
+    ``message.output_text.logprobs`` (how a Responses request asks for them). Chat's false or
+    null asks for none (the default of both: nothing to write)."""
+    if chat_logprobs is UNSET or chat_logprobs is None or chat_logprobs is False:
+        return own
+    if chat_logprobs is not True:
+        cx.report(f"{_CHAT}.logprobs", "Invalid", f"{shown(chat_logprobs)}, not a boolean; ignored")
+        return own
+    if own is not UNSET and own is not None and not isinstance(own, list):
+        return own  # not a list: the check of the output names it
+    include = list(own) if isinstance(own, list) else []
+    return include if LOGPROBS_INCLUDE in include else [*include, LOGPROBS_INCLUDE]
+
+
+@reports("Unsupported")
+def responses_top_logprobs(own: Any, chat: Any, path: str, cx: Cx) -> Any:
+    """top_logprobs: the kept Responses value, else Chat's (an integer 0..20 in both, or null);
+    one outside 0..20 is left out (Unsupported) at the path it was kept at."""
+    value = own_or_sibling(own, chat, path, f"{_CHAT}.top_logprobs", cx)
+    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= 20:
+        cx.report(path if own is not UNSET else f"{_CHAT}.top_logprobs", "Unsupported", "Responses top_logprobs is 0 to 20; a value outside is left out")
+        return UNSET
+    return value
 
 
 def _bounded(value: Any, path: str, cx: Cx, low: float, high: float | None, name: str) -> Any:

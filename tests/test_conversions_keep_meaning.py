@@ -1,0 +1,104 @@
+"""Conversions keep the meaning (issue 16, section 2): each fault class seen on recorded traffic,
+with the values the target is written with."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+import lucent
+
+
+def _convert(doc: dict[str, Any], source: str, target: str, kind: str = "request", **kw: Any) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
+    result = lucent.convert(doc, source, target, kind=kind, **kw)
+    return msgspec.to_builtins(result.value), [(d.field, d.status, d.detail) for d in result.diagnostics]
+
+
+def _chat(**params: Any) -> dict[str, Any]:
+    return {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], **params}
+
+
+def _responses(**params: Any) -> dict[str, Any]:
+    return {"model": "gpt-4o", "input": "hi", **params}
+
+
+# -- Chat <-> Responses: store, prompt_cache_key, logprobs / top_logprobs
+
+
+def test_chat_store_false_stays_false_in_responses() -> None:
+    out, found = _convert(_chat(store=False), "openai-chat", "openai-responses")
+    assert out["store"] is False
+    assert [f for f in found if f[1] != "Degraded"] == []
+
+
+def test_chat_store_null_is_not_stored_in_responses() -> None:
+    # Chat's null is its default (not stored); Responses stores unless told not to
+    out, _ = _convert(_chat(store=None), "openai-chat", "openai-responses")
+    assert out["store"] is False
+
+
+def test_chat_store_true_and_prompt_cache_key_carry_to_responses() -> None:
+    out, found = _convert(_chat(store=True, prompt_cache_key="user-42"), "openai-chat", "openai-responses")
+    assert (out["store"], out["prompt_cache_key"]) == (True, "user-42")
+    assert not any(f[1] == "Unsupported" for f in found)
+
+
+def test_chat_logprobs_become_the_responses_include_entry_and_top_logprobs() -> None:
+    out, found = _convert(_chat(logprobs=True, top_logprobs=5), "openai-chat", "openai-responses")
+    assert out["include"] == ["message.output_text.logprobs"]
+    assert out["top_logprobs"] == 5
+    assert not any(f[1] in ("Unsupported", "Invalid") for f in found)
+
+
+def test_chat_logprobs_false_asks_responses_for_nothing() -> None:
+    out, _ = _convert(_chat(logprobs=False), "openai-chat", "openai-responses")
+    assert "include" not in out and "top_logprobs" not in out
+
+
+def test_responses_store_prompt_cache_key_and_logprobs_carry_to_chat() -> None:
+    doc = _responses(store=False, prompt_cache_key="k", top_logprobs=3, include=["message.output_text.logprobs"])
+    out, found = _convert(doc, "openai-responses", "openai-chat")
+    assert (out["store"], out["prompt_cache_key"], out["logprobs"], out["top_logprobs"]) == (False, "k", True, 3)
+    assert not any(f[1] in ("Unsupported", "Invalid") for f in found)
+
+
+def test_responses_include_entries_chat_has_no_place_for_are_reported_each() -> None:
+    doc = _responses(include=["reasoning.encrypted_content", "message.output_text.logprobs"])
+    out, found = _convert(doc, "openai-responses", "openai-chat")
+    assert out["logprobs"] is True
+    # one entry (reasoning.encrypted_content) is left out, named at the include list it was in
+    assert [f for f in found if f[1] == "Unsupported"] == [
+        ("$.include", "Unsupported", "Chat Completions has no include list; only message.output_text.logprobs is carried, as logprobs: true")
+    ]
+
+
+def test_responses_top_logprobs_without_the_include_entry_is_reported_for_chat() -> None:
+    out, found = _convert(_responses(top_logprobs=2), "openai-responses", "openai-chat")
+    assert "top_logprobs" not in out and "logprobs" not in out
+    assert [(f[0], f[1]) for f in found if f[1] == "Unsupported"] == [("$.top_logprobs", "Unsupported")]
+
+
+def test_responses_store_null_is_the_chat_default_null() -> None:
+    out, found = _convert(_responses(store=None), "openai-responses", "openai-chat")
+    assert out["store"] is None  # Chat's default: not stored (never more than the source asked)
+    assert not any(f[1] == "Unsupported" for f in found)
+
+
+def test_a_lux_request_with_both_side_cars_writes_the_targets_own_and_names_the_other() -> None:
+    lux = msgspec.to_builtins(lucent.convert(_chat(store=True), "openai-chat", "lux").value)
+    lux["extra"]["openai_responses"] = {"store": False}
+    out, found = _convert(lux, "lux", "openai-responses")
+    assert out["store"] is False
+    assert ("$.extra.openai_chat.store", "Unsupported", "not written: extra.openai_responses.store is set and wins over it") in found
+
+
+def test_own_side_car_round_trips_stay_equal() -> None:
+    chat = _chat(store=False, prompt_cache_key="k", logprobs=True, top_logprobs=1)
+    lux = msgspec.to_builtins(lucent.convert(chat, "openai-chat", "lux").value)
+    back, _ = _convert(lux, "lux", "openai-chat")
+    assert back == chat
+    responses = _responses(store=True, prompt_cache_key="k", include=["reasoning.encrypted_content"], top_logprobs=4)
+    lux = msgspec.to_builtins(lucent.convert(responses, "openai-responses", "lux").value)
+    back, found = _convert(lux, "lux", "openai-responses")
+    assert {k: back[k] for k in ("store", "prompt_cache_key", "include", "top_logprobs")} == {"store": True, "prompt_cache_key": "k", "include": ["reasoning.encrypted_content"], "top_logprobs": 4}
