@@ -36,7 +36,7 @@ _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "status": ("choices", "provider_payload.openai_responses.status"),
     "incomplete_details": ("choices", "provider_payload.openai_responses.incomplete_details"),
     "usage": ("usage", "provider_payload.openai_responses.usage"),
-    "error": "provider_payload.openai_responses.error",
+    "error": ("choices", "provider_payload.openai_responses.error"),
     "instructions": "provider_payload.openai_responses.instructions",
     "metadata": "provider_payload.openai_responses.metadata",
     "temperature": "provider_payload.openai_responses.temperature",
@@ -136,12 +136,12 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         f"{path}.usage",
         cx,
     )
-    # error <- provider_payload.openai_responses.error via kept_or
-    error = _openai_responses.kept_or(
+    # error <- choices, provider_payload.openai_responses.error via lux_error
+    error = _openai_responses.lux_error(
+        src.choices,
         cx.from_carried("error", "any"),
-        f"{path}.provider_payload.openai_responses.error",
+        f"{path}.choices",
         cx,
-        carried="error",
     )
     # instructions <- provider_payload.openai_responses.instructions via kept_or
     instructions = _openai_responses.kept_or(

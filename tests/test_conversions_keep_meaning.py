@@ -102,3 +102,87 @@ def test_own_side_car_round_trips_stay_equal() -> None:
     lux = msgspec.to_builtins(lucent.convert(responses, "openai-responses", "lux").value)
     back, found = _convert(lux, "lux", "openai-responses")
     assert {k: back[k] for k in ("store", "prompt_cache_key", "include", "top_logprobs")} == {"store": True, "prompt_cache_key": "k", "include": ["reasoning.encrypted_content"], "top_logprobs": 4}
+
+
+# -- a failed Responses response states its error
+
+
+def _gemini_response(finish_reason: str) -> dict[str, Any]:
+    return {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": "x"}]}, "finishReason": finish_reason, "index": 0}],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 1, "totalTokenCount": 4},
+        "modelVersion": "gemini-2.5-flash-image",
+        "responseId": "r1",
+    }
+
+
+def _gemini_failures() -> list[str]:
+    import json
+
+    from lucent.formats.gemini.tables import FINISH_REASON_TO_LUX
+    from lucent.formats.openai_responses.tables import STATUS_FROM_LUX
+    from tests.paths import REPO
+
+    schema = json.loads((REPO / "schemas/vendor/gemini.json").read_text())
+    defs = schema.get("$defs") or schema.get("definitions") or schema["components"]["schemas"]
+    reasons = defs["Candidate"]["properties"]["finishReason"]["enum"]
+    return [r for r in reasons if STATUS_FROM_LUX[FINISH_REASON_TO_LUX.get(r, "error")][0] == "failed"]
+
+
+def test_every_gemini_failure_finish_gives_a_responses_error_with_code_and_message() -> None:
+    from openai.types.responses import ResponseError
+
+    failures = _gemini_failures()
+    assert {"OTHER", "NO_IMAGE", "LANGUAGE", "MALFORMED_FUNCTION_CALL", "TOO_MANY_TOOL_CALLS"} <= set(failures)
+    for reason in failures:
+        out, _ = _convert(_gemini_response(reason), "gemini", "openai-responses", kind="response", context={"created_at": 1})
+        assert out["status"] == "failed", reason
+        assert out["incomplete_details"] is None
+        assert out["error"]["code"] == "server_error"
+        # what a client of the openai SDK reads
+        assert ResponseError.model_validate(out["error"]).message == out["error"]["message"]
+    other, _ = _convert(_gemini_response("OTHER"), "gemini", "openai-responses", kind="response", context={"created_at": 1})
+    malformed, _ = _convert(_gemini_response("MALFORMED_FUNCTION_CALL"), "gemini", "openai-responses", kind="response", context={"created_at": 1})
+    assert other["error"]["message"] == "The model stopped before completing the response: the provider reported a failure finish reason."
+    assert malformed["error"]["message"] == "The model stopped on a malformed tool call."
+
+
+def test_a_finished_or_incomplete_response_has_a_null_error() -> None:
+    for reason, status in (("STOP", "completed"), ("MAX_TOKENS", "incomplete"), ("SAFETY", "incomplete")):
+        out, _ = _convert(_gemini_response(reason), "gemini", "openai-responses", kind="response", context={"created_at": 1})
+        assert (out["status"], out["error"]) == (status, None)
+
+
+def test_a_responses_error_comes_back_as_it_was() -> None:
+    doc = {
+        "id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-4o", "status": "failed",
+        "error": {"code": "rate_limit_exceeded", "message": "slow down"}, "incomplete_details": None,
+        "output": [], "usage": None, "tools": [], "tool_choice": "auto", "parallel_tool_calls": True,
+        "metadata": {}, "instructions": None, "temperature": None, "top_p": None,
+    }
+    lux = msgspec.to_builtins(lucent.convert(doc, "openai-responses", "lux", kind="response").value)
+    out, _ = _convert(lux, "lux", "openai-responses", kind="response")
+    assert out["error"] == {"code": "rate_limit_exceeded", "message": "slow down"}
+
+
+def test_a_responses_stream_that_fails_ends_with_the_documents_error() -> None:
+    from lucent import streams
+    from lucent.formats.openai_responses.tables import FAILURE_ERROR
+
+    for reason in ("error", "malformed_tool_call"):
+        events = [
+            {"event": "conversation_start", "meta": {"id": "resp_1", "model": "m"}},
+            {"event": "item_start", "index": 0, "item": {"type": "message", "message": {"role": "assistant", "content": []}}},
+            {"event": "block_start", "index": 0, "block_type": "text"},
+            {"event": "block_delta", "index": 0, "delta": {"type": "text", "text": "Hi"}},
+            {"event": "block_end", "index": 0},
+            {"event": "item_end", "index": 0},
+            {"event": "finish", "finish_reason": reason},
+            {"event": "done"},
+        ]
+        written = [msgspec.to_builtins(e) for e in streams.convert_stream(events, "lux", "openai-responses")]
+        last = written[-1]
+        assert last["type"] == "response.failed"
+        assert (last["response"]["status"], last["response"]["error"]) == ("failed", FAILURE_ERROR[reason])
+        document, _ = _convert(msgspec.to_builtins(streams.assemble(events, "lux")), "lux", "openai-responses", kind="response", context={"created_at": 1})
+        assert document["error"] == last["response"]["error"]

@@ -29,8 +29,10 @@ members other than ``id``, ``model``, ``status``, ``output`` and ``usage`` are t
 are; without it, the defaults of an empty request, Degraded ``target:$.response``), then per
 Lux block an output item: ``output_item.added``, its part and delta events, the ``*.done``
 events and ``output_item.done``; at ``done`` one ``response.completed`` (or
-``response.incomplete`` for ``length``, ``content_filter``, ``safety``, ``recitation``: :data:`lucent.formats.openai_responses.tables.STATUS_FROM_LUX`) holding every output item and the
-usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not carry, are
+``response.incomplete`` for ``length``, ``content_filter``, ``safety``, ``recitation``, or
+``response.failed`` with the ``error`` of :data:`lucent.formats.openai_responses.tables.FAILURE_ERROR`
+for ``error`` and ``malformed_tool_call``: :data:`lucent.formats.openai_responses.tables.STATUS_FROM_LUX`)
+holding every output item and the usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not carry, are
 ``<prefix>_lucent_<n>`` (Degraded; ``rs``, ``msg``, ``fc``, n counting each prefix from 1,
 as the document converter makes them). A Responses target keeps each output item until the end:
 ``response.completed`` repeats the whole output.
@@ -51,7 +53,7 @@ from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
-from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX
+from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
     LucentBlockDeltaSignature,
@@ -636,6 +638,9 @@ class OpenAIResponsesWriter(VendorWriter):
             response["incomplete_details"] = {"reason": incomplete}
             self._emit({"type": "response.incomplete", "response": response}, out)
             return
-        if status != "completed":
-            self._sink.report(where, "Unsupported", f"a completed Responses response has no finish reason; {reason} is not carried")
+        if status == "failed":  # the document's rule (transforms.lux_error): a failed response states its error
+            if reason in DEGRADED_FINISH:
+                self._sink.report(where, "Degraded", f"Responses has no {reason} finish; written as status failed")
+            self._emit({"type": "response.failed", "response": {**self._response("failed", output=self._output, usage=usage), "error": dict(FAILURE_ERROR[reason])}}, out)
+            return
         self._emit({"type": "response.completed", "response": self._response("completed", output=self._output, usage=usage)}, out)

@@ -19,6 +19,18 @@ STATUS_FROM_LUX: Final[dict[str, tuple[str, str | None]]] = {
 """Lux ``finish_reason`` -> (Responses ``status``, ``incomplete_details.reason``); safety,
 recitation and malformed_tool_call are Degraded (Responses has no such finish)."""
 
+FAILURE_ERROR: Final[dict[str, dict[str, str]]] = {
+    "error": {"code": "server_error", "message": "The model stopped before completing the response: the provider reported a failure finish reason."},
+    "malformed_tool_call": {"code": "server_error", "message": "The model stopped on a malformed tool call."},
+}
+"""The Responses ``error`` (#/$defs/ResponseError: ``code`` of ResponseErrorCode and ``message``)
+written for each Lux finish reason whose status is ``failed``: a failed response always states
+its error, which clients read as ``response.error.message`` (``incomplete_details.reason`` has
+only max_output_tokens and content_filter, so a failure such as Gemini's OTHER or NO_IMAGE is no
+incomplete response). ResponseErrorCode has no code for either: ``server_error``, the one the API
+gives for a failure of the model itself. Documents and streams (``response.failed``) write the
+same object."""
+
 DEGRADED_FINISH: Final[frozenset[str]] = frozenset({"safety", "recitation", "malformed_tool_call"})
 """The Lux finish reasons whose Responses status does not give them back."""
 

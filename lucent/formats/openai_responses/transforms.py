@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import own_or_sibling, plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import LOGPROBS_INCLUDE, STATUS_FROM_LUX
+from lucent.formats.openai_responses.tables import FAILURE_ERROR, LOGPROBS_INCLUDE, STATUS_FROM_LUX
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -1118,6 +1118,17 @@ def lux_status(choices: list[LucentChoice], status: Any, path: str, cx: Cx) -> A
     if choice.finish_reason in ("safety", "recitation", "malformed_tool_call"):
         cx.report(f"{path}[0].finish_reason", "Degraded", f"Responses has no {choice.finish_reason} finish; written as status {derived}")
     return derived
+
+
+def lux_error(choices: list[LucentChoice], kept: Any, path: str, cx: Cx) -> Any:
+    """The error of a failed response: the kept one (a Responses source), else, for a finish
+    reason whose status is failed (error, malformed_tool_call), the ResponseError of
+    tables.FAILURE_ERROR; null for any other response."""
+    if kept is not UNSET:
+        return kept
+    choice = choices[0] if choices else None
+    failure = FAILURE_ERROR.get(choice.finish_reason) if choice is not None else None
+    return dict(failure) if failure is not None else None
 
 
 @reports("Unsupported")
