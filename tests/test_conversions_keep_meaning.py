@@ -186,3 +186,45 @@ def test_a_responses_stream_that_fails_ends_with_the_documents_error() -> None:
         assert (last["response"]["status"], last["response"]["error"]) == ("failed", FAILURE_ERROR[reason])
         document, _ = _convert(msgspec.to_builtins(streams.assemble(events, "lux")), "lux", "openai-responses", kind="response", context={"created_at": 1})
         assert document["error"] == last["response"]["error"]
+
+
+# -- Responses -> Gemini writes no empty thought part
+
+
+def _responses_reply(reasoning: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "resp_1", "object": "response", "created_at": 1, "model": "gpt-5", "status": "completed",
+        "error": None, "incomplete_details": None, "usage": None, "tools": [], "tool_choice": "auto",
+        "parallel_tool_calls": True, "metadata": {}, "instructions": None, "temperature": None, "top_p": None,
+        "output": [
+            {"type": "reasoning", "id": "rs_1", **reasoning},
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "42", "annotations": [], "logprobs": []}]},
+        ],
+    }
+
+
+def test_a_responses_reasoning_summary_gives_no_empty_gemini_thought_part() -> None:
+    doc = _responses_reply({"summary": [{"type": "summary_text", "text": "**Thinking**"}]})
+    out, found = _convert(doc, "openai-responses", "gemini", kind="response")
+    assert out["candidates"][0]["content"]["parts"] == [{"text": "42"}]
+    assert ("$.output[0].summary[0]", "Unsupported", "Gemini thought parts have no separate summary") in found
+
+
+def test_a_responses_reasoning_item_without_text_gives_no_gemini_part_in_a_request() -> None:
+    doc = {"model": "gpt-5", "input": [
+        {"role": "user", "content": "hi"},
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "more"},
+    ]}
+    out, _ = _convert(doc, "openai-responses", "gemini", context={"model": "gemini-2.5-pro"})
+    assert [c["parts"] for c in out["contents"]] == [[{"text": "hi"}], [{"text": "hello"}], [{"text": "more"}]]
+    assert not any(p.get("thought") for c in out["contents"] for p in c["parts"])
+
+
+def test_gemini_thought_parts_still_come_back_from_gemini() -> None:
+    parts = [{"thought": True, "thoughtSignature": "c2ln"}, {"text": "", "thought": True, "thoughtSignature": "c2ln"}, {"text": "plan", "thought": True}, {"text": "42"}]
+    doc = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}], "modelVersion": "gemini-2.5-pro", "responseId": "r1"}
+    lux = msgspec.to_builtins(lucent.convert(doc, "gemini", "lux", kind="response").value)
+    out, _ = _convert(lux, "lux", "gemini", kind="response")
+    assert out["candidates"][0]["content"]["parts"] == parts

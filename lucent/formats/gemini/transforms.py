@@ -883,11 +883,21 @@ def _block_parts(blocks: list[LucentContent], path: str, names: dict[str, str], 
 
 
 def _thought_part(thinking: LucentThinking, lp: str, tp: str, cx: Cx) -> Part | None:
+    """A Lux thinking block or reasoning item as a Gemini thought part; None when there is
+    nothing to write: redacted (Unsupported), or no text, no signature and no member a Gemini
+    source kept for it (a Responses reasoning item with only a summary, which is reported
+    Unsupported): an empty ``{"text": "", "thought": true}`` part would say nothing the source did."""
     if thinking.redacted:
         cx.report(lp, "Unsupported", "Gemini has no redacted thinking (its signature belongs to another provider); dropped")
         return None
+    # the Gemini reader keeps the absence of a thought part's text for the thinking (tp)
+    no_text = _kept_null(cx, tp, "text") or _kept_null(cx, lp, "text")
+    if thinking.text == "" and thinking.signature is UNSET and not no_text and not any(_kept_has(cx, lp, key) for key in ("thought", "thoughtSignature", *_META_MEMBERS)):
+        if thinking.summary is not UNSET:
+            cx.report(f"{tp}.summary", "Unsupported", "Gemini thought parts have no separate summary")
+        return None
     part = Part(thought=True)
-    if not (_kept_null(cx, lp, "text") and thinking.text == ""):
+    if not (no_text and thinking.text == ""):
         part.text = thinking.text
     if thinking.signature is not UNSET:
         part.thoughtSignature = thinking.signature
