@@ -25,7 +25,7 @@ from .openai_responses import (
 
 __all__ = ["lux_to_openai_responses_response"]
 
-_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"incomplete_details": "object|null", "output": "array", "status": "string", "usage": "null"}
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"cache_write_absent": "boolean", "incomplete_details": "object|null", "output": "array", "status": "string", "usage": "null"}
 """The JSON type of each $.provider_payload.openai_responses entry ([pair] carried_types); Cx.load_carried
 reports an entry of another type Invalid and reads it as absent."""
 
@@ -35,7 +35,7 @@ _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "output": ("choices", "provider_payload.openai_responses.output"),
     "status": ("choices", "provider_payload.openai_responses.status"),
     "incomplete_details": ("choices", "provider_payload.openai_responses.incomplete_details"),
-    "usage": ("usage", "provider_payload.openai_responses.usage"),
+    "usage": ("usage", "provider_payload.openai_responses.usage", "provider_payload.openai_responses.cache_write_absent"),
     "error": ("choices", "provider_payload.openai_responses.error"),
     "instructions": "provider_payload.openai_responses.instructions",
     "metadata": "provider_payload.openai_responses.metadata",
@@ -129,10 +129,11 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         f"{path}.choices",
         cx,
     )
-    # usage <- usage, provider_payload.openai_responses.usage via lux_response_usage
+    # usage <- usage, provider_payload.openai_responses.usage, provider_payload.openai_responses.cache_write_absent via lux_response_usage
     usage = _openai_responses.lux_response_usage(
         src.usage,
         cx.from_carried("usage", "any"),
+        cx.from_carried("cache_write_absent", "any"),
         f"{path}.usage",
         cx,
     )
@@ -320,7 +321,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.openai_responses",
-        ("background", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "usage", "user"),
+        ("background", "cache_write_absent", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "usage", "user"),
         "Unsupported",
         "not a Responses member this mapping reads",
     )

@@ -228,3 +228,55 @@ def test_gemini_thought_parts_still_come_back_from_gemini() -> None:
     lux = msgspec.to_builtins(lucent.convert(doc, "gemini", "lux", kind="response").value)
     out, _ = _convert(lux, "lux", "gemini", kind="response")
     assert out["candidates"][0]["content"]["parts"] == parts
+
+
+# -- Responses usage states cache_write_tokens
+
+
+ANTHROPIC_REPLY = {
+    "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "hi"}],
+    "stop_reason": "end_turn", "stop_sequence": None,
+    "usage": {"input_tokens": 10, "output_tokens": 2, "cache_creation_input_tokens": 7, "cache_read_input_tokens": 5},
+}
+
+
+def test_a_known_cache_write_count_is_written_and_the_sdk_reads_the_response() -> None:
+    from openai.types.responses import Response
+
+    out, _ = _convert(ANTHROPIC_REPLY, "anthropic", "openai-responses", kind="response", context={"created_at": 1})
+    details = out["usage"]["input_tokens_details"]
+    assert (details["cached_tokens"], details["cache_write_tokens"]) == (5, 7)
+    assert Response.model_validate(out).usage.input_tokens_details.cache_write_tokens == 7
+
+
+def test_an_unknown_cache_write_count_is_zero_degraded_as_reasoning_tokens() -> None:
+    from openai.types.responses import Response
+
+    out, found = _convert(_gemini_response("STOP"), "gemini", "openai-responses", kind="response", context={"created_at": 1})
+    assert out["usage"]["input_tokens_details"]["cache_write_tokens"] == 0
+    assert ("$.usageMetadata", "Degraded", "Responses usage requires cache_write_tokens; Lux has none, written as 0") in found
+    assert Response.model_validate(out).usage.output_tokens_details.reasoning_tokens == 0
+
+
+def test_a_responses_usage_without_cache_write_tokens_comes_back_without() -> None:
+    doc = _responses_reply({"summary": []})
+    doc["usage"] = {"input_tokens": 9, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 3, "output_tokens_details": {"reasoning_tokens": 1}, "total_tokens": 12}
+    lux = msgspec.to_builtins(lucent.convert(doc, "openai-responses", "lux", kind="response").value)
+    out, found = _convert(lux, "lux", "openai-responses", kind="response")
+    assert out["usage"] == doc["usage"]
+    assert not any("cache_write" in f[2] for f in found)
+
+
+def test_a_responses_stream_writes_cache_write_tokens_as_the_document_does() -> None:
+    from lucent import streams
+
+    for usage, expected in (({"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7}, 0), ({"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7, "cache_creation_tokens": 2}, 2)):
+        events = [
+            {"event": "conversation_start", "meta": {"id": "resp_1", "model": "m"}},
+            {"event": "finish", "finish_reason": "stop"},
+            {"event": "usage", "usage": usage},
+            {"event": "done"},
+        ]
+        written = [msgspec.to_builtins(e) for e in streams.convert_stream(events, "lux", "openai-responses")]
+        assert written[-1]["type"] == "response.completed"
+        assert written[-1]["response"]["usage"]["input_tokens_details"]["cache_write_tokens"] == expected

@@ -133,7 +133,9 @@ def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
         "input_tokens": usage.prompt_tokens,
         "input_tokens_details": {
             "cached_tokens": 0 if usage.cached_tokens is UNSET else usage.cached_tokens,
-            **({"cache_write_tokens": usage.cache_creation_tokens} if usage.cache_creation_tokens is not UNSET else {}),
+            # required by the openai SDK's ResponseUsage, like the two others: 0 when Lux has no
+            # count, as the document writes it (transforms.lux_response_usage)
+            "cache_write_tokens": 0 if usage.cache_creation_tokens is UNSET else usage.cache_creation_tokens,
         },
         "output_tokens": usage.completion_tokens,
         "output_tokens_details": {"reasoning_tokens": 0 if usage.reasoning_tokens is UNSET else usage.reasoning_tokens},

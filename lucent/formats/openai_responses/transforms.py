@@ -1070,6 +1070,15 @@ def responses_output_records(output: Any, path: str, cx: Cx) -> list[dict[str, A
     return cast("list[dict[str, Any]]", cx.memo.pop("output", UNSET))
 
 
+def cache_write_absent_flag(usage: Any, path: str, cx: Cx) -> bool | UnsetType:
+    """True when a usage object has no input_tokens_details.cache_write_tokens (most recorded
+    responses: the member is newer than they are), so the way back leaves it out."""
+    if usage is UNSET or usage is None:
+        return UNSET
+    details = getattr(usage, "input_tokens_details", UNSET)
+    return True if getattr(details, "cache_write_tokens", UNSET) is UNSET else UNSET
+
+
 @reports("Degraded")
 def responses_usage(usage: msgspec.Struct | None | UnsetType, path: str, cx: Cx) -> LucentUsage | UnsetType:
     """input_tokens (cached tokens included, as in Lux) -> prompt_tokens, output_tokens (reasoning
@@ -1253,19 +1262,22 @@ def _reasoning_out(thinking: LucentThinking, item: dict[str, Any], path: str, cx
 
 
 @reports("Degraded")
-def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
+def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, no_cache_write: Any, path: str, cx: Cx) -> Any:
     """Lux usage as Responses usage: prompt_tokens (cache reads included) -> input_tokens with
-    input_tokens_details {cached_tokens, cache_write_tokens}, completion_tokens -> output_tokens
-    with output_tokens_details {reasoning_tokens}; a count Lux lacks is written 0 (Degraded). No
-    Lux usage is no usage (null when the source had usage: null)."""
+    input_tokens_details {cached_tokens, cache_write_tokens (cache_creation_tokens)},
+    completion_tokens -> output_tokens with output_tokens_details {reasoning_tokens}; a count
+    Lux lacks is written 0 (Degraded: the openai SDK's ResponseUsage requires all three), but
+    cache_write_tokens is left out when the Responses source had none (``cache_write_absent``).
+    No Lux usage is no usage (null when the source had usage: null)."""
     if usage is UNSET:
         return None if kept is None else UNSET
-    for name in ("cached_tokens", "reasoning_tokens"):
-        if getattr(usage, name) is UNSET:
+    cache_write = usage.cache_creation_tokens
+    for name, value in (("cached_tokens", usage.cached_tokens), ("cache_write_tokens", cache_write), ("reasoning_tokens", usage.reasoning_tokens)):
+        if value is UNSET and not (name == "cache_write_tokens" and no_cache_write is True):
             cx.report(path, "Degraded", f"Responses usage requires {name}; Lux has none, written as 0")
     details: dict[str, Any] = {"cached_tokens": usage.cached_tokens if usage.cached_tokens is not UNSET else 0}
-    if usage.cache_creation_tokens is not UNSET:
-        details["cache_write_tokens"] = usage.cache_creation_tokens
+    if cache_write is not UNSET or no_cache_write is not True:
+        details["cache_write_tokens"] = cache_write if cache_write is not UNSET else 0
     return {
         "input_tokens": usage.prompt_tokens,
         "input_tokens_details": details,
