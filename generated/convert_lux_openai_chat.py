@@ -34,7 +34,7 @@ _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "model": "model",
     "tools": "tools",
     "tool_choice": "tool_choice",
-    "response_format": "options.structured_output",
+    "response_format": ("options.structured_output", "extra.openai_responses.text"),
     "temperature": "options.temperature",
     "top_p": "options.top_p",
     "max_completion_tokens": "options.max_output_tokens",
@@ -52,7 +52,7 @@ _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "top_logprobs": ("extra.openai_chat.top_logprobs", "extra.openai_responses.top_logprobs", "extra.openai_responses.include"),
     "modalities": "extra.openai_chat.modalities",
     "audio": "extra.openai_chat.audio",
-    "verbosity": "extra.openai_chat.verbosity",
+    "verbosity": ("extra.openai_chat.verbosity", "extra.openai_responses.text"),
     "web_search_options": "extra.openai_chat.web_search_options",
     "prediction": "extra.openai_chat.prediction",
     "parallel_tool_calls": "extra.openai_chat.parallel_tool_calls",
@@ -103,9 +103,10 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         cx,
         carried="tool_choice",
     )
-    # response_format <- options.structured_output via chat_response_format
+    # response_format <- options.structured_output, extra.openai_responses.text via chat_response_format
     response_format = _openai_chat.chat_response_format(
         src.options.structured_output,
+        cx.from_sibling("openai_responses", "text", "any"),
         f"{path}.options.structured_output",
         cx,
         carried="json_schema",
@@ -305,17 +306,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         f"{path}.extra.openai_chat.top_logprobs",
         cx,
     )
-    # verbosity <- extra.openai_chat.verbosity
-    verbosity: Any | UnsetType = cx.from_carried("verbosity", "any")
-    # Chat Completions verbosity: one of ["low", "medium", "high"]; a value outside is left out (Unsupported)
-    if verbosity is not UNSET:
-        if verbosity is not None and (verbosity not in ("low", "medium", "high")):
-            verbosity = _shared.left_out(
-                verbosity,
-                f"{path}.extra.openai_chat.verbosity",
-                cx,
-                "Chat Completions verbosity is one of [\"low\", \"medium\", \"high\"]",
-            )
+    # verbosity <- extra.openai_chat.verbosity, extra.openai_responses.text via chat_verbosity
+    verbosity = _openai_chat.chat_verbosity(
+        cx.from_carried("verbosity", "any"),
+        cx.from_sibling("openai_responses", "text", "any"),
+        f"{path}.extra.openai_chat.verbosity",
+        cx,
+    )
     # store <- extra.openai_chat.store, extra.openai_responses.store via chat_store
     store = _openai_chat.chat_store(
         cx.from_carried("store", "any"),
@@ -424,7 +421,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         ("openai_chat", "media"),
         "Unsupported",
         "Chat Completions has no extension fields; only extra.openai_chat and extra.media are read",
-        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_responses": ("include", "input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "prompt_cache_key", "store", "stream_absent:boolean", "top_logprobs"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_responses": ("include", "input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "prompt_cache_key", "store", "stream_absent:boolean", "text", "top_logprobs"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.openai_chat: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -34,7 +34,7 @@ _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "input": ("conversation", "extra.openai_responses.input_string", "extra.openai_responses.input_absent"),
     "tools": ("tools", "extra.openai_responses.tools"),
     "tool_choice": ("tool_choice", "extra.openai_responses.tool_choice"),
-    "text": ("options.structured_output", "extra.openai_responses.text"),
+    "text": ("options.structured_output", "extra.openai_responses.text", "extra.openai_chat.json_schema", "extra.openai_chat.verbosity"),
     "reasoning": ("reasoning", "extra.openai_responses.reasoning"),
     "temperature": ("options.temperature", "extra.openai_responses.temperature"),
     "top_p": ("options.top_p", "extra.openai_responses.top_p"),
@@ -114,10 +114,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         f"{path}.tool_choice",
         cx,
     )
-    # text <- options.structured_output, extra.openai_responses.text via lux_text
+    # text <- options.structured_output, extra.openai_responses.text, extra.openai_chat.json_schema, extra.openai_chat.verbosity via lux_text
     text = _openai_responses.lux_text(
         src.options.structured_output,
         cx.from_carried("text", "any"),
+        cx.from_sibling("openai_chat", "json_schema", "any"),
+        cx.from_sibling("openai_chat", "verbosity", "any"),
         f"{path}.options.structured_output",
         cx,
     )
@@ -290,7 +292,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         ("openai_responses", "media"),
         "Unsupported",
         "Responses has no extension fields; only extra.openai_responses and extra.media are read",
-        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field:string", "logprobs", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "prompt_cache_key", "stop_string:boolean", "store", "stream_absent:boolean", "top_logprobs"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("json_schema", "limit_field:string", "logprobs", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "prompt_cache_key", "stop_string:boolean", "store", "stream_absent:boolean", "top_logprobs", "verbosity"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.openai_responses: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -280,3 +280,31 @@ def test_a_responses_stream_writes_cache_write_tokens_as_the_document_does() -> 
         written = [msgspec.to_builtins(e) for e in streams.convert_stream(events, "lux", "openai-responses")]
         assert written[-1]["type"] == "response.completed"
         assert written[-1]["response"]["usage"]["input_tokens_details"]["cache_write_tokens"] == expected
+
+
+# -- json_schema name, description and strict between Chat and Responses
+
+SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": False}
+
+
+def test_chat_json_schema_name_description_strict_reach_responses() -> None:
+    doc = _chat(response_format={"type": "json_schema", "json_schema": {"name": "Answer", "description": "one answer", "strict": True, "schema": SCHEMA}}, verbosity="low")
+    out, found = _convert(doc, "openai-chat", "openai-responses")
+    assert out["text"] == {"format": {"type": "json_schema", "name": "Answer", "description": "one answer", "strict": True, "schema": SCHEMA}, "verbosity": "low"}
+    assert not any("response" in f[2] and "name" in f[2] for f in found)
+    assert not any(f[1] in ("Unsupported", "Invalid") for f in found)
+
+
+def test_responses_json_schema_name_description_strict_reach_chat() -> None:
+    doc = _responses(text={"format": {"type": "json_schema", "name": "Answer", "description": "one answer", "strict": False, "schema": SCHEMA}, "verbosity": "high"})
+    out, found = _convert(doc, "openai-responses", "openai-chat")
+    assert out["response_format"] == {"type": "json_schema", "json_schema": {"name": "Answer", "description": "one answer", "strict": False, "schema": SCHEMA}}
+    assert out["verbosity"] == "high"
+    assert not any(f[1] in ("Unsupported", "Invalid") for f in found)
+
+
+def test_a_json_schema_from_a_format_without_a_name_is_named_response_degraded() -> None:
+    doc = {"model": "claude", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}], "output_config": {"format": {"type": "json_schema", "schema": SCHEMA}}}
+    out, found = _convert(doc, "anthropic", "openai-responses")
+    assert out["text"]["format"]["name"] == "response"
+    assert [f[1] for f in found if "needs a name" in f[2]] == ["Degraded"]

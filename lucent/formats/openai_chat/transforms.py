@@ -769,13 +769,55 @@ def chat_tool_choice(choice: LucentToolChoice | UnsetType, path: str, cx: Cx, ca
     return cx.built(path, ChatCompletionNamedToolChoice(function=ChatCompletionNamedToolChoiceFunction(name=choice.name)), {"function.name": "name"})
 
 
+def _responses_text(text: Any, value: LucentStructuredOutput | UnsetType, path: str, cx: Cx) -> dict[str, Any]:
+    """The json_schema members (name, description, strict) Responses kept in
+    extra.openai_responses.text.format for the Lux json_schema output; the members of that text
+    Chat has no place for are reported Unsupported (verbosity is read by chat_verbosity)."""
+    where = f"{_RESPONSES}.text"
+    if text is UNSET:
+        return {}
+    if not isinstance(text, dict):
+        cx.report(where, "Invalid", f"{shown(text)}, not an object; ignored")
+        return {}
+    for key in text:
+        if key not in ("format", "verbosity", "no_format"):
+            cx.report(member(where, key), "Unsupported", "not a text member Chat Completions has; ignored")
+    if "no_format" in text and not isinstance(text["no_format"], bool):  # a spelling: text had no format
+        cx.report(f"{where}.no_format", "Invalid", f"{shown(text['no_format'])}, not a boolean; ignored")
+    fmt = text.get("format", UNSET)
+    if fmt is UNSET:
+        return {}
+    if not isinstance(value, LucentStructuredOutputJsonSchema) or not isinstance(fmt, dict) or "type" in fmt:
+        cx.report(f"{where}.format", "Unsupported", f"not written: Lux {path} is not a json_schema output these members belong to")
+        return {}
+    found: dict[str, Any] = {}
+    for key, item in fmt.items():
+        expect = _JSON_SCHEMA_MEMBERS.get(key)
+        if expect is None:
+            cx.report(member(f"{where}.format", key), "Unsupported", "not a json_schema member Chat Completions has (name, description, strict); ignored")
+        elif not (isinstance(item, str) if expect == "string" else item is None or isinstance(item, bool)):
+            cx.report(member(f"{where}.format", key), "Invalid", f"{shown(item)}, not {'a string' if expect == 'string' else 'a boolean or null'}; ignored")
+        else:
+            found[key] = item
+    return found
+
+
+@reports("Unsupported", "Invalid")
+def chat_verbosity(own: Any, text: Any, path: str, cx: Cx) -> Any:
+    """verbosity: the kept Chat value, else Responses' text.verbosity (low / medium / high in both)."""
+    theirs = text.get("verbosity", UNSET) if isinstance(text, dict) else UNSET
+    return own_or_sibling(own, theirs, path, f"{_RESPONSES}.text.verbosity", cx)
+
+
 @reports("Degraded", "Unsupported", "Invalid")
-def chat_response_format(value: LucentStructuredOutput | UnsetType, path: str, cx: Cx, carried: str) -> Any:
+def chat_response_format(value: LucentStructuredOutput | UnsetType, text: Any, path: str, cx: Cx, carried: str) -> Any:
     """text / json_object as they are; {type: json_schema, schema} with the carried name /
-    description / strict (name "response" when none, Degraded; a schema that is not an object
-    Invalid, no response_format); without a Lux value, the carried verbatim response_format."""
+    description / strict, else those Responses kept in extra.openai_responses.text.format (name
+    "response" when neither has one, Degraded; a schema that is not an object Invalid, no
+    response_format); without a Lux value, the carried verbatim response_format."""
     if not isinstance(value, LucentStructuredOutputJsonSchema) and carried in cx.carried:
         cx.report(f"{cx.carried_path}.{carried}", "Unsupported", f"not written: Lux {path} is not a json_schema output, so these members have no response_format to go to")
+    theirs = _responses_text(text, value, path, cx)
     if value is UNSET:
         kept_format = cx.from_carried("response_format", "object")
         if kept_format is UNSET:
@@ -794,6 +836,10 @@ def chat_response_format(value: LucentStructuredOutput | UnsetType, path: str, c
     for key in kept:
         if key not in _JSON_SCHEMA_MEMBERS:
             cx.report(member(f"{cx.carried_path}.{carried}", key), "Unsupported", "not a json_schema member Chat Completions has (name, description, strict); ignored")
+    if theirs and not kept:
+        kept = theirs  # a Lux request from Responses: its json_schema members
+    elif theirs and {k: v for k, v in kept.items() if k in _JSON_SCHEMA_MEMBERS} != theirs:
+        cx.report(f"{_RESPONSES}.text.format", "Unsupported", f"not written: {cx.carried_path.removeprefix('$.')}.{carried} is set and wins over it")
     name = kept.get("name")
     if not isinstance(name, str):
         cx.report(path, "Degraded", "a Chat json_schema needs a name; written as \"response\"")

@@ -805,11 +805,44 @@ def lux_tool_choice(choice: LucentToolChoice | UnsetType, verbatim: Any, path: s
     return verbatim
 
 
+_CHAT_SCHEMA_MEMBERS = ("name", "description", "strict")
+
+
+def _chat_schema_members(output: LucentStructuredOutput | UnsetType, chat: Any, cx: Cx) -> dict[str, Any]:
+    """The name / description / strict Chat kept in extra.openai_chat.json_schema for the Lux
+    json_schema output (a member of the wrong type is reported Invalid; with no json_schema
+    output to go to, they are Unsupported)."""
+    where = f"{_CHAT}.json_schema"
+    if chat is UNSET:
+        return {}
+    if not isinstance(chat, dict):
+        cx.report(where, "Invalid", f"{shown(chat)}, not an object; ignored")
+        return {}
+    if not isinstance(output, LucentStructuredOutputJsonSchema):
+        cx.report(where, "Unsupported", "not written: the Lux structured output is not a json_schema output these members belong to")
+        return {}
+    found: dict[str, Any] = {}
+    for key, value in chat.items():
+        fits = isinstance(value, str) if key in ("name", "description") else value is None or isinstance(value, bool)
+        if key not in _CHAT_SCHEMA_MEMBERS:
+            cx.report(member(where, key), "Unsupported", "not a json_schema member Responses has (name, description, strict); ignored")
+        elif not fits:
+            cx.report(member(where, key), "Invalid", f"{shown(value)}, not a {'string' if key != 'strict' else 'boolean'}; ignored")
+        else:
+            found[key] = value
+    return found
+
+
 @reports("Degraded", "Unsupported", "Invalid")
-def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
+def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, chat_schema: Any, chat_verbosity: Any, path: str, cx: Cx) -> Any:
     """options.structured_output as text.format, with the kept verbosity and json_schema name /
-    strict / description; a json_schema without a kept name is named "response" (Degraded)."""
+    strict / description, else the ones Chat kept (extra.openai_chat.json_schema and
+    verbosity: the same members in Chat); a json_schema with no name from either is named
+    "response" (Degraded)."""
     text: dict[str, Any] = dict(kept) if isinstance(kept, dict) else {}
+    chat = _chat_schema_members(output, chat_schema, cx)
+    if chat_verbosity is not UNSET:
+        text["verbosity"] = own_or_sibling(text.get("verbosity", UNSET), chat_verbosity, f"{cx.carried_path}.text.verbosity", f"{_CHAT}.verbosity", cx)
     rest = text.pop("format", UNSET)
     if rest is not UNSET and not isinstance(rest, dict):
         cx.report(f"{cx.carried_path}.text.format", "Invalid", f"{shown(rest)}, not a text.format object; ignored")
@@ -830,6 +863,10 @@ def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, c
         cx.report(f"{path}.schema", "Unsupported", "a Responses json_schema schema is a JSON object; the structured output is left out")
     elif isinstance(output, LucentStructuredOutputJsonSchema):
         members = dict(rest) if isinstance(rest, dict) else {}
+        if chat and not members:
+            members = chat  # a Lux request from Chat: its json_schema members
+        elif chat and {k: v for k, v in members.items() if k in _CHAT_SCHEMA_MEMBERS} != chat:
+            cx.report(f"{_CHAT}.json_schema", "Unsupported", f"not written: {cx.carried_path.removeprefix('$.')}.text.format is set and wins over it")
         if not isinstance(members.get("name"), str):
             cx.report(path, "Degraded", "Responses json_schema needs a name; written as \"response\"")
             members["name"] = "response"
