@@ -308,3 +308,27 @@ def test_a_json_schema_from_a_format_without_a_name_is_named_response_degraded()
     out, found = _convert(doc, "anthropic", "openai-responses")
     assert out["text"]["format"]["name"] == "response"
     assert [f[1] for f in found if "needs a name" in f[2]] == ["Degraded"]
+
+
+# -- Chat -> Anthropic keeps a strict tool's additionalProperties: false
+
+
+def test_a_strict_chat_tool_keeps_its_closed_schema_in_anthropic() -> None:
+    parameters = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "unit": {"$ref": "#/$defs/unit"}},
+        "required": ["city", "unit"],
+        "additionalProperties": False,
+        "$defs": {"unit": {"type": "string", "enum": ["c", "f"]}},
+    }
+    doc = _chat(tools=[{"type": "function", "function": {"name": "weather", "description": "d", "strict": True, "parameters": parameters}}])
+    out, found = _convert(doc, "openai-chat", "anthropic", context={"max_tokens": 100})
+    assert out["tools"] == [{"name": "weather", "description": "d", "input_schema": parameters, "strict": True}]
+    assert not any(f[0].startswith("$.tools") for f in found)
+
+
+def test_a_tool_schema_without_type_still_gets_type_object() -> None:
+    doc = _chat(tools=[{"type": "function", "function": {"name": "f", "parameters": {"properties": {}, "additionalProperties": False}}}])
+    out, found = _convert(doc, "openai-chat", "anthropic", context={"max_tokens": 100})
+    assert out["tools"][0]["input_schema"] == {"properties": {}, "additionalProperties": False, "type": "object"}
+    assert ("$.tools[0].function.parameters", "Degraded", 'an Anthropic input_schema states its type; "type": "object" added') in found
