@@ -332,3 +332,45 @@ def test_a_tool_schema_without_type_still_gets_type_object() -> None:
     out, found = _convert(doc, "openai-chat", "anthropic", context={"max_tokens": 100})
     assert out["tools"][0]["input_schema"] == {"properties": {}, "additionalProperties": False, "type": "object"}
     assert ("$.tools[0].function.parameters", "Degraded", 'an Anthropic input_schema states its type; "type": "object" added') in found
+
+
+# -- a Gemini fileData.fileUri that is a web URL goes to the target's URL field
+
+
+def _gemini_with_files() -> dict[str, Any]:
+    return {"contents": [{"role": "user", "parts": [
+        {"text": "what is this"},
+        {"fileData": {"fileUri": "https://example.com/cat.png", "mimeType": "image/png"}},
+        {"fileData": {"fileUri": "gs://bucket/dog.jpg", "mimeType": "image/jpeg"}},
+        {"fileData": {"fileUri": "https://generativelanguage.googleapis.com/v1beta/files/abc123", "mimeType": "image/jpeg"}},
+    ]}]}
+
+
+def test_a_gemini_web_url_is_a_lux_url_image_with_its_mime_type() -> None:
+    from lucent.formats.gemini.transforms import is_web_url
+
+    lux = msgspec.to_builtins(lucent.convert(_gemini_with_files(), "gemini", "lux", context={"model": "m", "stream": False}).value)
+    images = [b["image"] for b in lux["conversation"][0]["message"]["content"][1:]]
+    assert images == [{"media_type": "image/png", "source": "url"}, {"media_type": "image/jpeg", "source": "file_uri"}, {"media_type": "image/jpeg", "source": "file_uri"}]
+    assert lux["extra"]["media"]["$.conversation[0].message.content[1].image"] == {"url": "https://example.com/cat.png"}
+    assert [is_web_url(u) for u in ("http://a.b/c", "HTTPS://x.org", "gs://b/o", "https://generativelanguage.googleapis.com/v1beta/files/x", "file:///tmp/x", "https://")] == [True, True, False, False, False, False]
+
+
+def test_a_gemini_web_url_reaches_chat_anthropic_and_responses_as_a_url() -> None:
+    context = {"model": "m", "max_tokens": 10, "stream": False}
+    chat, found = _convert(_gemini_with_files(), "gemini", "openai-chat", context=context)
+    assert chat["messages"][0]["content"][1] == {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}
+    assert not any(f[0].startswith("$.contents[0].parts[1]") for f in found)
+    anthropic, found = _convert(_gemini_with_files(), "gemini", "anthropic", context=context)
+    assert anthropic["messages"][0]["content"][1] == {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}}
+    assert [f for f in found if f[0].startswith("$.contents[0].parts[1]")] == [("$.contents[0].parts[1].fileData.mimeType", "Degraded", "an Anthropic URL image names no media type")]
+    responses, _ = _convert(_gemini_with_files(), "gemini", "openai-responses", context=context)
+    assert responses["input"][0]["content"][1] == {"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "auto"}
+
+
+def test_a_gemini_web_url_comes_back_as_file_data_with_nothing_reported() -> None:
+    doc = _gemini_with_files()
+    lux = msgspec.to_builtins(lucent.convert(doc, "gemini", "lux", context={"model": "m", "stream": False}).value)
+    out, found = _convert(lux, "lux", "gemini")
+    assert out["contents"] == doc["contents"]
+    assert not any("fileUri" in f[2] or "URI" in f[2] for f in found)

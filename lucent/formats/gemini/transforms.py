@@ -211,6 +211,19 @@ def _args_text(args: Any, path: str, cx: Cx) -> str:
         return "{}"
 
 
+_FILES_API_HOSTS = ("generativelanguage.googleapis.com",)
+"""Hosts of Gemini Files API URIs (``https://generativelanguage.googleapis.com/v1beta/files/<id>``):
+a file only the Gemini API can read with its key, a file_uri, not a URL."""
+
+
+def is_web_url(uri: str) -> bool:
+    """Whether a ``fileData.fileUri`` is a URL any reader can fetch (http or https, not a Gemini
+    Files API URI); ``gs://`` and Files API URIs are provider file references."""
+    scheme, _, rest = uri.partition("://")
+    host = rest.split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    return scheme.lower() in ("http", "https") and bool(host) and host not in _FILES_API_HOSTS
+
+
 def _keep(cx: Cx, path: str, key: str, value: Any, source: str) -> None:
     cx.keep(MEMBERS, path, key, value, source)
 
@@ -250,11 +263,15 @@ def _part_block(part: Part, pp: str, cx: Cx) -> LucentContent | None:
         if media_kind is None:
             return None
         mp = f"{pp}.{kind}"
-        source: Literal["inline", "file_uri"] = "inline" if kind == "inlineData" else "file_uri"
+        web = kind == "fileData" and _set(media.fileUri) and is_web_url(media.fileUri)
+        source: Literal["inline", "file_uri", "url"] = "inline" if kind == "inlineData" else "url" if web else "file_uri"
         multimedia = cx.built(mp, LucentMultimedia(media_type=media.mimeType, source=source), {"media_type": "mimeType"})
         if kind == "inlineData":
             if _set(media.data):
                 cx.keep("media", mp, "data", media.data, f"{mp}.data")
+        elif web:  # a URL any reader can fetch: a Lux url image (its mimeType is the media type)
+            cx.keep("media", mp, "url", media.fileUri, f"{mp}.fileUri")
+            _keep(cx, mp, "url_as_file_uri", True, f"{mp}.fileUri")
         elif _set(media.fileUri):
             cx.keep("media", mp, "file_uri", media.fileUri, f"{mp}.fileUri")
         if media_kind == "image":
@@ -851,7 +868,7 @@ def _media_part(block: LucentContent, lp: str, cx: Cx) -> Part | None:
         if uri is UNSET:
             cx.report(mp, "Invalid", f"{media.source} media without its {key} in the media side-car; dropped")
             return None
-        if media.source == "url":
+        if media.source == "url" and _kept(cx, mp, "url_as_file_uri") is not True:
             cx.report(mp, "Degraded", "Gemini reads media by URI (fileData.fileUri); the URL is written there, and Gemini fetches only some URLs")
         part = Part(fileData=cx.built(mp, FileData(mimeType=media.media_type, fileUri=uri), {"mimeType": "media_type"}))
     return _part_meta(cx.built(lp, part), lp, cx)
