@@ -364,8 +364,12 @@ def test_a_gemini_web_url_reaches_chat_anthropic_and_responses_as_a_url() -> Non
     anthropic, found = _convert(_gemini_with_files(), "gemini", "anthropic", context=context)
     assert anthropic["messages"][0]["content"][1] == {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}}
     assert [f for f in found if f[0].startswith("$.contents[0].parts[1]")] == [("$.contents[0].parts[1].fileData.mimeType", "Degraded", "an Anthropic URL image names no media type")]
-    responses, _ = _convert(_gemini_with_files(), "gemini", "openai-responses", context=context)
-    assert responses["input"][0]["content"][1] == {"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "auto"}
+    responses, found = _convert(_gemini_with_files(), "gemini", "openai-responses", context=context)
+    assert responses["input"][0]["content"][1:] == [{"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "auto"}]
+    # gs:// and Files API URIs are no OpenAI file ids: named, never written as file_id
+    assert [(f[0], f[1]) for f in found if f[0].startswith("$.contents[0].parts[")] == [
+        ("$.contents[0].parts[2].fileData", "Unsupported"), ("$.contents[0].parts[3].fileData", "Unsupported")
+    ]
 
 
 def test_a_gemini_web_url_comes_back_as_file_data_with_nothing_reported() -> None:

@@ -770,6 +770,9 @@ def _lux_image(image: LucentMultimedia, path: str, cx: Cx) -> dict[str, Any] | N
     if "file_uri" not in media:
         cx.report(path, "Invalid", "file_uri image without its file id (extra.media has no file_uri for it); dropped")
         return None
+    if "://" in media["file_uri"]:  # gs://..., a Gemini Files API URI: another provider's file
+        cx.report(path, "Unsupported", "a Responses input_image file_id names an OpenAI file; another provider's file URI is dropped")
+        return None
     return {"file_id": media["file_uri"]}
 
 
