@@ -1166,6 +1166,7 @@ class Lowering:
                 if self.carried_in_source else None
             ),
             "functions": fns,
+            "siblings_read": _lit(tuple(sorted(f"$.{self.carried.split('.')[0]}.{car}.{key}" for car, keys in self._siblings_read().items() for key in keys))),
             "finish_args": self._finish_args(),
             "constants": self.constants,
             "uses": sorted(self.uses),

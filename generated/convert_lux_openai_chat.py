@@ -26,6 +26,11 @@ from .openai_chat import (
 
 __all__ = ["lux_to_openai_chat_request"]
 
+SIBLINGS_READ: tuple[str, ...] = ("$.extra.openai_responses.include", "$.extra.openai_responses.prompt_cache_key", "$.extra.openai_responses.store", "$.extra.openai_responses.text", "$.extra.openai_responses.top_logprobs")
+"""The members of other formats' side-cars this conversion reads as parameters of the same
+meaning (a rule's from = "<side-car>.<format>.<key>"): composed after X -> Lux, the first hop's
+Degraded "kept in the side-car" for them is no loss (lucent._convert._compose)."""
+
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"json_schema": "object", "limit_field": ("max_tokens",), "max_completion_tokens": "null", "max_tokens": "integer|null", "reasoning_effort": "string|null", "response_format": "object", "stop": "null", "stop_string": "boolean", "stream": "null", "stream_absent": "boolean", "tool_choice": "object"}
 """The JSON type of each $.extra.openai_chat entry ([pair] carried_types); Cx.load_carried
 reports an entry of another type Invalid and reads it as absent."""

@@ -25,6 +25,11 @@ from .openai_responses import (
 
 __all__ = ["lux_to_openai_responses_request"]
 
+SIBLINGS_READ: tuple[str, ...] = ("$.extra.openai_chat.json_schema", "$.extra.openai_chat.logprobs", "$.extra.openai_chat.prompt_cache_key", "$.extra.openai_chat.store", "$.extra.openai_chat.top_logprobs", "$.extra.openai_chat.verbosity")
+"""The members of other formats' side-cars this conversion reads as parameters of the same
+meaning (a rule's from = "<side-car>.<format>.<key>"): composed after X -> Lux, the first hop's
+Degraded "kept in the side-car" for them is no loss (lucent._convert._compose)."""
+
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"input_absent": "boolean", "input_string": "boolean", "reasoning": "object", "stream_absent": "boolean", "text": "object", "tools": "array"}
 """The JSON type of each $.extra.openai_responses entry ([pair] carried_types); Cx.load_carried
 reports an entry of another type Invalid and reads it as absent."""

@@ -378,3 +378,17 @@ def test_a_gemini_web_url_comes_back_as_file_data_with_nothing_reported() -> Non
     out, found = _convert(lux, "lux", "gemini")
     assert out["contents"] == doc["contents"]
     assert not any("fileUri" in f[2] or "URI" in f[2] for f in found)
+
+
+def test_a_parameter_carried_across_is_not_reported_as_kept_in_a_side_car() -> None:
+    # Chat -> Lux alone says Degraded (Lux keeps them in extra.openai_chat); Chat -> Responses
+    # writes every one of them, so nothing is lost and nothing is reported
+    doc = _chat(store=False, prompt_cache_key="k", logprobs=True, top_logprobs=2, verbosity="low")
+    first = lucent.convert(doc, "openai-chat", "lux").diagnostics
+    assert {d.field for d in first if d.status == "Degraded"} >= {"$.store", "$.prompt_cache_key", "$.logprobs", "$.top_logprobs", "$.verbosity"}
+    out, found = _convert(doc, "openai-chat", "openai-responses")
+    assert (out["store"], out["prompt_cache_key"], out["include"], out["top_logprobs"], out["text"]) == (False, "k", ["message.output_text.logprobs"], 2, {"verbosity": "low"})
+    assert found == []
+    back, found = _convert(_responses(store=True, text={"verbosity": "high"}, include=["message.output_text.logprobs"]), "openai-responses", "openai-chat")
+    assert (back["store"], back["verbosity"], back["logprobs"]) == (True, "high", True)
+    assert found == []
