@@ -392,3 +392,19 @@ def test_a_parameter_carried_across_is_not_reported_as_kept_in_a_side_car() -> N
     back, found = _convert(_responses(store=True, text={"verbosity": "high"}, include=["message.output_text.logprobs"]), "openai-responses", "openai-chat")
     assert (back["store"], back["verbosity"], back["logprobs"]) == (True, "high", True)
     assert found == []
+
+
+def test_the_carried_values_keep_the_target_bounds() -> None:
+    lux = msgspec.to_builtins(lucent.convert(_responses(top_logprobs=3, include=["message.output_text.logprobs"], text={"verbosity": "low"}), "openai-responses", "lux").value)
+    lux["extra"]["openai_responses"]["text"]["verbosity"] = "max"
+    out, found = _convert(lux, "lux", "openai-chat")
+    assert out["top_logprobs"] == 3 and "verbosity" not in out
+    assert ("$.extra.openai_responses.text.verbosity", "Unsupported", 'Chat Completions verbosity is one of ["low", "medium", "high"]; the value (a string of 3 characters) is left out') in found
+    lux = msgspec.to_builtins(lucent.convert(_chat(top_logprobs=3, logprobs=True), "openai-chat", "lux").value)
+    lux["extra"]["openai_chat"]["top_logprobs"] = 25
+    out, found = _convert(lux, "lux", "openai-chat")
+    assert "top_logprobs" not in out
+    assert ("$.extra.openai_chat.top_logprobs", "Unsupported", "Chat Completions top_logprobs is 0 to 20; the value (an integer) is left out") in found
+    out, found = _convert(lux, "lux", "openai-responses")
+    assert "top_logprobs" not in out
+    assert ("$.extra.openai_chat.top_logprobs", "Unsupported", "Responses top_logprobs is 0 to 20; a value outside is left out") in found

@@ -806,7 +806,14 @@ def _responses_text(text: Any, value: LucentStructuredOutput | UnsetType, path: 
 def chat_verbosity(own: Any, text: Any, path: str, cx: Cx) -> Any:
     """verbosity: the kept Chat value, else Responses' text.verbosity (low / medium / high in both)."""
     theirs = text.get("verbosity", UNSET) if isinstance(text, dict) else UNSET
-    return own_or_sibling(own, theirs, path, f"{_RESPONSES}.text.verbosity", cx)
+    value = own_or_sibling(own, theirs, path, f"{_RESPONSES}.text.verbosity", cx)
+    if value is not UNSET and value is not None and value not in _VERBOSITY:  # the target schema's enum
+        cx.report(path if own is not UNSET else f"{_RESPONSES}.text.verbosity", "Unsupported", f'Chat Completions verbosity is one of ["low", "medium", "high"]; the value ({shown(value)}) is left out')
+        return UNSET
+    return value
+
+
+_VERBOSITY = ("low", "medium", "high")
 
 
 @reports("Degraded", "Unsupported", "Invalid")
@@ -938,7 +945,11 @@ def chat_top_logprobs(own: Any, responses: Any, include: Any, path: str, cx: Cx)
     if own is UNSET and isinstance(responses, int) and not _asks_logprobs(include):
         cx.report(f"{_RESPONSES}.top_logprobs", "Unsupported", "Chat Completions takes top_logprobs only with logprobs: true, and the Responses include does not ask for message.output_text.logprobs")
         return UNSET
-    return own_or_sibling(own, responses, path, f"{_RESPONSES}.top_logprobs", cx)
+    value = own_or_sibling(own, responses, path, f"{_RESPONSES}.top_logprobs", cx)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= 20:  # the target schema's bounds
+        cx.report(path if own is not UNSET else f"{_RESPONSES}.top_logprobs", "Unsupported", f"Chat Completions top_logprobs is 0 to 20; the value ({shown(value)}) is left out")
+        return UNSET
+    return value
 
 
 @reports("Invalid")
