@@ -31,7 +31,9 @@ Spec format
       there that is not ``V`` is reported (it is not written; ``V`` is);
     - ``from = "a.b"``: the source value at that path, copied (``from`` may be a list when a
       transform reads several fields; ``"."`` is the source object itself; a path under
-      ``carried`` reads the Lux side-car); ``null_is_absent = true`` drops a JSON null; with
+      ``carried`` reads the Lux side-car; in a Lux -> X spec, ``extra.<format>.<key>`` reads a member
+      of another format's side-car that means the same in X, ``Cx.from_sibling``, and that
+      member is then left out of the report of that side-car's unread members); ``null_is_absent = true`` drops a JSON null; with
       ``status`` + ``reason`` the copy is reported when present (carried, with a loss a reader
       of the target sees). Target bounds: when the target field is optional (not required, and
       no conditional rule of its object may require it) and its schema bounds the value
@@ -1166,6 +1168,7 @@ class Lowering:
             ),
             "functions": fns,
             "context_keys": _CONTEXT_PLACEHOLDER,  # the rules' keys and the transforms': render_all
+            "siblings_read": _lit(tuple(sorted(f"$.{self.carried.split('.')[0]}.{car}.{key}" for car, keys in self._siblings_read().items() for key in keys))),
             "finish_args": self._finish_args(),
             "constants": self.constants,
             "uses": sorted(self.uses),
@@ -1483,6 +1486,11 @@ class Lowering:
                 key = self._carried_key(path)
                 expect = self._expect(ttype) if "via" not in rule else "any"
                 return f"cx.from_carried({_lit(key)}, {_lit(expect)})", Type("any", "Any"), True
+            sibling = self._sibling(path)
+            if sibling is not None:
+                # a member of another format's side-car that means the same in the target
+                expect = self._expect(ttype) if "via" not in rule else "any"
+                return f"cx.from_sibling({_lit(sibling[0])}, {_lit(sibling[1])}, {_lit(expect)})", Type("any", "Any"), True
             if path == ".":  # the source object itself
                 return "src", self.spec.source.definition(owner) if self.spec.source.has(owner) else src_t, False
             return self.src_expr("src", src_t, path, props_of=sprops) if "." not in path else self._deep(sprops, path)
@@ -1717,6 +1725,27 @@ class Lowering:
         expr, tt, opt = self.src_expr(f"src.{head}", t, rest)
         return expr, tt, opt or not req
 
+    def _sibling(self, path: str) -> tuple[str, str] | None:
+        """(side-car, key) when `path` names a member of another format's side-car of the Lux
+        source (``extra.openai_chat.store`` in a Lux -> Responses spec), else None."""
+        if not self.carried_in_source or path.startswith(self.carried + "."):
+            return None
+        parts = path.split(".")
+        if len(parts) != 3 or parts[0] != self.carried.split(".")[0] or parts[1] == "media":
+            return None
+        return parts[1], parts[2]
+
+    def _siblings_read(self) -> dict[str, set[str]]:
+        """The members of other formats' side-cars the rules read ({side-car: keys})."""
+        found: dict[str, set[str]] = {}
+        for m in self.spec.maps.values():
+            for rule in self._rules_of(m):
+                for v in _froms(rule):
+                    sibling = self._sibling(v)
+                    if sibling is not None:
+                        found.setdefault(sibling[0], set()).add(sibling[1])
+        return found
+
     def _carried_key(self, path: str) -> str:
         if not self.carried or not path.startswith(self.carried + "."):
             raise self.spec.fail("lowering", f"{path} is not under carried = {self.carried!r}")
@@ -1871,6 +1900,8 @@ class Lowering:
             keys = (keep, *also)
             args = [expr, field_path, _lit(keys), _lit(status), _lit(detail)]
             foreign = {car: members for car, members in self.spellings.items() if car not in keys}
+            for car, read in sorted(self._siblings_read().items()):  # read by a rule: not reported
+                foreign[car] = tuple(sorted({*foreign.get(car, ()), *read}))
             if foreign:  # other formats' side-cars: each member, but their spellings lose nothing
                 args.append(f"spelling={_lit(foreign)}")
             body.append({"kind": "expr", "code": _call("cx.report_unread", args),

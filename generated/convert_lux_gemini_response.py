@@ -108,7 +108,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
         ("gemini", "media"),
         "Unsupported",
         "Gemini has no place for other Lux payloads; only provider_payload.gemini and provider_payload.media are read",
-        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "openai_responses": ("members/content_string:boolean", "members/output_list:boolean", "members/type:string"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "openai_responses": ("cache_write_absent:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.gemini: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -30,6 +30,11 @@ CONTEXT: tuple[str, ...] = ()
 """The context keys this converter reads: the spec's `context` rules and the keys of the
 transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
+SIBLINGS_READ: tuple[str, ...] = ("$.extra.openai_responses.include", "$.extra.openai_responses.prompt_cache_key", "$.extra.openai_responses.store", "$.extra.openai_responses.text", "$.extra.openai_responses.top_logprobs")
+"""The members of other formats' side-cars this conversion reads as parameters of the same
+meaning (a rule's from = "<side-car>.<format>.<key>"): composed after X -> Lux, the first hop's
+Degraded "kept in the side-car" for them is no loss (lucent._convert._compose)."""
+
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"json_schema": "object", "limit_field": ("max_tokens",), "max_completion_tokens": "null", "max_tokens": "integer|null", "reasoning_effort": "string|null", "response_format": "object", "stop": "null", "stop_string": "boolean", "stream": "null", "stream_absent": "boolean", "tool_choice": "object"}
 """The JSON type of each $.extra.openai_chat entry ([pair] carried_types); Cx.load_carried
 reports an entry of another type Invalid and reads it as absent."""
@@ -38,7 +43,7 @@ _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "model": "model",
     "tools": "tools",
     "tool_choice": "tool_choice",
-    "response_format": "options.structured_output",
+    "response_format": ("options.structured_output", "extra.openai_responses.text"),
     "temperature": "options.temperature",
     "top_p": "options.top_p",
     "max_completion_tokens": "options.max_output_tokens",
@@ -52,21 +57,21 @@ _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "frequency_penalty": "extra.openai_chat.frequency_penalty",
     "presence_penalty": "extra.openai_chat.presence_penalty",
     "logit_bias": "extra.openai_chat.logit_bias",
-    "logprobs": "extra.openai_chat.logprobs",
-    "top_logprobs": "extra.openai_chat.top_logprobs",
+    "logprobs": ("extra.openai_chat.logprobs", "extra.openai_responses.include"),
+    "top_logprobs": ("extra.openai_chat.top_logprobs", "extra.openai_responses.top_logprobs", "extra.openai_responses.include"),
     "modalities": "extra.openai_chat.modalities",
     "audio": "extra.openai_chat.audio",
-    "verbosity": "extra.openai_chat.verbosity",
+    "verbosity": ("extra.openai_chat.verbosity", "extra.openai_responses.text"),
     "web_search_options": "extra.openai_chat.web_search_options",
     "prediction": "extra.openai_chat.prediction",
     "parallel_tool_calls": "extra.openai_chat.parallel_tool_calls",
     "stream_options": "extra.openai_chat.stream_options",
-    "store": "extra.openai_chat.store",
+    "store": ("extra.openai_chat.store", "extra.openai_responses.store"),
     "moderation": "extra.openai_chat.moderation",
     "service_tier": "extra.openai_chat.service_tier",
     "user": "extra.openai_chat.user",
     "safety_identifier": "extra.openai_chat.safety_identifier",
-    "prompt_cache_key": "extra.openai_chat.prompt_cache_key",
+    "prompt_cache_key": ("extra.openai_chat.prompt_cache_key", "extra.openai_responses.prompt_cache_key"),
     "prompt_cache_retention": "extra.openai_chat.prompt_cache_retention",
     "prompt_cache_options": "extra.openai_chat.prompt_cache_options",
     "function_call": "extra.openai_chat.function_call",
@@ -107,9 +112,10 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         cx,
         carried="tool_choice",
     )
-    # response_format <- options.structured_output via chat_response_format
+    # response_format <- options.structured_output, extra.openai_responses.text via chat_response_format
     response_format = _openai_chat.chat_response_format(
         src.options.structured_output,
+        cx.from_sibling("openai_responses", "text", "any"),
         f"{path}.options.structured_output",
         cx,
         carried="json_schema",
@@ -294,35 +300,35 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
                 cx,
                 "Chat Completions presence_penalty has maximum 2",
             )
-    # top_logprobs <- extra.openai_chat.top_logprobs
-    top_logprobs: int | UnsetType = cx.from_carried("top_logprobs", "integer")
-    # Chat Completions top_logprobs: minimum 0, maximum 20; a value outside is left out (Unsupported)
-    if top_logprobs is not UNSET:
-        if isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs < 0:
-            top_logprobs = _shared.left_out(
-                top_logprobs,
-                f"{path}.extra.openai_chat.top_logprobs",
-                cx,
-                "Chat Completions top_logprobs has minimum 0",
-            )
-        elif isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs > 20:
-            top_logprobs = _shared.left_out(
-                top_logprobs,
-                f"{path}.extra.openai_chat.top_logprobs",
-                cx,
-                "Chat Completions top_logprobs has maximum 20",
-            )
-    # verbosity <- extra.openai_chat.verbosity
-    verbosity: Any | UnsetType = cx.from_carried("verbosity", "any")
-    # Chat Completions verbosity: one of ["low", "medium", "high"]; a value outside is left out (Unsupported)
-    if verbosity is not UNSET:
-        if verbosity is not None and (verbosity not in ("low", "medium", "high")):
-            verbosity = _shared.left_out(
-                verbosity,
-                f"{path}.extra.openai_chat.verbosity",
-                cx,
-                "Chat Completions verbosity is one of [\"low\", \"medium\", \"high\"]",
-            )
+    # logprobs <- extra.openai_chat.logprobs, extra.openai_responses.include via chat_logprobs
+    logprobs = _openai_chat.chat_logprobs(
+        cx.from_carried("logprobs", "any"),
+        cx.from_sibling("openai_responses", "include", "any"),
+        f"{path}.extra.openai_chat.logprobs",
+        cx,
+    )
+    # top_logprobs <- extra.openai_chat.top_logprobs, extra.openai_responses.top_logprobs, extra.openai_responses.include via chat_top_logprobs
+    top_logprobs = _openai_chat.chat_top_logprobs(
+        cx.from_carried("top_logprobs", "any"),
+        cx.from_sibling("openai_responses", "top_logprobs", "any"),
+        cx.from_sibling("openai_responses", "include", "any"),
+        f"{path}.extra.openai_chat.top_logprobs",
+        cx,
+    )
+    # verbosity <- extra.openai_chat.verbosity, extra.openai_responses.text via chat_verbosity
+    verbosity = _openai_chat.chat_verbosity(
+        cx.from_carried("verbosity", "any"),
+        cx.from_sibling("openai_responses", "text", "any"),
+        f"{path}.extra.openai_chat.verbosity",
+        cx,
+    )
+    # store <- extra.openai_chat.store, extra.openai_responses.store via chat_store
+    store = _openai_chat.chat_store(
+        cx.from_carried("store", "any"),
+        cx.from_sibling("openai_responses", "store", "any"),
+        f"{path}.extra.openai_chat.store",
+        cx,
+    )
     # service_tier <- extra.openai_chat.service_tier
     service_tier: Any | UnsetType = cx.from_carried("service_tier", "any")
     # Chat Completions service_tier: one of ["auto", "default", "flex", "scale", "priority", "fast"]; a value outside is left out (Unsupported)
@@ -345,6 +351,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
                 cx,
                 "Chat Completions safety_identifier has maxLength 64",
             )
+    # prompt_cache_key <- extra.openai_chat.prompt_cache_key, extra.openai_responses.prompt_cache_key via chat_prompt_cache_key
+    prompt_cache_key = _openai_chat.chat_prompt_cache_key(
+        cx.from_carried("prompt_cache_key", "any"),
+        cx.from_sibling("openai_responses", "prompt_cache_key", "any"),
+        f"{path}.extra.openai_chat.prompt_cache_key",
+        cx,
+    )
     # prompt_cache_retention <- extra.openai_chat.prompt_cache_retention
     prompt_cache_retention: Any | UnsetType = cx.from_carried("prompt_cache_retention", "any")
     # Chat Completions prompt_cache_retention: one of ["in_memory", "24h"]; a value outside is left out (Unsupported)
@@ -417,7 +430,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         ("openai_chat", "media"),
         "Unsupported",
         "Chat Completions has no extension fields; only extra.openai_chat and extra.media are read",
-        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_responses": ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "stream_absent:boolean"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_responses": ("include", "input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "prompt_cache_key", "store", "stream_absent:boolean", "text", "top_logprobs"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.openai_chat: keys no rule reads (Unsupported)
     cx.report_unread(
@@ -458,7 +471,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         frequency_penalty=frequency_penalty,
         presence_penalty=presence_penalty,
         logit_bias=cx.from_carried("logit_bias", "object"),
-        logprobs=cx.from_carried("logprobs", "any"),
+        logprobs=logprobs,
         top_logprobs=top_logprobs,
         modalities=cx.from_carried("modalities", "any"),
         audio=cx.from_carried("audio", "any"),
@@ -467,12 +480,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         prediction=cx.from_carried("prediction", "any"),
         parallel_tool_calls=cx.from_carried("parallel_tool_calls", "boolean"),
         stream_options=cx.from_carried("stream_options", "any"),
-        store=cx.from_carried("store", "any"),
+        store=store,
         moderation=cx.from_carried("moderation", "any"),
         service_tier=service_tier,
         user=cx.from_carried("user", "string"),
         safety_identifier=safety_identifier,
-        prompt_cache_key=cx.from_carried("prompt_cache_key", "any"),
+        prompt_cache_key=prompt_cache_key,
         prompt_cache_retention=prompt_cache_retention,
         prompt_cache_options=cx.from_carried("prompt_cache_options", "any"),
         function_call=cx.from_carried("function_call", "any"),

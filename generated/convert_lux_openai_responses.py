@@ -29,6 +29,11 @@ CONTEXT: tuple[str, ...] = ("model",)
 """The context keys this converter reads: the spec's `context` rules and the keys of the
 transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
+SIBLINGS_READ: tuple[str, ...] = ("$.extra.openai_chat.json_schema", "$.extra.openai_chat.logprobs", "$.extra.openai_chat.prompt_cache_key", "$.extra.openai_chat.store", "$.extra.openai_chat.top_logprobs", "$.extra.openai_chat.verbosity")
+"""The members of other formats' side-cars this conversion reads as parameters of the same
+meaning (a rule's from = "<side-car>.<format>.<key>"): composed after X -> Lux, the first hop's
+Degraded "kept in the side-car" for them is no loss (lucent._convert._compose)."""
+
 _CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"input_absent": "boolean", "input_string": "boolean", "reasoning": "object", "stream_absent": "boolean", "text": "object", "tools": "array"}
 """The JSON type of each $.extra.openai_responses entry ([pair] carried_types); Cx.load_carried
 reports an entry of another type Invalid and reads it as absent."""
@@ -38,7 +43,7 @@ _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "input": ("conversation", "extra.openai_responses.input_string", "extra.openai_responses.input_absent"),
     "tools": ("tools", "extra.openai_responses.tools"),
     "tool_choice": ("tool_choice", "extra.openai_responses.tool_choice"),
-    "text": ("options.structured_output", "extra.openai_responses.text"),
+    "text": ("options.structured_output", "extra.openai_responses.text", "extra.openai_chat.json_schema", "extra.openai_chat.verbosity"),
     "reasoning": ("reasoning", "extra.openai_responses.reasoning"),
     "temperature": ("options.temperature", "extra.openai_responses.temperature"),
     "top_p": ("options.top_p", "extra.openai_responses.top_p"),
@@ -46,19 +51,19 @@ _FROM_REQUEST: dict[str, str | tuple[str, ...]] = {
     "previous_response_id": "options.previous_response_id",
     "stream": ("options.stream", "extra.openai_responses.stream_absent"),
     "metadata": ("metadata", "extra.openai_responses.metadata"),
-    "store": "extra.openai_responses.store",
-    "include": "extra.openai_responses.include",
+    "store": ("extra.openai_responses.store", "extra.openai_chat.store"),
+    "include": ("extra.openai_responses.include", "extra.openai_chat.logprobs"),
     "parallel_tool_calls": "extra.openai_responses.parallel_tool_calls",
     "truncation": "extra.openai_responses.truncation",
     "service_tier": "extra.openai_responses.service_tier",
-    "prompt_cache_key": "extra.openai_responses.prompt_cache_key",
+    "prompt_cache_key": ("extra.openai_responses.prompt_cache_key", "extra.openai_chat.prompt_cache_key"),
     "prompt_cache_retention": "extra.openai_responses.prompt_cache_retention",
     "prompt_cache_options": "extra.openai_responses.prompt_cache_options",
     "safety_identifier": "extra.openai_responses.safety_identifier",
     "user": "extra.openai_responses.user",
     "background": "extra.openai_responses.background",
     "max_tool_calls": "extra.openai_responses.max_tool_calls",
-    "top_logprobs": "extra.openai_responses.top_logprobs",
+    "top_logprobs": ("extra.openai_responses.top_logprobs", "extra.openai_chat.top_logprobs"),
     "prompt": "extra.openai_responses.prompt",
     "conversation": "extra.openai_responses.conversation",
     "context_management": "extra.openai_responses.context_management",
@@ -118,10 +123,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         f"{path}.tool_choice",
         cx,
     )
-    # text <- options.structured_output, extra.openai_responses.text via lux_text
+    # text <- options.structured_output, extra.openai_responses.text, extra.openai_chat.json_schema, extra.openai_chat.verbosity via lux_text
     text = _openai_responses.lux_text(
         src.options.structured_output,
         cx.from_carried("text", "any"),
+        cx.from_sibling("openai_chat", "json_schema", "any"),
+        cx.from_sibling("openai_chat", "verbosity", "any"),
         f"{path}.options.structured_output",
         cx,
     )
@@ -176,6 +183,20 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         f"{path}.metadata",
         cx,
     )
+    # store <- extra.openai_responses.store, extra.openai_chat.store via responses_store
+    store = _openai_responses.responses_store(
+        cx.from_carried("store", "any"),
+        cx.from_sibling("openai_chat", "store", "any"),
+        f"{path}.extra.openai_responses.store",
+        cx,
+    )
+    # include <- extra.openai_responses.include, extra.openai_chat.logprobs via responses_include
+    include = _openai_responses.responses_include(
+        cx.from_carried("include", "any"),
+        cx.from_sibling("openai_chat", "logprobs", "any"),
+        f"{path}.extra.openai_responses.include",
+        cx,
+    )
     # truncation <- extra.openai_responses.truncation
     truncation: Any | UnsetType = cx.from_carried("truncation", "any")
     # Responses truncation: one of ["auto", "disabled"]; a value outside is left out (Unsupported)
@@ -198,6 +219,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
                 cx,
                 "Responses service_tier is one of [\"auto\", \"default\", \"flex\", \"scale\", \"priority\", \"fast\"]",
             )
+    # prompt_cache_key <- extra.openai_responses.prompt_cache_key, extra.openai_chat.prompt_cache_key via responses_prompt_cache_key
+    prompt_cache_key = _openai_responses.responses_prompt_cache_key(
+        cx.from_carried("prompt_cache_key", "any"),
+        cx.from_sibling("openai_chat", "prompt_cache_key", "any"),
+        f"{path}.extra.openai_responses.prompt_cache_key",
+        cx,
+    )
     # prompt_cache_retention <- extra.openai_responses.prompt_cache_retention
     prompt_cache_retention: Any | UnsetType = cx.from_carried("prompt_cache_retention", "any")
     # Responses prompt_cache_retention: one of ["in_memory", "24h"]; a value outside is left out (Unsupported)
@@ -220,24 +248,13 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
                 cx,
                 "Responses safety_identifier has maxLength 64",
             )
-    # top_logprobs <- extra.openai_responses.top_logprobs
-    top_logprobs: int | UnsetType = cx.from_carried("top_logprobs", "integer")
-    # Responses top_logprobs: minimum 0, maximum 20; a value outside is left out (Unsupported)
-    if top_logprobs is not UNSET:
-        if isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs < 0:
-            top_logprobs = _shared.left_out(
-                top_logprobs,
-                f"{path}.extra.openai_responses.top_logprobs",
-                cx,
-                "Responses top_logprobs has minimum 0",
-            )
-        elif isinstance(top_logprobs, (int, float)) and not isinstance(top_logprobs, bool) and top_logprobs > 20:
-            top_logprobs = _shared.left_out(
-                top_logprobs,
-                f"{path}.extra.openai_responses.top_logprobs",
-                cx,
-                "Responses top_logprobs has maximum 20",
-            )
+    # top_logprobs <- extra.openai_responses.top_logprobs, extra.openai_chat.top_logprobs via responses_top_logprobs
+    top_logprobs = _openai_responses.responses_top_logprobs(
+        cx.from_carried("top_logprobs", "any"),
+        cx.from_sibling("openai_chat", "top_logprobs", "any"),
+        f"{path}.extra.openai_responses.top_logprobs",
+        cx,
+    )
     # context_management <- extra.openai_responses.context_management
     context_management: Any | UnsetType = cx.from_carried("context_management", "any")
     # Responses context_management: minItems 1; a value outside is left out (Unsupported)
@@ -284,7 +301,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         ("openai_responses", "media"),
         "Unsupported",
         "Responses has no extension fields; only extra.openai_responses and extra.media are read",
-        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "stop_string:boolean", "stream_absent:boolean"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("json_schema", "limit_field:string", "logprobs", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "prompt_cache_key", "stop_string:boolean", "store", "stream_absent:boolean", "top_logprobs", "verbosity"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.openai_responses: keys no rule reads (Unsupported)
     cx.report_unread(
@@ -310,12 +327,12 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         previous_response_id=previous_response_id,
         stream=stream,
         metadata=metadata,
-        store=cx.from_carried("store", "any"),
-        include=cx.from_carried("include", "any"),
+        store=store,
+        include=include,
         parallel_tool_calls=cx.from_carried("parallel_tool_calls", "any"),
         truncation=truncation,
         service_tier=service_tier,
-        prompt_cache_key=cx.from_carried("prompt_cache_key", "any"),
+        prompt_cache_key=prompt_cache_key,
         prompt_cache_retention=prompt_cache_retention,
         prompt_cache_options=cx.from_carried("prompt_cache_options", "any"),
         safety_identifier=safety_identifier,

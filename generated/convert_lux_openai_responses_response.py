@@ -29,7 +29,7 @@ CONTEXT: tuple[str, ...] = ("created_at",)
 """The context keys this converter reads: the spec's `context` rules and the keys of the
 transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
-_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"incomplete_details": "object|null", "output": "array", "status": "string", "usage": "null"}
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"cache_write_absent": "boolean", "incomplete_details": "object|null", "output": "array", "status": "string", "usage": "null"}
 """The JSON type of each $.provider_payload.openai_responses entry ([pair] carried_types); Cx.load_carried
 reports an entry of another type Invalid and reads it as absent."""
 
@@ -39,8 +39,8 @@ _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "output": ("choices", "provider_payload.openai_responses.output"),
     "status": ("choices", "provider_payload.openai_responses.status"),
     "incomplete_details": ("choices", "provider_payload.openai_responses.incomplete_details"),
-    "usage": ("usage", "provider_payload.openai_responses.usage"),
-    "error": "provider_payload.openai_responses.error",
+    "usage": ("usage", "provider_payload.openai_responses.usage", "provider_payload.openai_responses.cache_write_absent"),
+    "error": ("choices", "provider_payload.openai_responses.error"),
     "instructions": "provider_payload.openai_responses.instructions",
     "metadata": "provider_payload.openai_responses.metadata",
     "temperature": "provider_payload.openai_responses.temperature",
@@ -133,19 +133,20 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         f"{path}.choices",
         cx,
     )
-    # usage <- usage, provider_payload.openai_responses.usage via lux_response_usage
+    # usage <- usage, provider_payload.openai_responses.usage, provider_payload.openai_responses.cache_write_absent via lux_response_usage
     usage = _openai_responses.lux_response_usage(
         src.usage,
         cx.from_carried("usage", "any"),
+        cx.from_carried("cache_write_absent", "any"),
         f"{path}.usage",
         cx,
     )
-    # error <- provider_payload.openai_responses.error via kept_or
-    error = _openai_responses.kept_or(
+    # error <- choices, provider_payload.openai_responses.error via lux_error
+    error = _openai_responses.lux_error(
+        src.choices,
         cx.from_carried("error", "any"),
-        f"{path}.provider_payload.openai_responses.error",
+        f"{path}.choices",
         cx,
-        carried="error",
     )
     # instructions <- provider_payload.openai_responses.instructions via kept_or
     instructions = _openai_responses.kept_or(
@@ -318,13 +319,13 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         ("openai_responses", "media"),
         "Unsupported",
         "Responses has no extension fields; only provider_payload.openai_responses and provider_payload.media are read",
-        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean"), "gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean"), "gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.openai_responses: keys no rule reads (Unsupported)
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.openai_responses",
-        ("background", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "usage", "user"),
+        ("background", "cache_write_absent", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "usage", "user"),
         "Unsupported",
         "not a Responses member this mapping reads",
     )

@@ -36,6 +36,7 @@ _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "choices": ("output", "status", "incomplete_details"),
     "usage": "usage",
     "provider_payload.openai_responses.usage": "usage",
+    "provider_payload.openai_responses.cache_write_absent": "usage",
     "provider_payload.openai_responses.output": "output",
     "provider_payload.openai_responses.created_at": "created_at",
     "provider_payload.openai_responses.object": "object",
@@ -107,6 +108,8 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
     usage = _openai_responses.responses_usage(src.usage, f"{path}.usage", cx)
     # provider_payload.openai_responses.usage <- usage via null_kept
     provider_payload_openai_responses_usage = _shared.null_kept(src.usage, f"{path}.usage", cx)
+    # provider_payload.openai_responses.cache_write_absent <- usage via cache_write_absent_flag
+    provider_payload_openai_responses_cache_write_absent = _openai_responses.cache_write_absent_flag(src.usage, f"{path}.usage", cx)
     # provider_payload.openai_responses.output <- output via responses_output_records
     provider_payload_openai_responses_output = _openai_responses.responses_output_records(src.output, f"{path}.output", cx)
     # provider_payload.openai_responses.members <- via responses_members with choices
@@ -131,6 +134,7 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
         provider_payload=_shared.compact({
             "openai_responses": _shared.compact({
                 "usage": provider_payload_openai_responses_usage,
+                "cache_write_absent": provider_payload_openai_responses_cache_write_absent,
                 "output": provider_payload_openai_responses_output,
                 "members": provider_payload_openai_responses_members,
                 "created_at": provider_payload_openai_responses_created_at,

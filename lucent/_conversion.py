@@ -376,6 +376,20 @@ class Cx:
             return UNSET
         return value
 
+    def from_sibling(self, car: str, key: str, expect: Expect) -> Any:
+        """The member `key` of another format's side-car `car` (``extra.openai_chat.store`` read
+        by Lux -> Responses: a parameter both formats define with one meaning), or UNSET (absent,
+        or reported Invalid if mistyped). Codegen leaves such a member out of the report of that
+        side-car's unread members."""
+        held = self.sidecar.get(car)
+        if not isinstance(held, dict) or key not in held:
+            return UNSET
+        value = held[key]
+        if not _fits(value, expect):
+            self.report(member(member(self.sidecar_path, car), key), "Invalid", f"{_json_type_name(value)}, not {_expected(expect)}; ignored")
+            return UNSET
+        return value
+
     def carried_object(self, key: str, types: Mapping[str, Expect]) -> dict[str, Any] | UnsetType:
         """The carried object for `key` (UNSET when absent; reported Invalid when not an
         object), without the members of `types` whose JSON type is wrong: each is reported

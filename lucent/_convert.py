@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import re
+import sys
 import uuid
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Mapping
@@ -327,6 +328,9 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     lux, first = hops[0](document, context, provenance)
     value, second = hops[1](lux, context)
     found = [d for d in first if not d.field.startswith("target:")]
+    carried = _carried_across(hops[1], lux, provenance)
+    if carried:  # kept in the side-car by the first hop, written by the second: no loss
+        found = [d for d in found if not (d.status == "Degraded" and _under(d.field, carried))]
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: dict[str, list[str]] | None = None
     index = _Index()
@@ -355,6 +359,28 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
 
 
 _SIDE_CARS = ("$.extra", "$.provider_payload")
+
+
+def _under(field: str, paths: set[str]) -> bool:
+    """Whether `field` is one of `paths` or inside one of them."""
+    return field in paths or any(field.startswith((p + ".", p + "[")) for p in paths)
+
+
+def _carried_across(second: Converter, lux: Any, origins: Any) -> set[str]:
+    """The source paths of the side-car members the first hop kept (Degraded) that the second
+    hop reads as parameters of the same meaning in its format (its module's SIBLINGS_READ:
+    Chat's store read by Responses); the second hop reports whatever of them it cannot write."""
+    reads = getattr(sys.modules.get(getattr(second, "__module__", ""), None), "SIBLINGS_READ", ())
+    found: set[str] = set()
+    for path in reads:
+        _, space, car, key = path.split(".")
+        held = getattr(lux, space, None)
+        held = held.get(car) if isinstance(held, dict) else None
+        if isinstance(held, dict) and key in held:
+            source = origins.around(path).get(path)
+            if source is not None:
+                found.add(source)
+    return found
 
 
 def _kept_members(lux: Any, origins: Origins, index: _Index | None = None) -> Iterator[tuple[str, str]]:

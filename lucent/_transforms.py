@@ -306,3 +306,17 @@ def left_out(value: Any, path: str, cx: Cx, allowed: str) -> UnsetType:
     target schema): reported Unsupported at its source `path` and left out of the target."""
     cx.report(path, "Unsupported", f"{allowed}; the value ({shown(value)}) is left out")
     return UNSET
+
+
+def own_or_sibling(own: Any, sibling: Any, own_path: str, sibling_path: str, cx: Cx, sibling_as: Any = UNSET) -> Any:
+    """The value the target's own side-car kept, else the one another format's side-car kept for
+    a parameter of the same meaning (`sibling_as`, when given, is that value in the target's
+    form). A sibling value that the own one wins over and differs from is reported Unsupported
+    at `sibling_path`: it is not written."""
+    if sibling_as is UNSET:
+        sibling_as = sibling
+    if own is UNSET:
+        return sibling_as
+    if sibling is not UNSET and sibling_as != own:
+        cx.report(sibling_path, "Unsupported", f"not written: {own_path.removeprefix('$.')} is set and wins over it")
+    return own

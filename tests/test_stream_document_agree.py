@@ -52,8 +52,8 @@ def both(events: list[Any], source: str, target: str) -> tuple[Any, Any, dict[st
 
 
 NOT_YET = {
-    ("malformed_tool_call", "openai-responses"): "the document says status failed; a stream's response.failed is the model's error, which does not assemble",
-    ("error", "openai-responses"): "the document says status failed; a stream's response.failed is the model's error, which does not assemble",
+    ("malformed_tool_call", "openai-responses"): "both say status failed with the error of tables.FAILURE_ERROR; the stream's response.failed is read back as the model's error (StreamError model_error), which does not assemble",
+    ("error", "openai-responses"): "both say status failed with the error of tables.FAILURE_ERROR; the stream's response.failed is read back as the model's error (StreamError model_error), which does not assemble",
 }
 """(finish reason, target) -> why the stream does not say what the document says yet."""
 

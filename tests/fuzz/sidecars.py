@@ -237,6 +237,26 @@ NESTED_ABSENCES: dict[tuple[str, ...], str] = {
 there is no value to report."""
 
 
+SIBLING_DEFAULTS: dict[tuple[str, tuple[str, ...]], tuple[Any, ...]] = {
+    ("openai-responses", ("extra", "openai_chat", "logprobs")): (None, False),
+    ("openai-chat", ("extra", "openai_responses", "include")): (None,),
+}
+"""Members of another format's side-car that a target reads as a parameter of the same meaning
+(mappings/lux_openai_*_request.toml, decision 9), with the values that ask for the target's
+default and so write nothing: Chat's logprobs false or null (no Responses include entry), a
+Responses include of null (no Chat logprobs). Such a value round-trips into the target's own
+side-car, never back at its path; a planted value that changes the target's output is carried."""
+
+_SIBLINGS: dict[str, tuple[tuple[str, str], ...]] = {
+    "openai-responses": (("extra", "openai_chat"),),
+    "openai-chat": (("extra", "openai_responses"),),
+}
+
+
+def _sibling_default(target: str, path: tuple[Any, ...], value: Any) -> bool:
+    return any(value is default for default in SIBLING_DEFAULTS.get((target, tuple(path)), ()))
+
+
 def _nested_absence(path: tuple[Any, ...], value: Any) -> bool:
     return value is None and any(path[: len(prefix)] == prefix and len(path) > len(prefix) for prefix in NESTED_ABSENCES)
 
@@ -270,15 +290,19 @@ def silent_drops(
     the texts of each result (diagnostic fields and details, an error's message and path)."""
     targets = list(targets)
     baseline: dict[str, set[tuple[str, str, str]]] = {}
+    written: dict[str, Any] = {}
     body = json.dumps(doc).encode()
 
     def unchanged(target: str) -> set[tuple[str, str, str]]:
         """The diagnostics of the document as it is (worked out when first needed)."""
         if target not in baseline:
             try:
-                baseline[target] = {(d.field, d.status, d.detail) for d in lucent.convert(body, "lux", target, kind, context=read_by(context, "lux", target, kind)).diagnostics}
+                result = lucent.convert(body, "lux", target, kind, context=read_by(context, "lux", target, kind))
+                baseline[target] = {(d.field, d.status, d.detail) for d in result.diagnostics}
+                written[target] = msgspec.to_builtins(result.value)
             except LucentError:
                 baseline[target] = set()
+                written[target] = None
         return baseline[target]
     for path, name, planted in sidecar_mutations(doc, kind, secret):
         if _is_declared(kind, path, planted) or _nested_absence(path, planted):
@@ -314,7 +338,12 @@ def silent_drops(
             except LucentError:
                 back = None
             if planted is None or isinstance(planted, bool):  # no leaf to find: named, or back at its path
+                if _sibling_default(target, path, planted):
+                    continue
                 if back is None or not any(p == where for p, _ in leaves(back)):
+                    # another format's member the target reads (SIBLING_DEFAULTS): it changed the output
+                    if path[:2] in _SIBLINGS.get(target, ()) and output != written[target]:
+                        continue
                     yield target, where, name
                 continue
             lost = lost_values(changed, output, result.diagnostics, back) if back is not None else lost_values(changed, output, result.diagnostics)

@@ -759,7 +759,6 @@ def anthropic_messages(conversation: list[LucentConversationItem], path: str, cx
 
 
 _TOOL_MEMBERS = ("type", "cache_control", "eager_input_streaming", "allowed_callers", "defer_loading", "input_examples")
-_INPUT_SCHEMA_KEYS = ("type", "properties", "required")
 
 
 def _input_schema(parameters: Any, path: str, cx: Cx) -> dict[str, Any]:
@@ -783,10 +782,7 @@ def _input_schema(parameters: Any, path: str, cx: Cx) -> dict[str, Any]:
     if isinstance(schema.get("required"), list) and not all(isinstance(r, str) for r in schema["required"]):
         cx.report(f"{path}.required", "Invalid", "an Anthropic input_schema required lists strings; dropped")
         del schema["required"]
-    for key in schema:
-        if key not in _INPUT_SCHEMA_KEYS:
-            cx.report(member(path, key), "Unsupported", "lucent's Anthropic InputSchema binding holds only type, properties and required (NOTES.md); dropped")
-    return {k: v for k, v in schema.items() if k in _INPUT_SCHEMA_KEYS}
+    return schema
 
 
 @reports("Degraded")
@@ -795,12 +791,21 @@ def fitted_name(name: str, path: str, cx: Cx) -> str:
     return _fitted(name, "name", path, cx)
 
 
-@reports("Degraded", "Unsupported", "Invalid")
-def input_schema(parameters: Any, path: str, cx: Cx) -> InputSchema:
-    """Lux tool parameters as an Anthropic input_schema (see _input_schema)."""
+@reports("Degraded", "Invalid")
+def input_schema(parameters: Any, path: str, cx: Cx) -> dict[str, Any]:
+    """Lux tool parameters as an Anthropic input_schema: the JSON Schema object as it is, with
+    type "object" (see _input_schema). Every keyword is written, top-level ones the InputSchema
+    binding does not name (additionalProperties, $defs, description, ...) too: Anthropic's
+    input_schema is an open object, and a strict tool's ``additionalProperties: false`` is part
+    of what ``strict: true`` enforces. The value is checked as an InputSchema (type, properties,
+    required); one that is not is written as ``{"type": "object"}``."""
     schema = _input_schema(parameters, path, cx)
-    converted = _convert(schema, InputSchema, path, cx)
-    return InputSchema(type="object") if converted is None else cast("InputSchema", converted)
+    try:
+        convert_as(schema, InputSchema)  # the check only: the binding keeps the named members
+    except (msgspec.ValidationError, ValueError, TypeError) as exc:
+        cx.report(path, "Invalid", f"not a valid Anthropic value ({described(exc)}); dropped")
+        return {"type": "object"}
+    return schema
 
 
 @reports("Invalid")

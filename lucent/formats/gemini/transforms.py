@@ -211,6 +211,19 @@ def _args_text(args: Any, path: str, cx: Cx) -> str:
         return "{}"
 
 
+_FILES_API_HOSTS = ("generativelanguage.googleapis.com",)
+"""Hosts of Gemini Files API URIs (``https://generativelanguage.googleapis.com/v1beta/files/<id>``):
+a file only the Gemini API can read with its key, a file_uri, not a URL."""
+
+
+def is_web_url(uri: str) -> bool:
+    """Whether a ``fileData.fileUri`` is a URL any reader can fetch (http or https, not a Gemini
+    Files API URI); ``gs://`` and Files API URIs are provider file references."""
+    scheme, _, rest = uri.partition("://")
+    host = rest.split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    return scheme.lower() in ("http", "https") and bool(host) and host not in _FILES_API_HOSTS
+
+
 def _keep(cx: Cx, path: str, key: str, value: Any, source: str) -> None:
     cx.keep(MEMBERS, path, key, value, source)
 
@@ -252,11 +265,15 @@ def _part_block(part: Part, pp: str, cx: Cx, keep_signature: bool = True) -> Luc
         if media_kind is None:
             return None
         mp = f"{pp}.{kind}"
-        source: Literal["inline", "file_uri"] = "inline" if kind == "inlineData" else "file_uri"
+        web = kind == "fileData" and _set(media.fileUri) and is_web_url(media.fileUri)
+        source: Literal["inline", "file_uri", "url"] = "inline" if kind == "inlineData" else "url" if web else "file_uri"
         multimedia = cx.built(mp, LucentMultimedia(media_type=media.mimeType, source=source), {"media_type": "mimeType"})
         if kind == "inlineData":
             if _set(media.data):
                 cx.keep("media", mp, "data", media.data, f"{mp}.data")
+        elif web:  # a URL any reader can fetch: a Lux url image (its mimeType is the media type)
+            cx.keep("media", mp, "url", media.fileUri, f"{mp}.fileUri")
+            _keep(cx, mp, "url_as_file_uri", True, f"{mp}.fileUri")
         elif _set(media.fileUri):
             cx.keep("media", mp, "file_uri", media.fileUri, f"{mp}.fileUri")
         if media_kind == "image":
@@ -856,7 +873,7 @@ def _media_part(block: LucentContent, lp: str, cx: Cx) -> Part | None:
         if uri is UNSET:
             cx.report(mp, "Invalid", f"{media.source} media without its {key} in the media side-car; dropped")
             return None
-        if media.source == "url":
+        if media.source == "url" and _kept(cx, mp, "url_as_file_uri") is not True:
             cx.report(mp, "Degraded", "Gemini reads media by URI (fileData.fileUri); the URL is written there, and Gemini fetches only some URLs")
         part = Part(fileData=cx.built(mp, FileData(mimeType=media.media_type, fileUri=uri), {"mimeType": "media_type"}))
     return _part_meta(cx.built(lp, part), lp, cx)
@@ -908,11 +925,21 @@ def _block_parts(blocks: list[LucentContent], path: str, names: dict[str, str], 
 
 
 def _thought_part(thinking: LucentThinking, lp: str, tp: str, cx: Cx) -> Part | None:
+    """A Lux thinking block or reasoning item as a Gemini thought part; None when there is
+    nothing to write: redacted (Unsupported), or no text, no signature and no member a Gemini
+    source kept for it (a Responses reasoning item with only a summary, which is reported
+    Unsupported): an empty ``{"text": "", "thought": true}`` part would say nothing the source did."""
     if thinking.redacted:
         cx.report(lp, "Unsupported", "Gemini has no redacted thinking (its signature belongs to another provider); dropped")
         return None
+    # the Gemini reader keeps the absence of a thought part's text for the thinking (tp)
+    no_text = _kept_null(cx, tp, "text") or _kept_null(cx, lp, "text")
+    if thinking.text == "" and thinking.signature is UNSET and not no_text and not any(_kept_has(cx, lp, key) for key in ("thought", "thoughtSignature", *_META_MEMBERS)):
+        if thinking.summary is not UNSET:
+            cx.report(f"{tp}.summary", "Unsupported", "Gemini thought parts have no separate summary")
+        return None
     part = Part(thought=True)
-    if not (_kept_null(cx, lp, "text") and thinking.text == ""):
+    if not (no_text and thinking.text == ""):
         part.text = thinking.text
     if thinking.signature is not UNSET:
         part.thoughtSignature = thinking.signature

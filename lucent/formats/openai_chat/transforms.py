@@ -15,9 +15,10 @@ from typing import Any, Literal
 from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
 from lucent._conversion import Cx, Expect, reads, reports, Status
-from lucent._transforms import convert_kept, obj, present
+from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown
 from lucent._validation import convert_as, described, member
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS
+from lucent.formats.openai_responses.tables import LOGPROBS_INCLUDE
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
     LucentChoice,
@@ -757,13 +758,62 @@ def chat_tool_choice(choice: LucentToolChoice | UnsetType, path: str, cx: Cx, ca
     return cx.built(path, ChatCompletionNamedToolChoice(function=ChatCompletionNamedToolChoiceFunction(name=choice.name)), {"function.name": "name"})
 
 
+def _responses_text(text: Any, value: LucentStructuredOutput | UnsetType, path: str, cx: Cx) -> dict[str, Any]:
+    """The json_schema members (name, description, strict) Responses kept in
+    extra.openai_responses.text.format for the Lux json_schema output; the members of that text
+    Chat has no place for are reported Unsupported (verbosity is read by chat_verbosity)."""
+    where = f"{_RESPONSES}.text"
+    if text is UNSET:
+        return {}
+    if not isinstance(text, dict):
+        cx.report(where, "Invalid", f"{shown(text)}, not an object; ignored")
+        return {}
+    for key in text:
+        if key not in ("format", "verbosity", "no_format"):
+            cx.report(member(where, key), "Unsupported", "not a text member Chat Completions has; ignored")
+    if "no_format" in text and not isinstance(text["no_format"], bool):  # a spelling: text had no format
+        cx.report(f"{where}.no_format", "Invalid", f"{shown(text['no_format'])}, not a boolean; ignored")
+    fmt = text.get("format", UNSET)
+    if fmt is UNSET:
+        return {}
+    if not isinstance(value, LucentStructuredOutputJsonSchema) or not isinstance(fmt, dict) or "type" in fmt:
+        cx.report(f"{where}.format", "Unsupported", f"not written: Lux {path} is not a json_schema output these members belong to")
+        return {}
+    found: dict[str, Any] = {}
+    for key, item in fmt.items():
+        expect = _JSON_SCHEMA_MEMBERS.get(key)
+        if expect is None:
+            cx.report(member(f"{where}.format", key), "Unsupported", "not a json_schema member Chat Completions has (name, description, strict); ignored")
+        elif not (isinstance(item, str) if expect == "string" else item is None or isinstance(item, bool)):
+            cx.report(member(f"{where}.format", key), "Invalid", f"{shown(item)}, not {'a string' if expect == 'string' else 'a boolean or null'}; ignored")
+        else:
+            found[key] = item
+    return found
+
+
+@reports("Unsupported", "Invalid")
+def chat_verbosity(own: Any, text: Any, path: str, cx: Cx) -> Any:
+    """verbosity: the kept Chat value, else Responses' text.verbosity (low / medium / high in both)."""
+    theirs = text.get("verbosity", UNSET) if isinstance(text, dict) else UNSET
+    value = own_or_sibling(own, theirs, path, f"{_RESPONSES}.text.verbosity", cx)
+    if value is not UNSET and value is not None and value not in _VERBOSITY:  # the target schema's enum
+        cx.report(path if own is not UNSET else f"{_RESPONSES}.text.verbosity", "Unsupported", f'Chat Completions verbosity is one of ["low", "medium", "high"]; the value ({shown(value)}) is left out')
+        return UNSET
+    return value
+
+
+_VERBOSITY = ("low", "medium", "high")
+
+
 @reports("Degraded", "Unsupported", "Invalid")
-def chat_response_format(value: LucentStructuredOutput | UnsetType, path: str, cx: Cx, carried: str) -> Any:
+def chat_response_format(value: LucentStructuredOutput | UnsetType, text: Any, path: str, cx: Cx, carried: str) -> Any:
     """text / json_object as they are; {type: json_schema, schema} with the carried name /
-    description / strict (name "response" when none, Degraded; a schema that is not an object
-    Invalid, no response_format); without a Lux value, the carried verbatim response_format."""
+    description / strict, else those Responses kept in extra.openai_responses.text.format (name
+    "response" when neither has one, Degraded; a schema that is not an object Invalid, no
+    response_format); without a Lux value, the carried verbatim response_format."""
     if not isinstance(value, LucentStructuredOutputJsonSchema) and carried in cx.carried:
         cx.report(f"{cx.carried_path}.{carried}", "Unsupported", f"not written: Lux {path} is not a json_schema output, so these members have no response_format to go to")
+    theirs = _responses_text(text, value, path, cx)
     if value is UNSET:
         kept_format = cx.from_carried("response_format", "object")
         if kept_format is UNSET:
@@ -782,6 +832,10 @@ def chat_response_format(value: LucentStructuredOutput | UnsetType, path: str, c
     for key in kept:
         if key not in _JSON_SCHEMA_MEMBERS:
             cx.report(member(f"{cx.carried_path}.{carried}", key), "Unsupported", "not a json_schema member Chat Completions has (name, description, strict); ignored")
+    if theirs and not kept:
+        kept = theirs  # a Lux request from Responses: its json_schema members
+    elif theirs and {k: v for k, v in kept.items() if k in _JSON_SCHEMA_MEMBERS} != theirs:
+        cx.report(f"{_RESPONSES}.text.format", "Unsupported", f"not written: {cx.carried_path.removeprefix('$.')}.{carried} is set and wins over it")
     name = kept.get("name")
     if not isinstance(name, str):
         cx.report(path, "Degraded", "a Chat json_schema needs a name; written as \"response\"")
@@ -826,6 +880,64 @@ def chat_stop(value: list[str] | UnsetType, path: str, cx: Cx) -> str | list[str
         return UNSET
     if len(value) == 1 and cx.from_carried("stop_string", "boolean") is True:
         return value[0]
+    return value
+
+
+# The parameters Responses and Chat Completions both define: a Lux request from Responses keeps
+# them in extra.openai_responses under their Responses names (openai_responses_lux_request.toml,
+# decision 8), and Chat reads them there when its own side-car has none
+# (lux_openai_chat_request.toml, decision 9).
+
+_RESPONSES = "$.extra.openai_responses"
+
+
+@reports("Unsupported", "Invalid")
+def chat_store(own: Any, responses: Any, path: str, cx: Cx) -> Any:
+    """store: the kept Chat value; else Responses' true, false or null (null: the default of
+    each, which for Chat is not to store; lucent never stores more than the source asked)."""
+    if responses is not UNSET and responses is not None and not isinstance(responses, bool):
+        cx.report(f"{_RESPONSES}.store", "Invalid", f"{shown(responses)}, not a boolean; ignored")
+        responses = UNSET
+    return own_or_sibling(own, responses, path, f"{_RESPONSES}.store", cx)
+
+
+@reports("Unsupported")
+def chat_prompt_cache_key(own: Any, responses: Any, path: str, cx: Cx) -> Any:
+    """prompt_cache_key: the kept Chat value, else Responses' (the same string, or null)."""
+    return own_or_sibling(own, responses, path, f"{_RESPONSES}.prompt_cache_key", cx)
+
+
+def _asks_logprobs(include: Any) -> bool:
+    return isinstance(include, list) and LOGPROBS_INCLUDE in include
+
+
+@reports("Unsupported", "Invalid")
+def chat_logprobs(own: Any, include: Any, path: str, cx: Cx) -> Any:
+    """logprobs: the kept Chat value; else true when Responses' include asks for
+    message.output_text.logprobs. Every other include entry is Unsupported (Chat Completions
+    returns no such extra output data); a null or empty include asks for nothing (Exact)."""
+    if isinstance(include, list):
+        for i, entry in enumerate(include):
+            if entry != LOGPROBS_INCLUDE:
+                cx.report(f"{_RESPONSES}.include[{i}]", "Unsupported", "Chat Completions has no include list; only message.output_text.logprobs is carried, as logprobs: true")
+    elif include is not UNSET and include is not None:
+        cx.report(f"{_RESPONSES}.include", "Invalid", f"{shown(include)}, not an array; ignored")
+    asked = True if _asks_logprobs(include) else UNSET
+    return own_or_sibling(own, asked, path, f"{_RESPONSES}.include", cx)
+
+
+@reports("Unsupported")
+def chat_top_logprobs(own: Any, responses: Any, include: Any, path: str, cx: Cx) -> Any:
+    """top_logprobs: the kept Chat value; else Responses' (0..20 in both, or null) when its
+    include asks for the log probabilities (Chat takes top_logprobs only with logprobs: true);
+    a number without that entry is Unsupported."""
+    if own is UNSET and isinstance(responses, int) and not _asks_logprobs(include):
+        cx.report(f"{_RESPONSES}.top_logprobs", "Unsupported", "Chat Completions takes top_logprobs only with logprobs: true, and the Responses include does not ask for message.output_text.logprobs")
+        return UNSET
+    value = own_or_sibling(own, responses, path, f"{_RESPONSES}.top_logprobs", cx)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and not 0 <= value <= 20:  # the target schema's bounds
+        cx.report(path if own is not UNSET else f"{_RESPONSES}.top_logprobs", "Unsupported", f"Chat Completions top_logprobs is 0 to 20; the value ({shown(value)}) is left out")
+        return UNSET
     return value
 
 

@@ -34,8 +34,10 @@ are; without it, the defaults of an empty request, Degraded ``target:$.response`
 Lux block an output item: ``output_item.added``, its part and delta events, the ``*.done``
 events and ``output_item.done`` (consecutive text and refusal blocks are the content parts of
 one message item, as the document converter writes them); at ``done`` one ``response.completed`` (or
-``response.incomplete`` for ``length``, ``content_filter``, ``safety``, ``recitation``: :data:`lucent.formats.openai_responses.tables.STATUS_FROM_LUX`) holding every output item and the
-usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not carry, are
+``response.incomplete`` for ``length``, ``content_filter``, ``safety``, ``recitation``, or
+``response.failed`` with the ``error`` of :data:`lucent.formats.openai_responses.tables.FAILURE_ERROR`
+for ``error`` and ``malformed_tool_call``: :data:`lucent.formats.openai_responses.tables.STATUS_FROM_LUX`)
+holding every output item and the usage; ``sequence_number`` counts from 0. Item ids, which a Lux stream does not carry, are
 ``<prefix>_lucent_<n>`` (Degraded; ``rs``, ``msg``, ``fc``, n counting each prefix from 1,
 as the document converter makes them). A Responses target keeps each output item until the end:
 ``response.completed`` repeats the whole output.
@@ -56,7 +58,7 @@ from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
-from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
+from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
     LucentBlockDeltaRefusal,
@@ -137,7 +139,9 @@ def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
         "input_tokens": usage.prompt_tokens,
         "input_tokens_details": {
             "cached_tokens": 0 if usage.cached_tokens is UNSET else usage.cached_tokens,
-            **({"cache_write_tokens": usage.cache_creation_tokens} if usage.cache_creation_tokens is not UNSET else {}),
+            # required by the openai SDK's ResponseUsage, like the two others: 0 when Lux has no
+            # count, as the document writes it (transforms.lux_response_usage)
+            "cache_write_tokens": 0 if usage.cache_creation_tokens is UNSET else usage.cache_creation_tokens,
         },
         "output_tokens": usage.completion_tokens,
         "output_tokens_details": {"reasoning_tokens": 0 if usage.reasoning_tokens is UNSET else usage.reasoning_tokens},
@@ -686,6 +690,9 @@ class OpenAIResponsesWriter(VendorWriter):
             response["incomplete_details"] = {"reason": incomplete}
             self._emit({"type": "response.incomplete", "response": response}, out)
             return
-        if status != "completed":
-            self._sink.report(where, "Unsupported", f"a completed Responses response has no finish reason; {reason} is not carried")
+        if status == "failed":  # the document's rule (transforms.lux_error): a failed response states its error
+            if reason in DEGRADED_FINISH:
+                self._sink.report(where, "Degraded", f"Responses has no {reason} finish; written as status failed")
+            self._emit({"type": "response.failed", "response": {**self._response("failed", output=self._output, usage=usage), "error": dict(FAILURE_ERROR[reason])}}, out)
+            return
         self._emit({"type": "response.completed", "response": self._response("completed", output=self._output, usage=usage)}, out)

@@ -19,6 +19,18 @@ STATUS_FROM_LUX: Final[dict[str, tuple[str, str | None]]] = {
 """Lux ``finish_reason`` -> (Responses ``status``, ``incomplete_details.reason``); safety,
 recitation and malformed_tool_call are Degraded (Responses has no such finish)."""
 
+FAILURE_ERROR: Final[dict[str, dict[str, str]]] = {
+    "error": {"code": "server_error", "message": "The model stopped before completing the response: the provider reported a failure finish reason."},
+    "malformed_tool_call": {"code": "server_error", "message": "The model stopped on a malformed tool call."},
+}
+"""The Responses ``error`` (#/$defs/ResponseError: ``code`` of ResponseErrorCode and ``message``)
+written for each Lux finish reason whose status is ``failed``: a failed response always states
+its error, which clients read as ``response.error.message`` (``incomplete_details.reason`` has
+only max_output_tokens and content_filter, so a failure such as Gemini's OTHER or NO_IMAGE is no
+incomplete response). ResponseErrorCode has no code for either: ``server_error``, the one the API
+gives for a failure of the model itself. Documents and streams (``response.failed``) write the
+same object."""
+
 DEGRADED_FINISH: Final[frozenset[str]] = frozenset({"safety", "recitation", "malformed_tool_call"})
 """The Lux finish reasons whose Responses status does not give them back."""
 
@@ -42,6 +54,11 @@ ERROR_CODE: Final[dict[str, str]] = {"rate_limit": "rate_limit_exceeded", "inval
 MADE_ID_PREFIX: Final[dict[str, str]] = {"reasoning": "rs", "message": "msg", "function_call": "fc"}
 """Output item type -> the prefix of the id lucent makes for it when Lux has none:
 ``<prefix>_lucent_<n>``, n counting that prefix's ids from 1, in output order."""
+
+LOGPROBS_INCLUDE: Final[str] = "message.output_text.logprobs"
+"""The ``include`` entry by which a Responses request asks for the log probabilities of the
+output text (Chat Completions asks with ``logprobs: true``; both give ``top_logprobs`` as an
+integer 0..20)."""
 
 
 def lux_annotation(note: dict[str, Any], text: str) -> dict[str, Any] | None:

@@ -17,9 +17,9 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from lucent._conversion import Cx, reports, Status
-from lucent._transforms import plain_members, shown
+from lucent._transforms import own_or_sibling, plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
+from lucent.formats.openai_responses.tables import FAILURE_ERROR, LOGPROBS_INCLUDE, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -746,6 +746,9 @@ def _lux_image(image: LucentMultimedia, path: str, cx: Cx) -> dict[str, Any] | N
     if "file_uri" not in media:
         cx.report(path, "Invalid", "file_uri image without its file id (extra.media has no file_uri for it); dropped")
         return None
+    if "://" in media["file_uri"]:  # gs://..., a Gemini Files API URI: another provider's file
+        cx.report(path, "Unsupported", "a Responses input_image file_id names an OpenAI file; another provider's file URI is dropped")
+        return None
     return {"file_id": media["file_uri"]}
 
 
@@ -781,11 +784,44 @@ def lux_tool_choice(choice: LucentToolChoice | UnsetType, verbatim: Any, path: s
     return verbatim
 
 
+_CHAT_SCHEMA_MEMBERS = ("name", "description", "strict")
+
+
+def _chat_schema_members(output: LucentStructuredOutput | UnsetType, chat: Any, cx: Cx) -> dict[str, Any]:
+    """The name / description / strict Chat kept in extra.openai_chat.json_schema for the Lux
+    json_schema output (a member of the wrong type is reported Invalid; with no json_schema
+    output to go to, they are Unsupported)."""
+    where = f"{_CHAT}.json_schema"
+    if chat is UNSET:
+        return {}
+    if not isinstance(chat, dict):
+        cx.report(where, "Invalid", f"{shown(chat)}, not an object; ignored")
+        return {}
+    if not isinstance(output, LucentStructuredOutputJsonSchema):
+        cx.report(where, "Unsupported", "not written: the Lux structured output is not a json_schema output these members belong to")
+        return {}
+    found: dict[str, Any] = {}
+    for key, value in chat.items():
+        fits = isinstance(value, str) if key in ("name", "description") else value is None or isinstance(value, bool)
+        if key not in _CHAT_SCHEMA_MEMBERS:
+            cx.report(member(where, key), "Unsupported", "not a json_schema member Responses has (name, description, strict); ignored")
+        elif not fits:
+            cx.report(member(where, key), "Invalid", f"{shown(value)}, not a {'string' if key != 'strict' else 'boolean'}; ignored")
+        else:
+            found[key] = value
+    return found
+
+
 @reports("Degraded", "Unsupported", "Invalid")
-def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
+def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, chat_schema: Any, chat_verbosity: Any, path: str, cx: Cx) -> Any:
     """options.structured_output as text.format, with the kept verbosity and json_schema name /
-    strict / description; a json_schema without a kept name is named "response" (Degraded)."""
+    strict / description, else the ones Chat kept (extra.openai_chat.json_schema and
+    verbosity: the same members in Chat); a json_schema with no name from either is named
+    "response" (Degraded)."""
     text: dict[str, Any] = dict(kept) if isinstance(kept, dict) else {}
+    chat = _chat_schema_members(output, chat_schema, cx)
+    if chat_verbosity is not UNSET:
+        text["verbosity"] = own_or_sibling(text.get("verbosity", UNSET), chat_verbosity, f"{cx.carried_path}.text.verbosity", f"{_CHAT}.verbosity", cx)
     rest = text.pop("format", UNSET)
     if rest is not UNSET and not isinstance(rest, dict):
         cx.report(f"{cx.carried_path}.text.format", "Invalid", f"{shown(rest)}, not a text.format object; ignored")
@@ -806,6 +842,10 @@ def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, path: str, c
         cx.report(f"{path}.schema", "Unsupported", "a Responses json_schema schema is a JSON object; the structured output is left out")
     elif isinstance(output, LucentStructuredOutputJsonSchema):
         members = dict(rest) if isinstance(rest, dict) else {}
+        if chat and not members:
+            members = chat  # a Lux request from Chat: its json_schema members
+        elif chat and {k: v for k, v in members.items() if k in _CHAT_SCHEMA_MEMBERS} != chat:
+            cx.report(f"{_CHAT}.json_schema", "Unsupported", f"not written: {cx.carried_path.removeprefix('$.')}.text.format is set and wins over it")
         if not isinstance(members.get("name"), str):
             cx.report(path, "Degraded", "Responses json_schema needs a name; written as \"response\"")
             members["name"] = "response"
@@ -851,6 +891,57 @@ def lux_reasoning(config: LucentReasoningConfig | UnsetType, kept: Any, path: st
 def lux_stream(stream: bool, absent: Any, path: str, cx: Cx) -> bool | UnsetType:
     """options.stream; false is left out when the source had no stream member."""
     return UNSET if stream is False and absent is True else stream
+
+
+# The parameters Chat Completions and Responses both define: a Lux request from Chat keeps them in
+# extra.openai_chat under their Chat names (mappings/openai_chat_lux_request.toml, decision 9), and
+# Responses reads them there when its own side-car has none (lux_openai_responses_request.toml,
+# decision 9).
+
+_CHAT = "$.extra.openai_chat"
+
+
+@reports("Unsupported", "Invalid")
+def responses_store(own: Any, chat: Any, path: str, cx: Cx) -> Any:
+    """store: the kept Responses value; else Chat's store: true as true, false or null as false
+    (Chat stores a completion only when asked, Responses stores a response unless told not to)."""
+    if chat is not UNSET and chat is not None and not isinstance(chat, bool):
+        cx.report(f"{_CHAT}.store", "Invalid", f"{shown(chat)}, not a boolean; ignored")
+        chat = UNSET
+    return own_or_sibling(own, chat, path, f"{_CHAT}.store", cx, UNSET if chat is UNSET else bool(chat))
+
+
+@reports("Unsupported")
+def responses_prompt_cache_key(own: Any, chat: Any, path: str, cx: Cx) -> Any:
+    """prompt_cache_key: the kept Responses value, else Chat's (the same string, or null)."""
+    return own_or_sibling(own, chat, path, f"{_CHAT}.prompt_cache_key", cx)
+
+
+@reports("Invalid")
+def responses_include(own: Any, chat_logprobs: Any, path: str, cx: Cx) -> Any:
+    """include: the kept Responses list; Chat's ``logprobs: true`` adds
+    ``message.output_text.logprobs`` (how a Responses request asks for them). Chat's false or
+    null asks for none (the default of both: nothing to write)."""
+    if chat_logprobs is UNSET or chat_logprobs is None or chat_logprobs is False:
+        return own
+    if chat_logprobs is not True:
+        cx.report(f"{_CHAT}.logprobs", "Invalid", f"{shown(chat_logprobs)}, not a boolean; ignored")
+        return own
+    if own is not UNSET and own is not None and not isinstance(own, list):
+        return own  # not a list: the check of the output names it
+    include = list(own) if isinstance(own, list) else []
+    return include if LOGPROBS_INCLUDE in include else [*include, LOGPROBS_INCLUDE]
+
+
+@reports("Unsupported")
+def responses_top_logprobs(own: Any, chat: Any, path: str, cx: Cx) -> Any:
+    """top_logprobs: the kept Responses value, else Chat's (an integer 0..20 in both, or null);
+    one outside 0..20 is left out (Unsupported) at the path it was kept at."""
+    value = own_or_sibling(own, chat, path, f"{_CHAT}.top_logprobs", cx)
+    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= 20:
+        cx.report(path if own is not UNSET else f"{_CHAT}.top_logprobs", "Unsupported", "Responses top_logprobs is 0 to 20; a value outside is left out")
+        return UNSET
+    return value
 
 
 def _bounded(value: Any, path: str, cx: Cx, low: float, high: float | None, name: str) -> Any:
@@ -995,6 +1086,15 @@ def responses_output_records(output: Any, path: str, cx: Cx) -> list[dict[str, A
     return cast("list[dict[str, Any]]", cx.memo.pop("output", UNSET))
 
 
+def cache_write_absent_flag(usage: Any, path: str, cx: Cx) -> bool | UnsetType:
+    """True when a usage object has no input_tokens_details.cache_write_tokens (most recorded
+    responses: the member is newer than they are), so the way back leaves it out."""
+    if usage is UNSET or usage is None:
+        return UNSET
+    details = getattr(usage, "input_tokens_details", UNSET)
+    return True if getattr(details, "cache_write_tokens", UNSET) is UNSET else UNSET
+
+
 @reports("Degraded")
 def responses_usage(usage: msgspec.Struct | None | UnsetType, path: str, cx: Cx) -> LucentUsage | UnsetType:
     """input_tokens (cached tokens included, as in Lux) -> prompt_tokens, output_tokens (reasoning
@@ -1043,6 +1143,17 @@ def lux_status(choices: list[LucentChoice], status: Any, path: str, cx: Cx) -> A
     if choice.finish_reason in ("safety", "recitation", "malformed_tool_call"):
         cx.report(f"{path}[0].finish_reason", "Degraded", f"Responses has no {choice.finish_reason} finish; written as status {derived}")
     return derived
+
+
+def lux_error(choices: list[LucentChoice], kept: Any, path: str, cx: Cx) -> Any:
+    """The error of a failed response: the kept one (a Responses source), else, for a finish
+    reason whose status is failed (error, malformed_tool_call), the ResponseError of
+    tables.FAILURE_ERROR; null for any other response."""
+    if kept is not UNSET:
+        return kept
+    choice = choices[0] if choices else None
+    failure = FAILURE_ERROR.get(choice.finish_reason) if choice is not None else None
+    return dict(failure) if failure is not None else None
 
 
 @reports("Unsupported")
@@ -1170,19 +1281,22 @@ def _reasoning_out(thinking: LucentThinking, item: dict[str, Any], path: str, cx
 
 
 @reports("Degraded")
-def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: Cx) -> Any:
+def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, no_cache_write: Any, path: str, cx: Cx) -> Any:
     """Lux usage as Responses usage: prompt_tokens (cache reads included) -> input_tokens with
-    input_tokens_details {cached_tokens, cache_write_tokens}, completion_tokens -> output_tokens
-    with output_tokens_details {reasoning_tokens}; a count Lux lacks is written 0 (Degraded). No
-    Lux usage is no usage (null when the source had usage: null)."""
+    input_tokens_details {cached_tokens, cache_write_tokens (cache_creation_tokens)},
+    completion_tokens -> output_tokens with output_tokens_details {reasoning_tokens}; a count
+    Lux lacks is written 0 (Degraded: the openai SDK's ResponseUsage requires all three), but
+    cache_write_tokens is left out when the Responses source had none (``cache_write_absent``).
+    No Lux usage is no usage (null when the source had usage: null)."""
     if usage is UNSET:
         return None if kept is None else UNSET
-    for name in ("cached_tokens", "reasoning_tokens"):
-        if getattr(usage, name) is UNSET:
+    cache_write = usage.cache_creation_tokens
+    for name, value in (("cached_tokens", usage.cached_tokens), ("cache_write_tokens", cache_write), ("reasoning_tokens", usage.reasoning_tokens)):
+        if value is UNSET and not (name == "cache_write_tokens" and no_cache_write is True):
             cx.report(path, "Degraded", f"Responses usage requires {name}; Lux has none, written as 0")
     details: dict[str, Any] = {"cached_tokens": usage.cached_tokens if usage.cached_tokens is not UNSET else 0}
-    if usage.cache_creation_tokens is not UNSET:
-        details["cache_write_tokens"] = usage.cache_creation_tokens
+    if cache_write is not UNSET or no_cache_write is not True:
+        details["cache_write_tokens"] = cache_write if cache_write is not UNSET else 0
     return {
         "input_tokens": usage.prompt_tokens,
         "input_tokens_details": details,
