@@ -217,11 +217,20 @@ def _meta(context: Mapping[str, Any], sink: _Sink, source: str, needed: bool) ->
 class _Reader:
     """Source events -> Lux events; enforces the source stream's rules across frames."""
 
+    envelope: Any = None
+    """A vendor reader's :class:`lucent._stream_envelope.Envelope`, set when the stream has
+    delivered it (the pipeline reports the document converter's diagnostics on it, then clears it)."""
+
     def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
         self._sink = sink
         self._context = context
         self._tools = tools
         self._lux_target = lux_target
+
+    def in_envelope(self, where: str) -> bool | None:
+        """Whether stream path ``where`` is a member of the envelope (:mod:`lucent._stream_envelope`),
+        whose diagnostics the document converter gives; None: this reader has no envelope."""
+        return None
 
     @property
     def usage(self) -> Any:
@@ -1186,6 +1195,12 @@ _READERS: dict[str, type[_Reader]] = {name: globals()[f"{prefix}Reader"] for nam
 _WRITERS: dict[str, type[_Writer]] = {name: globals()[f"{prefix}Writer"] for name, prefix in _BUILT_IN}
 
 
+_ENVELOPE_EVENTS = (LucentStreamEventConversationStart, LucentStreamEventUsage)
+"""The Lux events that carry envelope values (id, model, usage): what a writer reports while
+writing them is left out when the reader has an envelope, whose diagnostics are the document
+converter's (:mod:`lucent._stream_envelope`); its ``target:`` reports are kept."""
+
+
 class _Pipeline:
     """One conversion: source event -> reader -> Lux events -> writer -> target events."""
 
@@ -1196,16 +1211,25 @@ class _Pipeline:
         names = tool_names(tools)
         strict = flag(strict, "strict")
         self.sink = _Sink(strict)
-        checks_only = _Unreported(strict) if source == target else self.sink
-        self.reader = _READERS[source](checks_only, dict(context), names, target == "lux" and source != "lux")
+        self.source, self.target, self.context = source, target, dict(context)
+        reader_type = _READERS[source]
+        self.envelopes: Any = None  # the sink that leaves out the reports on envelope members
+        shared: _Sink = self.sink
+        if source != target and reader_type.in_envelope is not _Reader.in_envelope:
+            from lucent._stream_envelope import EnvelopeSink
+
+            shared = self.envelopes = EnvelopeSink(self.sink, lambda where: bool(self.reader.in_envelope(where)))
+        self.reported = shared  # where the reader, the writer and unknown members report
+        checks_only = _Unreported(strict) if source == target else shared
+        self.reader = reader_type(checks_only, dict(context), names, target == "lux" and source != "lux")
         # source == target: the events pass unchanged, checked by the reader.
         writer = _WRITERS[target]
         if source == target:
             self.writer: _Writer | None = None
         elif getattr(writer, "takes_context", False):  # the vendor writers: envelope values from the context
-            self.writer = writer(self.sink, exact=source == "lux", context=dict(context))  # type: ignore[call-arg]
+            self.writer = writer(shared, exact=source == "lux", context=dict(context))  # type: ignore[call-arg]
         else:
-            self.writer = writer(self.sink, exact=source == "lux")
+            self.writer = writer(shared, exact=source == "lux")
         self.count = 0
 
     def push(self, event: Any) -> list[Any]:
@@ -1214,26 +1238,41 @@ class _Pipeline:
         hub = self.reader.push(event, index)
         if self.writer is None:
             return [event]
-        out: list[Any] = []
-        writer = self.writer
-        for lux, origin in hub:
-            writer.origin = origin
-            writer.push(lux, origin, out)
-        return out
+        return self._write(hub)
 
     def close(self) -> list[Any]:
         hub = self.reader.close(self.count)
+        if self.writer is None:
+            return []
+        return self._write(hub)
+
+    def _write(self, hub: Hub) -> list[Any]:
+        """The target events of ``hub``; first the document converter's diagnostics on the
+        envelope, if the reader has just completed it (so that strict raises before them)."""
+        envelopes = self.envelopes
         out: list[Any] = []
-        if self.writer is not None:
-            for lux, origin in hub:
-                self.writer.origin = origin
-                self.writer.push(lux, origin, out)
+        writer = self.writer
+        assert writer is not None
+        if envelopes is not None and self.reader.envelope is not None:
+            from lucent._stream_envelope import report
+
+            envelope, self.reader.envelope = self.reader.envelope, None
+            report(self.sink, envelope, self.source, self.target, self.context)
+        for lux, origin in hub:
+            writer.origin = origin
+            if envelopes is not None:
+                envelopes.writing_envelope = isinstance(lux, _ENVELOPE_EVENTS)
+            writer.push(lux, origin, out)
+        if envelopes is not None:
+            envelopes.writing_envelope = False
         return out
 
     def unknown(self, path: str) -> None:
         """A member of a source event that its (open) schema object does not define: the event
-        Struct drops it, so it reaches no target, not even the source format itself."""
-        self.sink.report(path, "Unsupported", UNKNOWN_MEMBER)
+        Struct drops it, so it reaches no target, not even the source format itself (a member of
+        the envelope: the assembler drops it too, and the envelope's diagnostics are the
+        document converter's, :mod:`lucent._stream_envelope`)."""
+        self.reported.report(path, "Unsupported", UNKNOWN_MEMBER)
 
     def failed(self, exc: StreamError) -> StreamError:
         if exc.usage is None:
