@@ -227,6 +227,10 @@ class _Reader:
         self._tools = tools
         self._lux_target = lux_target
 
+    def seen(self, event: Any, index: int) -> None:
+        """Called with each source event before the unknown members of it are reported and
+        before :meth:`push` (a reader that tells envelope events apart by kind notes it here)."""
+
     def in_envelope(self, where: str) -> bool | None:
         """Whether stream path ``where`` is a member of the envelope (:mod:`lucent._stream_envelope`),
         whose diagnostics the document converter gives; None: this reader has no envelope."""
@@ -1231,10 +1235,17 @@ class _Pipeline:
         else:
             self.writer = writer(shared, exact=source == "lux")
         self.count = 0
+        self._unknown: list[str] = []  # the unknown members of the event being decoded
 
     def push(self, event: Any) -> list[Any]:
         index = self.count
         self.count += 1
+        if self.envelopes is not None:
+            self.reader.seen(event, index)
+        if self._unknown:
+            found, self._unknown = self._unknown, []
+            for path in found:
+                self.reported.report(path, "Unsupported", UNKNOWN_MEMBER)
         hub = self.reader.push(event, index)
         if self.writer is None:
             return [event]
@@ -1271,8 +1282,12 @@ class _Pipeline:
         """A member of a source event that its (open) schema object does not define: the event
         Struct drops it, so it reaches no target, not even the source format itself (a member of
         the envelope: the assembler drops it too, and the envelope's diagnostics are the
-        document converter's, :mod:`lucent._stream_envelope`)."""
-        self.reported.report(path, "Unsupported", UNKNOWN_MEMBER)
+        document converter's, :mod:`lucent._stream_envelope`): reported with the event, once
+        the reader has seen its kind (:meth:`_Reader.seen`)."""
+        if self.envelopes is None:
+            self.reported.report(path, "Unsupported", UNKNOWN_MEMBER)
+        else:
+            self._unknown.append(path)
 
     def failed(self, exc: StreamError) -> StreamError:
         if exc.usage is None:

@@ -27,12 +27,16 @@ before it (the target's first event, which carries the id and model) are out alr
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from lucent._stream_convert import Status, _Sink
 from lucent.errors import LucentError
+
+MEMBER = re.compile(r"\$\.([A-Za-z_0-9]+)(.*)", re.S)
+"""A document path's first member and the rest (``$.usage.x`` -> ``usage``, ``.x``)."""
 
 Place = Callable[[str], "str | None"]
 """A document path of the envelope -> the stream path of the event member that carried it, or

@@ -44,6 +44,7 @@ from msgspec import UNSET
 
 from lucent.formats.anthropic.assembler import read_input_json
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.formats.anthropic.events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
 from lucent.formats.anthropic.tables import ERROR_KIND, ERROR_TYPE, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_COUNTS, finish_reason_exact, stop_reason_exact, usage_members
@@ -56,6 +57,7 @@ from lucent.generated.anthropic import (
     MessageStartEvent,
     MessageStopEvent,
     InputJsonContentBlockDelta,
+    Message,
     SignatureContentBlockDelta,
     TextContentBlockDelta,
     ThinkingContentBlockDelta,
@@ -112,6 +114,54 @@ class AnthropicReader(_Reader):
         self._usage_at = "$"
         self._finish: tuple[str, str] | None = None
         self._ended: int | None = None
+        self._envelopes: set[int] = set()  # message_start and message_delta events
+        self._message: dict[str, Any] | None = None  # the envelope as the assembler builds it
+        self._places: dict[str, str] = {}  # its member -> the stream path that gave it
+        self._usage_places: dict[str, str] = {}  # its usage member -> the stream path
+        self._kinds_seen: dict[str, dict[str, Any]] = {}  # block type -> its first content_block_start block
+
+    def seen(self, event: Any, index: int) -> None:
+        if isinstance(event, (MessageStartEvent, MessageDeltaEvent)):
+            self._envelopes.add(index)
+
+    def in_envelope(self, where: str) -> bool:
+        """message_start (but its content) and message_delta: the envelope."""
+        event, _, rest = where.partition("]")
+        if not event.startswith("$[") or int(event[2:]) not in self._envelopes:
+            return False
+        return not under(rest, (".message.content",))
+
+    def _delivered(self, index: int) -> None:
+        """message_stop (or an error): the envelope as the assembler builds it, its content the
+        first block of each type as content_block_start gave it (so that a rule on the kinds of
+        content, a finish reason that a tool call decides, reads the same; the blocks' own
+        diagnostics are the stream's)."""
+        message = self._message
+        if message is None:
+            return
+        try:
+            document = msgspec.convert({**message, "content": list(self._kinds_seen.values())}, type=Message)
+        except msgspec.ValidationError:  # the assembler refuses it too
+            return
+        places, usage_places = dict(self._places), dict(self._usage_places)
+        start = places["$"]
+        usage_at = self._usage_at
+
+        def place(field: str) -> str | None:
+            if field == "$":
+                return start
+            found = _MEMBER.match(field)
+            if found is None or found.group(1) == "content":
+                return None
+            name, rest = found.groups()
+            if name == "usage":
+                inner = _MEMBER.match("$" + rest)
+                if inner is None:
+                    return usage_at + rest
+                return usage_places.get(inner.group(1), f"{start}.usage.{inner.group(1)}") + inner.group(2)
+            return places.get(name, f"{start}.{name}") + rest
+
+        self.envelope = Envelope(document, place)
 
     @property
     def usage(self) -> Any:
@@ -127,6 +177,7 @@ class AnthropicReader(_Reader):
             return out
         if isinstance(event, AnthropicErrorEvent):
             self._ended = index
+            self._delivered(index)
             self._blocks.end_all(at, out)
             if self._started:
                 out.append((item_end(0), at))
@@ -154,6 +205,14 @@ class AnthropicReader(_Reader):
             if self._kinds:
                 raise _fail("block_not_closed", f"message_delta arrives while block {min(self._kinds)} is open", at, self.usage)
             delta = msgspec.to_builtins(event.delta)
+            assert self._message is not None
+            for name, value in delta.items():
+                self._message[name] = value
+                self._places[name] = f"{at}.delta.{name}"
+            for name, value in msgspec.to_builtins(event.usage).items():
+                if value is not None:
+                    self._message["usage"][name] = value
+                    self._usage_places[name] = f"{at}.usage.{name}"
             reason = delta.get("stop_reason")
             if reason is not None:
                 self._finish = (reason, f"{at}.delta.stop_reason")
@@ -173,6 +232,7 @@ class AnthropicReader(_Reader):
             if self._kinds:
                 raise _fail("block_not_closed", f"message_stop arrives while block {min(self._kinds)} is open", at, self.usage)
             self._ended = index
+            self._delivered(index)
             out.append((item_end(0), at))
             if self._finish is None:
                 out.append((LucentStreamEventFinish(finish_reason="stop"), at))
@@ -192,6 +252,9 @@ class AnthropicReader(_Reader):
     def _start(self, event: MessageStartEvent, at: str, out: Hub) -> None:
         self._started = True
         message = msgspec.to_builtins(event.message)
+        self._message = {**message, "content": [], "usage": dict(message.get("usage") or {})}
+        self._places = {"$": f"{at}.message", **{name: f"{at}.message.{name}" for name in message}}
+        self._usage_places = {name: f"{at}.message.usage.{name}" for name in self._message["usage"]}
         usage = message.get("usage") or {}
         self._usage = {k: v for k, v in usage.items() if v is not None}
         self._usage_at = f"{at}.message.usage"
@@ -215,6 +278,7 @@ class AnthropicReader(_Reader):
         self._known.add(n)
         block = msgspec.to_builtins(event.content_block)
         kind = block.get("type")
+        self._kinds_seen.setdefault(str(kind), block)
         where = f"{at}.content_block"
         if kind == "text":
             self._kinds[n] = "text"
