@@ -1202,7 +1202,7 @@ _WRITERS: dict[str, type[_Writer]] = {name: globals()[f"{prefix}Writer"] for nam
 _ENVELOPE_EVENTS = (LucentStreamEventConversationStart, LucentStreamEventUsage)
 """The Lux events that carry envelope values (id, model, usage): what a writer reports while
 writing them is left out when the reader has an envelope, whose diagnostics are the document
-converter's (:mod:`lucent._stream_envelope`); its ``target:`` reports are kept."""
+converter's (:mod:`lucent._stream_envelope`), its ``target:`` ones too."""
 
 
 class _Pipeline:

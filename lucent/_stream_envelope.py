@@ -53,8 +53,10 @@ class Envelope:
 
 class EnvelopeSink(_Sink):
     """The sink a reader and a writer report to: a report on an envelope member of the stream
-    (``inside(where)``) is left out, since :func:`report` gives the document converter's; every
-    other report goes to ``sink``. Shares ``sink``'s list of diagnostics."""
+    (``inside(where)``), and any report of the writer while it writes a Lux event that carries
+    envelope values (``conversation_start``, ``usage``; ``target:`` ones too: what the target
+    needs and the envelope lacks), is left out, since :func:`report` gives the document
+    converter's; every other report goes to ``sink``. Shares ``sink``'s list of diagnostics."""
 
     def __init__(self, sink: _Sink, inside: Callable[[str], bool]) -> None:
         self.items = sink.items
@@ -65,7 +67,7 @@ class EnvelopeSink(_Sink):
         self.writing_envelope = False  # set by the pipeline while the writer writes an envelope event
 
     def report(self, where: str, status: Status, detail: str) -> None:
-        if self._inside(where) or (self.writing_envelope and not where.startswith("target:")):
+        if self.writing_envelope or self._inside(where):
             return
         self._sink.report(where, status, detail)
 

@@ -565,7 +565,7 @@ class AnthropicWriter(VendorWriter):
             if u.prompt_tokens < (known[0] or 0) + (known[1] or 0):
                 self._sink.report(self._usage_origin, "Invalid", "prompt_tokens is less than cached_tokens + cache_creation_tokens, which Lux counts inside it; input_tokens written as 0")
         else:
-            self._sink.report(self.at(origin, ""), "Invalid", "message_delta needs usage, and the Lux stream has none: the counts say 0")
+            self._sink.report("target:$.usage", "Invalid", "message_delta needs usage, and the Lux stream has none: the counts say 0")
         if not self._started:
             self._sink.report(self.at(origin, ""), "Invalid", "the Lux stream has no item: the Anthropic stream has no message")
             return

@@ -40,6 +40,7 @@ from lucent._validation import described
 from msgspec import UNSET
 
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent.errors import StreamError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX
@@ -74,6 +75,7 @@ from lucent.generated.openai_chat import (
     CompletionUsage,
     CompletionUsageCompletionTokensDetails,
     CompletionUsagePromptTokensDetails,
+    CreateChatCompletionResponse,
     CreateChatCompletionStreamResponse,
     CreateChatCompletionStreamResponseChoicesItem,
 )
@@ -140,10 +142,46 @@ class OpenAIChatReader(_Reader):
         self._queue: dict[int, Hub] = {}
         self._usage: CompletionUsage | None = None
         self._usage_at = "$"
+        self._first: CreateChatCompletionStreamResponse | None = None
+        self._head_at = "$[0]"
 
     @property
     def usage(self) -> CompletionUsage | None:
         return self._usage
+
+    def in_envelope(self, where: str) -> bool:
+        """A member of a chunk outside its choices (id, model, created, usage, ...)."""
+        event, _, rest = where.partition("]")
+        return event.startswith("$[") and rest.startswith(".") and not under(rest, (".choices",))
+
+    def _delivered(self) -> None:
+        """The end of the stream: the envelope as the assembler builds it (the first chunk's
+        members, the last usage), with no choices."""
+        head = self._first
+        if head is None:
+            return
+        document = CreateChatCompletionResponse(
+            id=head.id,
+            choices=[],
+            created=head.created,
+            model=head.model,
+            object="chat.completion",
+            service_tier=head.service_tier,
+            system_fingerprint=head.system_fingerprint,
+            usage=self._usage if self._usage is not None else UNSET,
+        )
+        start, usage_at = self._head_at, self._usage_at
+
+        def place(field: str) -> str | None:
+            found = _MEMBER.match(field)
+            if found is None:
+                return start if field == "$" else None
+            name, rest = found.groups()
+            if name == "choices":
+                return None
+            return usage_at + rest if name == "usage" else f"{start}.{name}{rest}"
+
+        self.envelope = Envelope(document, place)
 
     def push(self, chunk: Any, index: int) -> Hub:
         at = f"$[{index}]"
@@ -152,6 +190,7 @@ class OpenAIChatReader(_Reader):
         out: Hub = []
         if self._head is None:
             self._head = (chunk.id, chunk.model)
+            self._first, self._head_at = chunk, at
             out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=chunk.id, model=chunk.model)), at))
             for name in ENVELOPE:
                 if getattr(chunk, name) is not UNSET:
@@ -286,6 +325,7 @@ class OpenAIChatReader(_Reader):
             choice = self._choices[n]
             if choice.finish is None:
                 raise _fail("missing_finish", f"choice {n} never received its finish_reason", f"$[{choice.first}]", self.usage)
+        self._delivered()
         out: Hub = []
         reasons = [self._choices[n].finish for n in sorted(self._choices)]
         if reasons:
