@@ -45,6 +45,7 @@ from msgspec import UNSET
 
 from lucent._stream_base import parse_arguments
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.errors import EncodeError
 from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, finish_reason_exact, finish_reason_to_lux
@@ -128,6 +129,10 @@ class _Candidate:
     finish: tuple[str, str] | None = None
 
 
+ENVELOPE_MEMBERS = ("promptFeedback", "usageMetadata", "modelVersion", "responseId", "modelStatus")
+"""The members of a Gemini response outside its candidates, as the assembler keeps them."""
+
+
 class GeminiReader(_Reader):
     """GenerateContentResponse chunks -> Lux events (see the module docstring)."""
 
@@ -141,10 +146,39 @@ class GeminiReader(_Reader):
         self._usage: dict[str, Any] | None = None
         self._usage_at = "$"
         self._ids: set[str] = set()
+        self._last: dict[str, Any] = {}  # usageMetadata, promptFeedback, modelStatus: the last chunk's
+        self._places: dict[str, str] = {}  # a top-level member of the envelope -> the chunk member that gave it
 
     @property
     def usage(self) -> Any:
         return self._usage
+
+    def in_envelope(self, where: str) -> bool:
+        """A member of a chunk outside its candidates (usageMetadata, modelVersion, ...)."""
+        event, _, rest = where.partition("]")
+        return event.startswith("$[") and rest.startswith(".") and not under(rest, (".candidates",))
+
+    def _delivered(self) -> None:
+        """The end of the stream: the envelope as the assembler builds it (its members outside
+        the candidates: the first responseId and modelVersion, the last usageMetadata,
+        promptFeedback and modelStatus), with no candidates."""
+        top = {**self._top, **self._last}
+        document: dict[str, Any] = {name: top[name] for name in ENVELOPE_MEMBERS if name in top}
+        try:
+            envelope = msgspec.convert(document, type=GenerateContentResponse)
+        except msgspec.ValidationError:  # pragma: no cover - the chunks held these members
+            return
+        places = dict(self._places)
+        first = "$[0]"
+
+        def place(field: str) -> str | None:
+            found = _MEMBER.match(field)
+            if found is None:
+                return first if field == "$" else None
+            name, rest = found.groups()
+            return None if name == "candidates" else places.get(name, f"{first}.{name}") + rest
+
+        self.envelope = Envelope(envelope, place)
 
     def push(self, chunk: Any, index: int) -> Hub:
         at = f"$[{index}]"
@@ -155,7 +189,13 @@ class GeminiReader(_Reader):
             if name in tree:
                 if name in self._top and self._top[name] != tree[name]:
                     raise _fail("response_identity_changed", f"chunk {index} changes the {name} of the chunks before it", f"{at}.{name}", self.usage)
+                if name not in self._places:
+                    self._places[name] = f"{at}.{name}"
                 self._top[name] = tree[name]
+        for name in ("usageMetadata", "promptFeedback", "modelStatus"):
+            if name in tree:
+                self._last[name] = tree[name]
+                self._places[name] = f"{at}.{name}"
         out: Hub = []
         if not self._begun:
             self._begun = True
@@ -287,6 +327,7 @@ class GeminiReader(_Reader):
         for n in sorted(self._candidates):
             if self._candidates[n].finish is None:
                 raise _fail("missing_finish", f"candidate {n} never received its finishReason: the stream was cut off", f"$[{self._candidates[n].first}].candidates", self.usage)
+        self._delivered()
         out: Hub = []
         if self._candidates:
             first = self._candidates[min(self._candidates)]
