@@ -82,11 +82,81 @@ def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: M
         result = convert(envelope.document, source, target, kind="response", context=dict(context))
     except LucentError:  # the document path raises too: no diagnostics to give
         return
-    for diagnostic in result.diagnostics:
-        field = diagnostic.field
+    found = [(d.field, d.status, d.detail) for d in result.diagnostics]
+    if target == "lux":
+        found = lux_stream_view(found, envelope.document, source, context)
+    for field, status, detail in found:
         where = field if field.startswith("target:") else envelope.place(field)
         if where is not None:
-            sink.report(where, diagnostic.status, diagnostic.detail)  # type: ignore[arg-type]
+            sink.report(where, status, detail)  # type: ignore[arg-type]
+
+
+LUX_STREAM_LACKS = ("$.created_at", "$.provider_payload")
+"""The members of a Lux response that a Lux stream does not carry (``conversation_start.meta``
+has only ``id``, ``model`` and ``usage_input``)."""
+
+_LOST = "a Lux stream has no {}: the Lux document keeps this value there, a stream drops it"
+
+
+def lux_stream_view(found: list[tuple[str, str, str]], document: Any, source: str, context: Mapping[str, Any], content: tuple[str, ...] = ()) -> list[tuple[str, str, str]]:
+    """The diagnostics (field, status, detail) of converting ``document`` to a Lux *document*,
+    as a Lux *stream* has them: each source value that the document converter puts where a Lux
+    stream has no place (:data:`LUX_STREAM_LACKS`) is Unsupported, at the diagnostics inside it
+    (a Degraded "kept in provider_payload" is a loss in a stream) or, if none names it, at the
+    value itself. The places come from the converter's own record of where each Lux value came
+    from (:class:`lucent._conversion.Origins`); null values, and source values inside the
+    ``content`` roots (``$.output``: a stream carries its content as blocks, whose diagnostics
+    are the stream's own), are left out."""
+    from lucent._convert import converter_of
+    from lucent._conversion import Origins
+
+    converter = converter_of((source, "lux", "response"))
+    if converter is None:
+        return found
+    origins = Origins()
+    try:
+        lux, _ = converter(document, dict(context), origins)
+    except LucentError:  # pragma: no cover - lucent.convert raised first
+        return found
+    import msgspec
+
+    tree = msgspec.to_builtins(lux)
+    lost: dict[str, str] = {}  # source path -> the Lux member that has no place in a stream
+    for lux_path, source_path in origins.paths().items():
+        for lacks in LUX_STREAM_LACKS:
+            if lux_path == lacks or lux_path.startswith((lacks + ".", lacks + "[")):
+                if _value_at(tree, lux_path) is not None and not under(source_path, content):
+                    lost.setdefault(source_path, lacks[2:])
+    if not lost:
+        return found
+    out: list[tuple[str, str, str]] = []
+    named: set[str] = set()
+    for field, status, detail in found:
+        owner = next((p for p in lost if field == p or field.startswith((p + ".", p + "["))), None)
+        if owner is not None:
+            named.add(owner)
+            status, detail = "Unsupported", f"{detail}; {_LOST.format(lost[owner])}"
+        out.append((field, status, detail))
+    out += [(path, "Unsupported", _LOST.format(what)) for path, what in lost.items() if path not in named]
+    return out
+
+
+_STEP = re.compile(r'\.([A-Za-z_0-9]+)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def _value_at(tree: Any, path: str) -> Any:
+    """The JSON value at ``path`` in ``tree`` (None when it is absent)."""
+    import json
+
+    for name, index, quoted in _STEP.findall(path[1:]):
+        key: Any = int(index) if index else (json.loads(f'"{quoted}"') if quoted else name)
+        if isinstance(tree, dict) and isinstance(key, str) and key in tree:
+            tree = tree[key]
+        elif isinstance(tree, list) and isinstance(key, int) and key < len(tree):
+            tree = tree[key]
+        else:
+            return None
+    return tree
 
 
 def emptied(document: Any, **members: Any) -> Any:
