@@ -11,11 +11,14 @@ not ``{}``); ``content_block_stop`` ends it. Blocks a Lux stream cannot carry (`
 server tool use and results, citations) are Unsupported and dropped, each once where it starts.
 ``message_delta`` gives the finish reason (``end_turn``/``stop_sequence`` -> ``stop``,
 ``max_tokens`` -> ``length``, ``tool_use`` -> ``tool_calls``, ``refusal`` -> ``content_filter``,
-``model_context_window_exceeded`` -> ``length``, ``pause_turn`` -> ``stop``, Degraded where not
-one to one) and the cumulative usage; ``message_stop`` is ``item_end``, ``finish``, ``usage``
+``model_context_window_exceeded`` -> ``length``, ``pause_turn`` -> ``stop``) and the
+cumulative usage; ``message_stop`` is ``item_end``, ``finish``, ``usage``
 (``prompt_tokens`` = input + cache reads + cache writes, ``cached_tokens`` = cache reads,
 ``cache_creation_tokens`` = cache writes, ``completion_tokens`` = ``output_tokens``) and ``done``.
-An ``error`` event ends the Lux stream with ``finish: error``, ``error`` and ``done``.
+An ``error`` event ends the Lux stream with ``finish: error``, ``error`` and ``done``. The
+envelope (``message_start.message`` but its content, merged with ``message_delta``) is
+converted by the document converter at ``message_stop``, which gives its diagnostics (the stop
+reason, the usage members Lux has no count for, ...: :mod:`lucent._stream_envelope`).
 
 Writing (Lux -> events) produces the API's current shape: ``message_start`` with ``content: []``,
 null ``stop_reason``/``stop_sequence``/``stop_details`` and the input count Lux gives up front
@@ -47,7 +50,7 @@ from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.formats.anthropic.events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
-from lucent.formats.anthropic.tables import ERROR_KIND, ERROR_TYPE, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_COUNTS, finish_reason_exact, stop_reason_exact, usage_members
+from lucent.formats.anthropic.tables import ERROR_KIND, ERROR_TYPE, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, finish_reason_exact, usage_members
 from lucent.generated.anthropic import (
     CitationsDelta,
     ContentBlockDeltaEvent,
@@ -216,17 +219,11 @@ class AnthropicReader(_Reader):
             reason = delta.get("stop_reason")
             if reason is not None:
                 self._finish = (reason, f"{at}.delta.stop_reason")
-            if delta.get("stop_sequence") is not None:
-                self._sink.report(f"{at}.delta.stop_sequence", "Degraded", "a Lux stream does not say which stop sequence ended the message")
-            for name in ("container", "stop_details"):
-                if delta.get(name) is not None:
-                    self._sink.report(f"{at}.delta.{name}", "Unsupported", f"a Lux stream has no {name}; dropped")
+            # what Lux lacks of the envelope (stop_sequence, container, usage members) is the
+            # document converter's to say (lucent._stream_envelope)
             for name, value in msgspec.to_builtins(event.usage).items():
-                if value is None:
-                    continue
-                self._usage[name] = value
-                if name not in USAGE_COUNTS:
-                    self._sink.report(f"{at}.usage.{name}", "Unsupported", "a Lux usage has no such count; dropped")
+                if value is not None:
+                    self._usage[name] = value
             self._usage_at = f"{at}.usage"
         elif isinstance(event, MessageStopEvent):
             if self._kinds:
@@ -239,9 +236,7 @@ class AnthropicReader(_Reader):
                 self._sink.report(at, "Degraded", "no message_delta gave a stop_reason: the Lux stream finishes with stop")
             else:
                 reason, where = self._finish
-                lux = STOP_REASON_TO_LUX.get(reason, "stop")
-                if not stop_reason_exact(reason):
-                    self._sink.report(where, "Degraded", f"Lux has no {reason}; read as {lux}")
+                lux = STOP_REASON_TO_LUX.get(reason, "stop")  # how exact: the envelope's diagnostics
                 out.append((LucentStreamEventFinish(finish_reason=lux), where))  # type: ignore[arg-type]
             out.append((LucentStreamEventUsage(usage=anthropic_usage_to_lux(self._usage)), self._usage_at))
             out.append((LucentStreamEventDone(), at))
@@ -260,12 +255,6 @@ class AnthropicReader(_Reader):
         self._usage_at = f"{at}.message.usage"
         prompt = anthropic_usage_to_lux(usage).prompt_tokens
         out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=message["id"], model=message["model"], usage_input=prompt)), at))
-        for name, value in usage.items():
-            if name not in USAGE_COUNTS and value is not None:
-                self._sink.report(f"{at}.message.usage.{name}", "Unsupported", "a Lux stream has no such usage member; dropped")
-        for name in ("stop_reason", "stop_sequence", "stop_details", "container"):
-            if message.get(name) is not None:
-                self._sink.report(f"{at}.message.{name}", "Unsupported", f"a Lux conversation_start has no {name}; dropped")
         if message.get("content"):
             self._sink.report(f"{at}.message.content", "Unsupported", "message_start content is empty in the API's streams; this content is dropped")
         out.append((item_start(0), at))

@@ -14,6 +14,9 @@ only the signature, started right before that part's content (the convention thi
 keeps so that a signature stays on the part it came with). Other parts (``inlineData``,
 ``executableCode``, ...) and candidate members a Lux stream has no place for
 (``groundingMetadata``, ``safetyRatings``, ``finishMessage``, ...) are Unsupported. The
+envelope (the chunks' members outside ``candidates``: ``usageMetadata``, ``modelVersion``,
+``promptFeedback``, ...) is converted by the document converter when the stream ends, which gives
+its diagnostics (:mod:`lucent._stream_envelope`). The
 candidate's ``finishReason`` ends its blocks and its item. When the source ends: ``finish``
 (``STOP`` -> ``stop``, or ``tool_calls`` when the candidate called a function; ``MAX_TOKENS`` ->
 ``length``; ``SAFETY``, ``RECITATION``, ``PROHIBITED_CONTENT`` (content_filter),
@@ -205,9 +208,6 @@ class GeminiReader(_Reader):
                 model=found["model"] if isinstance(found["model"], str) else UNSET,
             )
             out.append((LucentStreamEventConversationStart(meta=meta), at))
-        for name in ("promptFeedback", "modelStatus"):
-            if name in tree:
-                self._sink.report(f"{at}.{name}", "Unsupported", f"a Lux stream has no {name}; dropped")
         if "usageMetadata" in tree:
             self._usage = tree["usageMetadata"]
             self._usage_at = f"{at}.usageMetadata"

@@ -11,9 +11,11 @@ choice's ``finish_reason`` ends its blocks and its item. When the stream ends co
 (the reason of the first choice; ``function_call`` is ``tool_calls``, Degraded), ``usage``
 (``prompt_tokens_details.cached_tokens`` -> ``cached_tokens``, ``cache_write_tokens`` ->
 ``cache_creation_tokens``, ``completion_tokens_details.reasoning_tokens`` ->
-``reasoning_tokens``: OpenAI counts are inclusive like Lux's) and ``done``. The envelope values
-a Lux stream has no place for (``created``, ``system_fingerprint``, ``service_tier``) are
-Degraded at the first chunk: the writer takes them back from ``context``.
+``reasoning_tokens``: OpenAI counts are inclusive like Lux's) and ``done``. The envelope (the
+chunks' members outside ``choices``: the first chunk's ``id``, ``created``, ``service_tier``,
+..., the last ``usage``) is converted by the document converter when the stream ends, which
+gives its diagnostics (:mod:`lucent._stream_envelope`); the writer takes ``created``,
+``system_fingerprint`` and ``service_tier`` back from ``context``.
 
 Writing (Lux -> chunks) produces the shape the API sends: the first chunk of a choice carries
 ``delta: {"role": "assistant", "content": "", "refusal": null}`` (``content: null`` and the
@@ -80,7 +82,6 @@ from lucent.generated.openai_chat import (
     CreateChatCompletionStreamResponseChoicesItem,
 )
 
-ENVELOPE = ("created", "system_fingerprint", "service_tier")
 
 
 def usage_to_lux(usage: CompletionUsage, at: str, sink: _Sink) -> LucentUsage:
@@ -192,15 +193,10 @@ class OpenAIChatReader(_Reader):
             self._head = (chunk.id, chunk.model)
             self._first, self._head_at = chunk, at
             out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=chunk.id, model=chunk.model)), at))
-            for name in ENVELOPE:
-                if getattr(chunk, name) is not UNSET:
-                    self._sink.report(f"{at}.{name}", "Degraded", f"a Lux stream has no {name}; give it back as context[{name!r}]")
         else:
             for name, known in zip(("id", "model"), self._head):
                 if getattr(chunk, name) != known:
                     raise _fail("response_identity_changed", f"chunk {index} changes the response {name} of the chunks before it", f"{at}.{name}", self.usage)
-        if chunk.moderation is not UNSET and chunk.moderation is not None:
-            self._sink.report(f"{at}.moderation", "Unsupported", "a Lux stream has no moderation results; dropped")
         for i, item in enumerate(chunk.choices):
             self._choice(item, index, f"{at}.choices[{i}]", out)
         if chunk.usage is not UNSET and chunk.usage is not None:

@@ -20,8 +20,9 @@ its blocks. ``response.failed`` is an error as it stands: its output items are n
 ``content_filter`` -> ``content_filter``), ``usage`` (``input_tokens`` is inclusive of
 ``input_tokens_details.cached_tokens``, like Lux) and ``done``; ``response.failed`` and ``error``
 are ``finish: error``, ``error`` and ``done``. The response's envelope (the request settings that
-``response.created`` repeats, ``created_at``, ...) has no place in a Lux stream: Degraded, given
-back through ``context["response"]``.
+``response.created`` repeats, ``created_at``, ...) is converted by the document converter at the
+terminal event (its ``response``, ``output`` emptied), which gives its diagnostics
+(:mod:`lucent._stream_envelope`); a Responses writer takes it back through ``context["response"]``.
 
 Writing (Lux -> events) produces the API's shape: ``response.created`` and
 ``response.in_progress`` (the envelope from ``context["response"]``, a Response object whose
