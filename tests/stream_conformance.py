@@ -610,13 +610,12 @@ class _Diagnostic:
         self.field, self.status = field, status
 
 
-def commutation(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[bool, bool, str]:
-    """Compare ``assemble(convert_stream(s, source, target))`` with
-    ``convert(assemble(s, source), source, target)``: (values equal, diagnostics equal, what
-    differs). The values are compared as JSON with null members left out; the diagnostics as
-    the worst status reported per member of the source (:func:`statuses_by_member`;
-    :func:`document_member` names a stream's event member as the document member it becomes). A path that raises gives its error
-    code as its value (and no diagnostics)."""
+def compared(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[Any, Any, dict[str, str], dict[str, str]]:
+    """Both sides of :func:`commutation`: (streamed value, converted value, streamed statuses,
+    converted statuses), each status map the worst status per source member
+    (:func:`statuses_by_member`; :func:`document_member` names a stream's event member as the
+    document member it becomes). A path that raises gives its error code as its value (and no
+    diagnostics)."""
     context = commutation_context(source) if context is None else context
     try:
         conversion = streams.convert_stream(events, source, target, context=context)
@@ -638,6 +637,15 @@ def commutation(events: Sequence[Any], source: str, target: str, context: Mappin
         converted, converted_diagnostics = ("raised", exc.code), {}
     if source in ("anthropic", "gemini"):
         streamed, converted = arguments_as_json(streamed), arguments_as_json(converted)
+    return streamed, converted, streamed_diagnostics, converted_diagnostics
+
+
+def commutation(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[bool, bool, str]:
+    """Compare ``assemble(convert_stream(s, source, target))`` with
+    ``convert(assemble(s, source), source, target)``: (values equal, diagnostics equal, what
+    differs). The values are compared as JSON with null members left out; the diagnostics as
+    the worst status reported per member of the source (:func:`compared`)."""
+    streamed, converted, streamed_diagnostics, converted_diagnostics = compared(events, source, target, context)
     why = []
     if streamed != converted:
         why.append("value: " + ", ".join(value_differences(streamed, converted)[:8]))
