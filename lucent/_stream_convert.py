@@ -42,9 +42,23 @@ Lux source, a field of the Lux event), or ``target:$.id`` for a value the target
 source lacks. Each loss is reported once, where it first appears (a dropped thinking block at
 its ``block_start``, not at every delta). A member of a Lux source event that the schema does
 not define is Unsupported at its own path (``$[0].meta.x``), whatever the target: the event
-Structs do not keep it. With ``strict=True`` the first Unsupported or Invalid
-diagnostic raises :class:`~lucent.errors.ConversionError` before any target event that carries
-the loss is yielded.
+Structs do not keep it.
+
+The *envelope* of a vendor stream (its members outside the content blocks and output items:
+ids, model, usage, service tier, status, created, the request settings a Responses stream
+repeats) gets the document converter's diagnostics, not restated ones: once the stream has
+delivered it, the reader gives it as a document with its content emptied, :func:`lucent.convert`
+converts it source -> target, and each diagnostic on an envelope member is reported at the event
+member that carried it (:mod:`lucent._stream_envelope`); the reader's and the writer's own reports
+on envelope members, and those of the writer while it writes ``conversation_start`` or ``usage``,
+are left out. A Lux target has no ``created_at`` and no ``provider_payload`` in its stream: what
+the Lux document keeps there is Unsupported.
+
+With ``strict=True`` the first Unsupported or Invalid diagnostic raises
+:class:`~lucent.errors.ConversionError` before any target event that carries the loss is
+yielded; for the envelope, before the target events of the source event that completes it (a
+Responses terminal event, Anthropic ``message_stop``, the end of a chat or Gemini stream), after
+the target events written before it (the first of them carries the id and model).
 """
 
 from __future__ import annotations
