@@ -49,6 +49,7 @@ from msgspec import UNSET
 from lucent._stream_base import parse_arguments
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
+from lucent.formats.gemini.assembler import ENVELOPE_MEMBERS
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.errors import EncodeError
 from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, finish_reason_exact, finish_reason_to_lux
@@ -130,10 +131,6 @@ class _Candidate:
     runs: int = 0
     calls: int = 0
     finish: tuple[str, str] | None = None
-
-
-ENVELOPE_MEMBERS = ("promptFeedback", "usageMetadata", "modelVersion", "responseId", "modelStatus")
-"""The members of a Gemini response outside its candidates, as the assembler keeps them."""
 
 
 class GeminiReader(_Reader):

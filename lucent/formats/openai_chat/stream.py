@@ -43,6 +43,7 @@ from msgspec import UNSET
 
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
+from lucent.formats.openai_chat.assembler import completion
 from lucent.errors import StreamError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX
@@ -77,7 +78,6 @@ from lucent.generated.openai_chat import (
     CompletionUsage,
     CompletionUsageCompletionTokensDetails,
     CompletionUsagePromptTokensDetails,
-    CreateChatCompletionResponse,
     CreateChatCompletionStreamResponse,
     CreateChatCompletionStreamResponseChoicesItem,
 )
@@ -161,16 +161,7 @@ class OpenAIChatReader(_Reader):
         head = self._first
         if head is None:
             return
-        document = CreateChatCompletionResponse(
-            id=head.id,
-            choices=[],
-            created=head.created,
-            model=head.model,
-            object="chat.completion",
-            service_tier=head.service_tier,
-            system_fingerprint=head.system_fingerprint,
-            usage=self._usage if self._usage is not None else UNSET,
-        )
+        document = completion(head, [], self._usage)
         start, usage_at = self._head_at, self._usage_at
 
         def place(field: str) -> str | None:
