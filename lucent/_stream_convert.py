@@ -50,8 +50,9 @@ repeats) gets the document converter's diagnostics, not restated ones: once the 
 delivered it, the reader gives it as a document with its content emptied, :func:`lucent.convert`
 converts it source -> target, and each diagnostic on an envelope member is reported at the event
 member that carried it (:mod:`lucent._stream_envelope`); the reader's and the writer's own reports
-on envelope members, and those of the writer while it writes ``conversation_start`` or ``usage``,
-are left out. A Lux target has no ``created_at`` and no ``provider_payload`` in its stream: what
+on envelope members, and those of the writer on the source while it writes ``conversation_start``
+or ``usage``, are left out (the writer's Invalid ones are kept: a value the stream writes and
+the document does not, such as a ``created_at`` of 0 when the context does not give it). A Lux target has no ``created_at`` and no ``provider_payload`` in its stream: what
 the Lux document keeps there is Unsupported.
 
 With ``strict=True`` the first Unsupported or Invalid diagnostic raises
@@ -1215,8 +1216,8 @@ _WRITERS: dict[str, type[_Writer]] = {name: globals()[f"{prefix}Writer"] for nam
 
 _ENVELOPE_EVENTS = (LucentStreamEventConversationStart, LucentStreamEventUsage)
 """The Lux events that carry envelope values (id, model, usage): what a writer reports while
-writing them is left out when the reader has an envelope, whose diagnostics are the document
-converter's (:mod:`lucent._stream_envelope`), its ``target:`` ones too."""
+writing them is left out when the reader has an envelope, whose diagnostics are
+the document converter's (:mod:`lucent._stream_envelope`); its Invalid ones are kept."""
 
 
 class _Pipeline:

@@ -53,10 +53,14 @@ class Envelope:
 
 class EnvelopeSink(_Sink):
     """The sink a reader and a writer report to: a report on an envelope member of the stream
-    (``inside(where)``), and any report of the writer while it writes a Lux event that carries
-    envelope values (``conversation_start``, ``usage``; ``target:`` ones too: what the target
-    needs and the envelope lacks), is left out, since :func:`report` gives the document
-    converter's; every other report goes to ``sink``. Shares ``sink``'s list of diagnostics."""
+    (``inside(where)``), and a Degraded or Unsupported report of the writer while it writes a
+    Lux event that carries envelope values (``conversation_start``, ``usage``; ``target:`` ones
+    too, such as a Responses envelope's request settings written as an empty request's
+    defaults, which the document converter writes alike), is left out, since :func:`report`
+    gives the document converter's. Every other report goes to ``sink``, the writer's Invalid
+    ones included: a value it writes that the document does not (a Responses ``created_at``
+    written as 0, when the Lux stream does not bring it and the context does not give it) or an
+    event the target schema refuses. Shares ``sink``'s list of diagnostics."""
 
     def __init__(self, sink: _Sink, inside: Callable[[str], bool]) -> None:
         self.items = sink.items
@@ -67,7 +71,7 @@ class EnvelopeSink(_Sink):
         self.writing_envelope = False  # set by the pipeline while the writer writes an envelope event
 
     def report(self, where: str, status: Status, detail: str) -> None:
-        if self.writing_envelope or self._inside(where):
+        if self._inside(where) or (self.writing_envelope and status != "Invalid"):
             return
         self._sink.report(where, status, detail)
 

@@ -178,3 +178,17 @@ def test_the_envelope_holds_no_content() -> None:
     list(conversion)
     reader: Any = pipeline.reader
     assert list(reader._kinds_seen) == ["text"] and reader._kinds_seen["text"]["text"] == ""
+
+
+def test_a_value_the_writer_writes_and_the_document_does_not_is_still_invalid() -> None:
+    """The chat chunks say ``created``; a Lux stream does not carry it, so without
+    ``context['created_at']`` the Responses writer writes 0 (the document converter writes the
+    chunks' time): the writer's Invalid stays, though it writes the envelope."""
+    events = _events(STREAMS["openai-chat"])
+    conversion = streams.convert_stream(events, "openai-chat", "openai-responses")
+    written = list(conversion)
+    found = {(d.field, d.status) for d in conversion.diagnostics}
+    assert ("target:$.created_at", "Invalid") in found
+    assert written[0].response.created_at == 0
+    document = lucent.convert(streams.assemble(events, "openai-chat"), "openai-chat", "openai-responses", kind="response")
+    assert document.value.created_at == events[0]["created"]
