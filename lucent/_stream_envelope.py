@@ -79,7 +79,8 @@ class EnvelopeSink(_Sink):
 def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: Mapping[str, Any]) -> None:
     """Convert the envelope document source -> target (as :func:`lucent.convert` does, with the
     stream's context) and report each of its diagnostics on an envelope member (and each
-    ``target:`` one, a value the target needs and the envelope lacks) at its stream path."""
+    ``target:`` one, a value the target needs and the envelope lacks, unless the writer said it
+    with the same status already) at its stream path."""
     from lucent._convert import convert
 
     try:
@@ -89,9 +90,10 @@ def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: M
     found = [(d.field, d.status, d.detail) for d in result.diagnostics]
     if target == "lux":
         found = lux_stream_view(found, envelope.document, source, context)
+    said = {(d.field, d.status) for d in sink.items if d.field.startswith("target:")}  # by the writer, once
     for field, status, detail in found:
         where = field if field.startswith("target:") else envelope.place(field)
-        if where is not None:
+        if where is not None and (where, status) not in said:
             sink.report(where, status, detail)  # type: ignore[arg-type]
 
 
