@@ -87,7 +87,7 @@ def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: M
         result = convert(envelope.document, source, target, kind="response", context=dict(context))
     except LucentError:  # the document path raises too: no diagnostics to give
         return
-    found = [(d.field, d.status, d.detail) for d in result.diagnostics]
+    found: list[tuple[str, str, str]] = [(d.field, d.status, d.detail if isinstance(d.detail, str) else "") for d in result.diagnostics]
     if target == "lux":
         found = lux_stream_view(found, envelope.document, source, context)
     said = {(d.field, d.status) for d in sink.items if d.field.startswith("target:")}  # by the writer, once
