@@ -42,9 +42,24 @@ Lux source, a field of the Lux event), or ``target:$.id`` for a value the target
 source lacks. Each loss is reported once, where it first appears (a dropped thinking block at
 its ``block_start``, not at every delta). A member of a Lux source event that the schema does
 not define is Unsupported at its own path (``$[0].meta.x``), whatever the target: the event
-Structs do not keep it. With ``strict=True`` the first Unsupported or Invalid
-diagnostic raises :class:`~lucent.errors.ConversionError` before any target event that carries
-the loss is yielded.
+Structs do not keep it.
+
+The *envelope* of a vendor stream (its members outside the content blocks and output items:
+ids, model, usage, service tier, status, created, the request settings a Responses stream
+repeats) gets the document converter's diagnostics, not restated ones: once the stream has
+delivered it, the reader gives it as a document with its content emptied, :func:`lucent.convert`
+converts it source -> target, and each diagnostic on an envelope member is reported at the event
+member that carried it (:mod:`lucent._stream_envelope`); the reader's and the writer's own reports
+on envelope members, and those of the writer on the source while it writes ``conversation_start``
+or ``usage``, are left out (the writer's Invalid ones are kept: a value the stream writes and
+the document does not, such as a ``created_at`` of 0 when the context does not give it). A Lux target has no ``created_at`` and no ``provider_payload`` in its stream: what
+the Lux document keeps there is Unsupported.
+
+With ``strict=True`` the first Unsupported or Invalid diagnostic raises
+:class:`~lucent.errors.ConversionError` before any target event that carries the loss is
+yielded; for the envelope, before the target events of the source event that completes it (a
+Responses terminal event, Anthropic ``message_stop``, the end of a chat or Gemini stream), after
+the target events written before it (the first of them carries the id and model).
 """
 
 from __future__ import annotations
@@ -219,12 +234,24 @@ class _Reader:
     another raises)."""
     context_keys_to_lux: tuple[str, ...] = ()
     """The context keys it reads when the target is Lux (besides ``context_keys``)."""
+    envelope: Any = None
+    """A vendor reader's :class:`lucent._stream_envelope.Envelope`, set when the stream has
+    delivered it (the pipeline reports the document converter's diagnostics on it, then clears it)."""
 
     def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
         self._sink = sink
         self._context = context
         self._tools = tools
         self._lux_target = lux_target
+
+    def seen(self, event: Any, index: int) -> None:
+        """Called with each source event before the unknown members of it are reported and
+        before :meth:`push` (a reader that tells envelope events apart by kind notes it here)."""
+
+    def in_envelope(self, where: str) -> bool | None:
+        """Whether stream path ``where`` is a member of the envelope (:mod:`lucent._stream_envelope`),
+        whose diagnostics the document converter gives; None: this reader has no envelope."""
+        return None
 
     @property
     def usage(self) -> Any:
@@ -1180,6 +1207,12 @@ _READERS: dict[str, type[_Reader]] = {name: globals()[f"{prefix}Reader"] for nam
 _WRITERS: dict[str, type[_Writer]] = {name: globals()[f"{prefix}Writer"] for name, prefix in _BUILT_IN}
 
 
+_ENVELOPE_EVENTS = (LucentStreamEventConversationStart, LucentStreamEventUsage)
+"""The Lux events that carry envelope values (id, model, usage): what a writer reports while
+writing them is left out when the reader has an envelope, whose diagnostics are
+the document converter's (:mod:`lucent._stream_envelope`); its Invalid ones are kept."""
+
+
 class _Pipeline:
     """One conversion: source event -> reader -> Lux events -> writer -> target events."""
 
@@ -1191,48 +1224,82 @@ class _Pipeline:
         names = tool_names(tools)
         strict = flag(strict, "strict")
         self.sink = _Sink(strict)
-        checks_only = _Unreported(strict) if source == target else self.sink
+        self.source, self.target, self.context = source, target, dict(context)
         lux_target = target == "lux" and source != "lux"
-        reader = _READERS[source]
+        reader_type = _READERS[source]
+        self.envelopes: Any = None  # the sink that leaves out the reports on envelope members
+        shared: _Sink = self.sink
+        if source != target and reader_type.in_envelope is not _Reader.in_envelope:
+            from lucent._stream_envelope import EnvelopeSink
+
+            shared = self.envelopes = EnvelopeSink(self.sink, lambda where: bool(self.reader.in_envelope(where)))
+        self.reported = shared  # where the reader, the writer and unknown members report
+        checks_only = _Unreported(strict) if source == target else shared
         # source == target: the events pass unchanged, and no value of the context reaches them
-        given = DeclaredContext(context if source != target else {}, reader_keys(reader, lux_target), f"the {source} stream reader")
-        self.reader = reader(checks_only, given, names, lux_target)
+        given = DeclaredContext(context if source != target else {}, reader_keys(reader_type, lux_target), f"the {source} stream reader")
+        self.reader = reader_type(checks_only, given, names, lux_target)
         # source == target: the events pass unchanged, checked by the reader.
         writer = _WRITERS[target]
         if source == target:
             self.writer: _Writer | None = None
         elif getattr(writer, "takes_context", False):  # the vendor writers: envelope values from the context
-            self.writer = writer(self.sink, exact=source == "lux", context=DeclaredContext(context, writer.context_keys, f"the {target} stream writer"))  # type: ignore[call-arg]
+            self.writer = writer(shared, exact=source == "lux", context=DeclaredContext(context, writer.context_keys, f"the {target} stream writer"))  # type: ignore[call-arg]
         else:
-            self.writer = writer(self.sink, exact=source == "lux")
+            self.writer = writer(shared, exact=source == "lux")
         self.count = 0
+        self._unknown: list[str] = []  # the unknown members of the event being decoded
 
     def push(self, event: Any) -> list[Any]:
         index = self.count
         self.count += 1
+        if self.envelopes is not None:
+            self.reader.seen(event, index)
+        if self._unknown:
+            found, self._unknown = self._unknown, []
+            for path in found:
+                self.reported.report(path, "Unsupported", UNKNOWN_MEMBER)
         hub = self.reader.push(event, index)
         if self.writer is None:
             return [event]
-        out: list[Any] = []
-        writer = self.writer
-        for lux, origin in hub:
-            writer.origin = origin
-            writer.push(lux, origin, out)
-        return out
+        return self._write(hub)
 
     def close(self) -> list[Any]:
         hub = self.reader.close(self.count)
+        if self.writer is None:
+            return []
+        return self._write(hub)
+
+    def _write(self, hub: Hub) -> list[Any]:
+        """The target events of ``hub``; first the document converter's diagnostics on the
+        envelope, if the reader has just completed it (so that strict raises before them)."""
+        envelopes = self.envelopes
         out: list[Any] = []
-        if self.writer is not None:
-            for lux, origin in hub:
-                self.writer.origin = origin
-                self.writer.push(lux, origin, out)
+        writer = self.writer
+        assert writer is not None
+        if envelopes is not None and self.reader.envelope is not None:
+            from lucent._stream_envelope import report
+
+            envelope, self.reader.envelope = self.reader.envelope, None
+            report(self.sink, envelope, self.source, self.target, self.context)
+        for lux, origin in hub:
+            writer.origin = origin
+            if envelopes is not None:
+                envelopes.writing_envelope = isinstance(lux, _ENVELOPE_EVENTS)
+            writer.push(lux, origin, out)
+        if envelopes is not None:
+            envelopes.writing_envelope = False
         return out
 
     def unknown(self, path: str) -> None:
         """A member of a source event that its (open) schema object does not define: the event
-        Struct drops it, so it reaches no target, not even the source format itself."""
-        self.sink.report(path, "Unsupported", UNKNOWN_MEMBER)
+        Struct drops it, so it reaches no target, not even the source format itself (a member of
+        the envelope: the assembler drops it too, and the envelope's diagnostics are the
+        document converter's, :mod:`lucent._stream_envelope`): reported with the event, once
+        the reader has seen its kind (:meth:`_Reader.seen`)."""
+        if self.envelopes is None:
+            self.reported.report(path, "Unsupported", UNKNOWN_MEMBER)
+        else:
+            self._unknown.append(path)
 
     def failed(self, exc: StreamError) -> StreamError:
         if exc.usage is None:

@@ -15,6 +15,9 @@ as a diagnostic by the stream converter (:func:`normalized`):
   the expected Lux finish reason is the stream's own;
 * an llm-sdk stream (``PartialModelResponse``) has no usage and no cost, so the expected
   ``ModelResponse`` has neither.
+* a Lux stream has no ``created_at`` and no ``provider_payload``: an envelope value that the
+  Lux document keeps there is Unsupported in a stream to Lux (the document diagnostics are seen
+  through ``lucent._stream_envelope.lux_stream_view``, which the stream converter applies too).
 
 The generators (one per source format) make small, valid, realistic streams: text split
 anywhere (empty pieces too), tool calls whose JSON arguments are split anywhere and interleaved
@@ -56,6 +59,7 @@ from lucent import streams
 from lucent._context import read_by
 from lucent.errors import LucentError, StreamError
 from lucent._stream_convert import FINISH_FROM_SPARKTIDE
+from lucent._stream_envelope import lux_stream_view
 from lucent.formats.llm_sdk.transforms import canonical_json
 
 FORMATS = ("sparktide", "llm-sdk", "lux")
@@ -587,13 +591,32 @@ def stream_value(events: Sequence[Any], field: str) -> Any:
     return value_at(event if isinstance(event, dict) else msgspec.to_builtins(event), "$" + field[match.end():])
 
 
-def commutation(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[bool, bool, str]:
-    """Compare ``assemble(convert_stream(s, source, target))`` with
-    ``convert(assemble(s, source), source, target)``: (values equal, diagnostics equal, what
-    differs). The values are compared as JSON with null members left out; the diagnostics as
-    the worst status reported per member of the source (:func:`statuses_by_member`;
-    :func:`document_member` names a stream's event member as the document member it becomes). A path that raises gives its error
-    code as its value (and no diagnostics)."""
+CONTENT_ROOTS = {
+    "openai-responses": ("$.output",),
+    "anthropic": ("$.content",),
+    "openai-chat": ("$.choices",),
+    "gemini": ("$.candidates",),
+    "lux": ("$.choices",),
+    "sparktide": ("$.message",),
+    "llm-sdk": ("$.content",),
+}
+"""The members of each format's response document that hold its content (the rest is its
+envelope, :mod:`lucent._stream_envelope`)."""
+
+
+class _Diagnostic:
+    """A diagnostic's field and status (what :func:`statuses_by_member` reads)."""
+
+    def __init__(self, field: str, status: str) -> None:
+        self.field, self.status = field, status
+
+
+def compared(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[Any, Any, dict[str, str], dict[str, str]]:
+    """Both sides of :func:`commutation`: (streamed value, converted value, streamed statuses,
+    converted statuses), each status map the worst status per source member
+    (:func:`statuses_by_member`; :func:`document_member` names a stream's event member as the
+    document member it becomes). A path that raises gives its error code as its value (and no
+    diagnostics)."""
     context = commutation_context(source) if context is None else context
     try:
         conversion = streams.convert_stream(events, source, target, context=read_by(context, source, target, "stream"))
@@ -604,14 +627,29 @@ def commutation(events: Sequence[Any], source: str, target: str, context: Mappin
         streamed, streamed_diagnostics = ("raised", exc.code), {}
     try:
         document = streams.assemble(events, source)
-        result = lucent.convert(document, source, target, kind="response", context=read_by(context, source, target, "response"))
+        # the caller gives both paths the same values: those the stream conversion reads (a
+        # document conversion through Lux may read more, e.g. created_at for the Lux hop)
+        same = read_by(read_by(context, source, target, "stream"), source, target, "response")
+        result = lucent.convert(document, source, target, kind="response", context=same)
         tree = msgspec.to_builtins(document)
         converted: Any = without_nulls(msgspec.to_builtins(format_limits(result.value, events, source, target)))
-        converted_diagnostics = statuses_by_member(result.diagnostics, lambda f: _INDEX.sub("[]", f), lambda f: value_at(tree, f))
+        found = [(d.field, d.status, d.detail) for d in result.diagnostics]
+        if target == "lux":  # a Lux stream has no created_at and no provider_payload (format_limits)
+            found = lux_stream_view(found, document, source, context, CONTENT_ROOTS[source])
+        converted_diagnostics = statuses_by_member([_Diagnostic(f, s) for f, s, _ in found], lambda f: _INDEX.sub("[]", f), lambda f: value_at(tree, f))
     except LucentError as exc:
         converted, converted_diagnostics = ("raised", exc.code), {}
     if source in ("anthropic", "gemini"):
         streamed, converted = arguments_as_json(streamed), arguments_as_json(converted)
+    return streamed, converted, streamed_diagnostics, converted_diagnostics
+
+
+def commutation(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[bool, bool, str]:
+    """Compare ``assemble(convert_stream(s, source, target))`` with
+    ``convert(assemble(s, source), source, target)``: (values equal, diagnostics equal, what
+    differs). The values are compared as JSON with null members left out; the diagnostics as
+    the worst status reported per member of the source (:func:`compared`)."""
+    streamed, converted, streamed_diagnostics, converted_diagnostics = compared(events, source, target, context)
     why = []
     if streamed != converted:
         why.append("value: " + ", ".join(value_differences(streamed, converted)[:8]))

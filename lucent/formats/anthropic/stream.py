@@ -11,11 +11,14 @@ not ``{}``); ``content_block_stop`` ends it. Blocks a Lux stream cannot carry (`
 server tool use and results, citations) are Unsupported and dropped, each once where it starts.
 ``message_delta`` gives the finish reason (``end_turn``/``stop_sequence`` -> ``stop``,
 ``max_tokens`` -> ``length``, ``tool_use`` -> ``tool_calls``, ``refusal`` -> ``content_filter``,
-``model_context_window_exceeded`` -> ``length``, ``pause_turn`` -> ``stop``, Degraded where not
-one to one) and the cumulative usage; ``message_stop`` is ``item_end``, ``finish``, ``usage``
+``model_context_window_exceeded`` -> ``length``, ``pause_turn`` -> ``stop``) and the
+cumulative usage; ``message_stop`` is ``item_end``, ``finish``, ``usage``
 (``prompt_tokens`` = input + cache reads + cache writes, ``cached_tokens`` = cache reads,
 ``cache_creation_tokens`` = cache writes, ``completion_tokens`` = ``output_tokens``) and ``done``.
-An ``error`` event ends the Lux stream with ``finish: error``, ``error`` and ``done``.
+An ``error`` event ends the Lux stream with ``finish: error``, ``error`` and ``done``. The
+envelope (``message_start.message`` but its content, merged with ``message_delta``) is
+converted by the document converter at ``message_stop``, which gives its diagnostics (the stop
+reason, the usage members Lux has no count for, ...: :mod:`lucent._stream_envelope`).
 
 Writing (Lux -> events) produces the API's current shape: ``message_start`` with ``content: []``,
 null ``stop_reason``/``stop_sequence``/``stop_details`` and the input count Lux gives up front
@@ -44,9 +47,10 @@ from msgspec import UNSET
 
 from lucent.formats.anthropic.assembler import read_input_json
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.formats.anthropic.events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
-from lucent.formats.anthropic.tables import ERROR_KIND, ERROR_TYPE, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_COUNTS, finish_reason_exact, stop_reason_exact, usage_members
+from lucent.formats.anthropic.tables import ERROR_KIND, ERROR_TYPE, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, finish_reason_exact, usage_members
 from lucent.generated.anthropic import (
     CitationsDelta,
     ContentBlockDeltaEvent,
@@ -56,6 +60,7 @@ from lucent.generated.anthropic import (
     MessageStartEvent,
     MessageStopEvent,
     InputJsonContentBlockDelta,
+    Message,
     SignatureContentBlockDelta,
     TextContentBlockDelta,
     ThinkingContentBlockDelta,
@@ -110,6 +115,54 @@ class AnthropicReader(_Reader):
         self._usage_at = "$"
         self._finish: tuple[str, str] | None = None
         self._ended: int | None = None
+        self._envelopes: set[int] = set()  # message_start and message_delta events
+        self._message: dict[str, Any] | None = None  # the envelope as the assembler builds it
+        self._places: dict[str, str] = {}  # its member -> the stream path that gave it
+        self._usage_places: dict[str, str] = {}  # its usage member -> the stream path
+        self._kinds_seen: dict[str, dict[str, Any]] = {}  # block type -> its first content_block_start block
+
+    def seen(self, event: Any, index: int) -> None:
+        if isinstance(event, (MessageStartEvent, MessageDeltaEvent)):
+            self._envelopes.add(index)
+
+    def in_envelope(self, where: str) -> bool:
+        """message_start (but its content) and message_delta: the envelope."""
+        event, _, rest = where.partition("]")
+        if not event.startswith("$[") or int(event[2:]) not in self._envelopes:
+            return False
+        return not under(rest, (".message.content",))
+
+    def _delivered(self, index: int) -> None:
+        """message_stop (or an error): the envelope as the assembler builds it, its content the
+        first block of each type as content_block_start gave it (so that a rule on the kinds of
+        content, a finish reason that a tool call decides, reads the same; the blocks' own
+        diagnostics are the stream's)."""
+        message = self._message
+        if message is None:
+            return
+        try:
+            document = msgspec.convert({**message, "content": list(self._kinds_seen.values())}, type=Message)
+        except msgspec.ValidationError:  # the assembler refuses it too
+            return
+        places, usage_places = dict(self._places), dict(self._usage_places)
+        start = places["$"]
+        usage_at = self._usage_at
+
+        def place(field: str) -> str | None:
+            if field == "$":
+                return start
+            found = _MEMBER.match(field)
+            if found is None or found.group(1) == "content":
+                return None
+            name, rest = found.groups()
+            if name == "usage":
+                inner = _MEMBER.match("$" + rest)
+                if inner is None:
+                    return usage_at + rest
+                return usage_places.get(inner.group(1), f"{start}.usage.{inner.group(1)}") + inner.group(2)
+            return places.get(name, f"{start}.{name}") + rest
+
+        self.envelope = Envelope(document, place)
 
     @property
     def usage(self) -> Any:
@@ -125,6 +178,7 @@ class AnthropicReader(_Reader):
             return out
         if isinstance(event, AnthropicErrorEvent):
             self._ended = index
+            self._delivered(index)
             self._blocks.end_all(at, out)
             if self._started:
                 out.append((item_end(0), at))
@@ -152,34 +206,35 @@ class AnthropicReader(_Reader):
             if self._kinds:
                 raise _fail("block_not_closed", f"message_delta arrives while block {min(self._kinds)} is open", at, self.usage)
             delta = msgspec.to_builtins(event.delta)
+            assert self._message is not None
+            for name, value in delta.items():
+                self._message[name] = value
+                self._places[name] = f"{at}.delta.{name}"
+            for name, value in msgspec.to_builtins(event.usage).items():
+                if value is not None:
+                    self._message["usage"][name] = value
+                    self._usage_places[name] = f"{at}.usage.{name}"
             reason = delta.get("stop_reason")
             if reason is not None:
                 self._finish = (reason, f"{at}.delta.stop_reason")
-            if delta.get("stop_sequence") is not None:
-                self._sink.report(f"{at}.delta.stop_sequence", "Degraded", "a Lux stream does not say which stop sequence ended the message")
-            for name in ("container", "stop_details"):
-                if delta.get(name) is not None:
-                    self._sink.report(f"{at}.delta.{name}", "Unsupported", f"a Lux stream has no {name}; dropped")
+            # what Lux lacks of the envelope (stop_sequence, container, usage members) is the
+            # document converter's to say (lucent._stream_envelope)
             for name, value in msgspec.to_builtins(event.usage).items():
-                if value is None:
-                    continue
-                self._usage[name] = value
-                if name not in USAGE_COUNTS:
-                    self._sink.report(f"{at}.usage.{name}", "Unsupported", "a Lux usage has no such count; dropped")
+                if value is not None:
+                    self._usage[name] = value
             self._usage_at = f"{at}.usage"
         elif isinstance(event, MessageStopEvent):
             if self._kinds:
                 raise _fail("block_not_closed", f"message_stop arrives while block {min(self._kinds)} is open", at, self.usage)
             self._ended = index
+            self._delivered(index)
             out.append((item_end(0), at))
             if self._finish is None:
                 out.append((LucentStreamEventFinish(finish_reason="stop"), at))
                 self._sink.report(at, "Degraded", "no message_delta gave a stop_reason: the Lux stream finishes with stop")
             else:
                 reason, where = self._finish
-                lux = STOP_REASON_TO_LUX.get(reason, "stop")
-                if not stop_reason_exact(reason):
-                    self._sink.report(where, "Degraded", f"Lux has no {reason}; read as {lux}")
+                lux = STOP_REASON_TO_LUX.get(reason, "stop")  # how exact: the envelope's diagnostics
                 out.append((LucentStreamEventFinish(finish_reason=lux), where))  # type: ignore[arg-type]
             out.append((LucentStreamEventUsage(usage=anthropic_usage_to_lux(self._usage)), self._usage_at))
             out.append((LucentStreamEventDone(), at))
@@ -190,17 +245,14 @@ class AnthropicReader(_Reader):
     def _start(self, event: MessageStartEvent, at: str, out: Hub) -> None:
         self._started = True
         message = msgspec.to_builtins(event.message)
+        self._message = {**message, "content": [], "usage": dict(message.get("usage") or {})}
+        self._places = {"$": f"{at}.message", **{name: f"{at}.message.{name}" for name in message}}
+        self._usage_places = {name: f"{at}.message.usage.{name}" for name in self._message["usage"]}
         usage = message.get("usage") or {}
         self._usage = {k: v for k, v in usage.items() if v is not None}
         self._usage_at = f"{at}.message.usage"
         prompt = anthropic_usage_to_lux(usage).prompt_tokens
         out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=message["id"], model=message["model"], usage_input=prompt)), at))
-        for name, value in usage.items():
-            if name not in USAGE_COUNTS and value is not None:
-                self._sink.report(f"{at}.message.usage.{name}", "Unsupported", "a Lux stream has no such usage member; dropped")
-        for name in ("stop_reason", "stop_sequence", "stop_details", "container"):
-            if message.get(name) is not None:
-                self._sink.report(f"{at}.message.{name}", "Unsupported", f"a Lux conversation_start has no {name}; dropped")
         if message.get("content"):
             self._sink.report(f"{at}.message.content", "Unsupported", "message_start content is empty in the API's streams; this content is dropped")
         out.append((item_start(0), at))
@@ -213,6 +265,7 @@ class AnthropicReader(_Reader):
         self._known.add(n)
         block = msgspec.to_builtins(event.content_block)
         kind = block.get("type")
+        self._kinds_seen.setdefault(str(kind), block)
         where = f"{at}.content_block"
         if kind == "text":
             self._kinds[n] = "text"
@@ -489,7 +542,7 @@ class AnthropicWriter(VendorWriter):
             if u.prompt_tokens < (known[0] or 0) + (known[1] or 0):
                 self._sink.report(self._usage_origin, "Invalid", "prompt_tokens is less than cached_tokens + cache_creation_tokens, which Lux counts inside it; input_tokens written as 0")
         else:
-            self._sink.report(self.at(origin, ""), "Invalid", "message_delta needs usage, and the Lux stream has none: the counts say 0")
+            self._sink.report("target:$.usage", "Invalid", "message_delta needs usage, and the Lux stream has none: the counts say 0")
         if not self._started:
             self._sink.report(self.at(origin, ""), "Invalid", "the Lux stream has no item: the Anthropic stream has no message")
             return

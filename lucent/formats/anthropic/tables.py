@@ -36,12 +36,6 @@ STOP_REASON_FROM_LUX: Final[dict[str, str]] = {
 matched stop sequence kept is ``stop_sequence`` (the document transform knows it)."""
 
 
-def stop_reason_exact(stop_reason: str) -> bool:
-    """Whether ``stop_reason`` comes back from its Lux finish reason (end_turn, max_tokens,
-    tool_use, refusal)."""
-    return STOP_REASON_FROM_LUX.get(STOP_REASON_TO_LUX.get(stop_reason, "")) == stop_reason
-
-
 def finish_reason_exact(finish_reason: str) -> bool:
     """Whether a Lux ``finish_reason`` comes back from its stop reason (stop, length,
     tool_calls, content_filter)."""
@@ -70,10 +64,6 @@ ERROR_TYPE: Final[dict[str, str]] = {
     "content_filter": "invalid_request_error",
 }
 """Lux error kind -> Anthropic error ``type``."""
-
-USAGE_COUNTS: Final[tuple[str, ...]] = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens_details")
-"""The usage members a Lux usage says (the rest are kept in ``provider_payload`` by a document,
-dropped by a stream)."""
 
 USAGE_KEPT: Final[tuple[str, ...]] = ("cache_creation", "inference_geo", "server_tool_use", "service_tier")
 """The usage members a Lux usage leaves unsaid that a document keeps in

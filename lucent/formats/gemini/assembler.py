@@ -76,6 +76,10 @@ class GeminiCandidate:
         return self.parts
 
 
+ENVELOPE_MEMBERS = ("promptFeedback", "usageMetadata", "modelVersion", "responseId", "modelStatus")
+"""The members of a Gemini response outside its candidates, in the order the assembler writes them."""
+
+
 class GeminiAssembler(Assembler):
     """GenerateContentResponse chunks -> GenerateContentResponse (see :mod:`lucent.streams`)."""
 
@@ -157,7 +161,7 @@ class GeminiAssembler(Assembler):
         document: dict[str, Any] = {}
         if candidates:
             document["candidates"] = candidates
-        for name in ("promptFeedback", "usageMetadata", "modelVersion", "responseId", "modelStatus"):
+        for name in ENVELOPE_MEMBERS:
             if name in self._top:
                 document[name] = self._top[name]
         return msgspec.convert(document, type=GenerateContentResponse)

@@ -17,6 +17,9 @@ signature while its run carries one already starts a run of its own, as the asse
 parts. Other parts (``inlineData``,
 ``executableCode``, ...) and candidate members a Lux stream has no place for
 (``groundingMetadata``, ``safetyRatings``, ``finishMessage``, ...) are Unsupported. The
+envelope (the chunks' members outside ``candidates``: ``usageMetadata``, ``modelVersion``,
+``promptFeedback``, ...) is converted by the document converter when the stream ends, which gives
+its diagnostics (:mod:`lucent._stream_envelope`). The
 candidate's ``finishReason`` ends its blocks and its item. When the source ends: ``finish``
 (``STOP`` -> ``stop``, or ``tool_calls`` when the candidate called a function; ``MAX_TOKENS`` ->
 ``length``; ``SAFETY``, ``RECITATION``, ``PROHIBITED_CONTENT`` (content_filter),
@@ -50,6 +53,8 @@ from msgspec import UNSET
 
 from lucent._stream_base import parse_arguments
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
+from lucent.formats.gemini.assembler import ENVELOPE_MEMBERS
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent.errors import EncodeError
 from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, finish_reason_exact, finish_reason_to_lux
@@ -146,10 +151,39 @@ class GeminiReader(_Reader):
         self._usage: dict[str, Any] | None = None
         self._usage_at = "$"
         self._ids: set[str] = set()
+        self._last: dict[str, Any] = {}  # usageMetadata, promptFeedback, modelStatus: the last chunk's
+        self._places: dict[str, str] = {}  # a top-level member of the envelope -> the chunk member that gave it
 
     @property
     def usage(self) -> Any:
         return self._usage
+
+    def in_envelope(self, where: str) -> bool:
+        """A member of a chunk outside its candidates (usageMetadata, modelVersion, ...)."""
+        event, _, rest = where.partition("]")
+        return event.startswith("$[") and rest.startswith(".") and not under(rest, (".candidates",))
+
+    def _delivered(self) -> None:
+        """The end of the stream: the envelope as the assembler builds it (its members outside
+        the candidates: the first responseId and modelVersion, the last usageMetadata,
+        promptFeedback and modelStatus), with no candidates."""
+        top = {**self._top, **self._last}
+        document: dict[str, Any] = {name: top[name] for name in ENVELOPE_MEMBERS if name in top}
+        try:
+            envelope = msgspec.convert(document, type=GenerateContentResponse)
+        except msgspec.ValidationError:  # pragma: no cover - the chunks held these members
+            return
+        places = dict(self._places)
+        first = "$[0]"
+
+        def place(field: str) -> str | None:
+            found = _MEMBER.match(field)
+            if found is None:
+                return first if field == "$" else None
+            name, rest = found.groups()
+            return None if name == "candidates" else places.get(name, f"{first}.{name}") + rest
+
+        self.envelope = Envelope(envelope, place)
 
     def push(self, chunk: Any, index: int) -> Hub:
         at = f"$[{index}]"
@@ -160,7 +194,13 @@ class GeminiReader(_Reader):
             if name in tree:
                 if name in self._top and self._top[name] != tree[name]:
                     raise _fail("response_identity_changed", f"chunk {index} changes the {name} of the chunks before it", f"{at}.{name}", self.usage)
+                if name not in self._places:
+                    self._places[name] = f"{at}.{name}"
                 self._top[name] = tree[name]
+        for name in ("usageMetadata", "promptFeedback", "modelStatus"):
+            if name in tree:
+                self._last[name] = tree[name]
+                self._places[name] = f"{at}.{name}"
         out: Hub = []
         if not self._begun:
             self._begun = True
@@ -170,9 +210,6 @@ class GeminiReader(_Reader):
                 model=found["model"] if isinstance(found["model"], str) else UNSET,
             )
             out.append((LucentStreamEventConversationStart(meta=meta), at))
-        for name in ("promptFeedback", "modelStatus"):
-            if name in tree:
-                self._sink.report(f"{at}.{name}", "Unsupported", f"a Lux stream has no {name}; dropped")
         if "usageMetadata" in tree:
             self._usage = tree["usageMetadata"]
             self._usage_at = f"{at}.usageMetadata"
@@ -295,6 +332,7 @@ class GeminiReader(_Reader):
         for n in sorted(self._candidates):
             if self._candidates[n].finish is None:
                 raise _fail("missing_finish", f"candidate {n} never received its finishReason: the stream was cut off", f"$[{self._candidates[n].first}].candidates", self.usage)
+        self._delivered()
         out: Hub = []
         if self._candidates:
             first = self._candidates[min(self._candidates)]

@@ -71,6 +71,21 @@ class ChatChoice:
     finished_at: int = -1
 
 
+def completion(head: CreateChatCompletionStreamResponse, choices: list[Any], usage: CompletionUsage | None) -> CreateChatCompletionResponse:
+    """The assembled document: the envelope of the first chunk (``head``), the last usage, and
+    ``choices`` (the stream converter's envelope has none: lucent._stream_envelope)."""
+    return CreateChatCompletionResponse(
+        id=head.id,
+        choices=choices,
+        created=head.created,
+        model=head.model,
+        object="chat.completion",
+        service_tier=head.service_tier,
+        system_fingerprint=head.system_fingerprint,
+        usage=usage if usage is not None else UNSET,
+    )
+
+
 class OpenAIChatAssembler(Assembler):
     """CreateChatCompletionStreamResponse chunks -> CreateChatCompletionResponse (see :mod:`lucent.streams`)."""
 
@@ -181,16 +196,7 @@ class OpenAIChatAssembler(Assembler):
         if head is None:
             raise self._fail("missing_terminal", "the stream ended before its first chunk", "$[0]")
         choices = [self._finished(n, self._choices[n]) for n in sorted(self._choices)]
-        return CreateChatCompletionResponse(
-            id=head.id,
-            choices=choices,
-            created=head.created,
-            model=head.model,
-            object="chat.completion",
-            service_tier=head.service_tier,
-            system_fingerprint=head.system_fingerprint,
-            usage=self._usage if self._usage is not None else UNSET,
-        )
+        return completion(head, choices, self._usage)
 
     def _finished(self, n: int, choice: ChatChoice) -> CreateChatCompletionResponseChoicesItem:
         if choice.finish_reason is None:

@@ -11,9 +11,11 @@ choice's ``finish_reason`` ends its blocks and its item. When the stream ends co
 (the reason of the first choice; ``function_call`` is ``tool_calls``, Degraded), ``usage``
 (``prompt_tokens_details.cached_tokens`` -> ``cached_tokens``, ``cache_write_tokens`` ->
 ``cache_creation_tokens``, ``completion_tokens_details.reasoning_tokens`` ->
-``reasoning_tokens``: OpenAI counts are inclusive like Lux's) and ``done``. The envelope values
-a Lux stream has no place for (``created``, ``system_fingerprint``, ``service_tier``) are
-Degraded at the first chunk: the writer takes them back from ``context``.
+``reasoning_tokens``: OpenAI counts are inclusive like Lux's) and ``done``. The envelope (the
+chunks' members outside ``choices``: the first chunk's ``id``, ``created``, ``service_tier``,
+..., the last ``usage``) is converted by the document converter when the stream ends, which
+gives its diagnostics (:mod:`lucent._stream_envelope`); the writer takes ``created``,
+``system_fingerprint`` and ``service_tier`` back from ``context``.
 
 Writing (Lux -> chunks) produces the shape the API sends: the first chunk of a choice carries
 ``delta: {"role": "assistant", "content": "", "refusal": null}`` (``content: null`` and the
@@ -43,6 +45,8 @@ from lucent._validation import described
 from msgspec import UNSET
 
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
+from lucent.formats.openai_chat.assembler import completion
 from lucent.errors import StreamError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX
@@ -81,7 +85,6 @@ from lucent.generated.openai_chat import (
     CreateChatCompletionStreamResponseChoicesItem,
 )
 
-ENVELOPE = ("created", "system_fingerprint", "service_tier")
 
 
 def usage_to_lux(usage: CompletionUsage, at: str, sink: _Sink) -> LucentUsage:
@@ -143,10 +146,37 @@ class OpenAIChatReader(_Reader):
         self._queue: dict[int, Hub] = {}
         self._usage: CompletionUsage | None = None
         self._usage_at = "$"
+        self._first: CreateChatCompletionStreamResponse | None = None
+        self._head_at = "$[0]"
 
     @property
     def usage(self) -> CompletionUsage | None:
         return self._usage
+
+    def in_envelope(self, where: str) -> bool:
+        """A member of a chunk outside its choices (id, model, created, usage, ...)."""
+        event, _, rest = where.partition("]")
+        return event.startswith("$[") and rest.startswith(".") and not under(rest, (".choices",))
+
+    def _delivered(self) -> None:
+        """The end of the stream: the envelope as the assembler builds it (the first chunk's
+        members, the last usage), with no choices."""
+        head = self._first
+        if head is None:
+            return
+        document = completion(head, [], self._usage)
+        start, usage_at = self._head_at, self._usage_at
+
+        def place(field: str) -> str | None:
+            found = _MEMBER.match(field)
+            if found is None:
+                return start if field == "$" else None
+            name, rest = found.groups()
+            if name == "choices":
+                return None
+            return usage_at + rest if name == "usage" else f"{start}.{name}{rest}"
+
+        self.envelope = Envelope(document, place)
 
     def push(self, chunk: Any, index: int) -> Hub:
         at = f"$[{index}]"
@@ -155,16 +185,12 @@ class OpenAIChatReader(_Reader):
         out: Hub = []
         if self._head is None:
             self._head = (chunk.id, chunk.model)
+            self._first, self._head_at = chunk, at
             out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=chunk.id, model=chunk.model)), at))
-            for name in ENVELOPE:
-                if getattr(chunk, name) is not UNSET:
-                    self._sink.report(f"{at}.{name}", "Degraded", f"a Lux stream has no {name}; give it back as context[{name!r}]")
         else:
             for name, known in zip(("id", "model"), self._head):
                 if getattr(chunk, name) != known:
                     raise _fail("response_identity_changed", f"chunk {index} changes the response {name} of the chunks before it", f"{at}.{name}", self.usage)
-        if chunk.moderation is not UNSET and chunk.moderation is not None:
-            self._sink.report(f"{at}.moderation", "Unsupported", "a Lux stream has no moderation results; dropped")
         for i, item in enumerate(chunk.choices):
             self._choice(item, index, f"{at}.choices[{i}]", out)
         if chunk.usage is not UNSET and chunk.usage is not None:
@@ -289,6 +315,7 @@ class OpenAIChatReader(_Reader):
             choice = self._choices[n]
             if choice.finish is None:
                 raise _fail("missing_finish", f"choice {n} never received its finish_reason", f"$[{choice.first}]", self.usage)
+        self._delivered()
         out: Hub = []
         reasons = [self._choices[n].finish for n in sorted(self._choices)]
         if reasons:

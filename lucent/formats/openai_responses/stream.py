@@ -24,8 +24,9 @@ its blocks. ``response.failed`` is an error as it stands: its output items are n
 ``content_filter`` -> ``content_filter``), ``usage`` (``input_tokens`` is inclusive of
 ``input_tokens_details.cached_tokens``, like Lux) and ``done``; ``response.failed`` and ``error``
 are ``finish: error``, ``error`` and ``done``. The response's envelope (the request settings that
-``response.created`` repeats, ``created_at``, ...) has no place in a Lux stream: Degraded, given
-back through ``context["response"]``.
+``response.created`` repeats, ``created_at``, ...) is converted by the document converter at the
+terminal event (its ``response``, ``output`` emptied), which gives its diagnostics
+(:mod:`lucent._stream_envelope`); a Responses writer takes it back through ``context["response"]``.
 
 Writing (Lux -> events) produces the API's shape: ``response.created`` and
 ``response.in_progress`` (the envelope from ``context["response"]``, a Response object whose
@@ -56,6 +57,7 @@ from msgspec import UNSET
 from lucent._stream_convert import Hub, _fail, _Reader, _Sink
 from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
+from lucent._stream_envelope import Envelope, emptied, under
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
 from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
@@ -166,10 +168,38 @@ class OpenAIResponsesReader(_Reader):
         self._sequence: int | None = None
         self._usage: Any = None
         self._terminal: int | None = None
+        self._envelopes: set[int] = set()  # the events that carry the envelope (their .response)
+        self._last: tuple[int, Response] | None = None  # the latest envelope, and its event
 
     @property
     def usage(self) -> Any:
         return self._usage
+
+    def in_envelope(self, where: str) -> bool:
+        """An envelope event itself, or a member of its ``response`` outside ``output`` (only the
+        envelope events have one: an unknown member of it is reported before the event is read)."""
+        event, _, rest = where.partition("]")
+        if not event.startswith("$["):
+            return False
+        if rest == "":
+            return int(event[2:]) in self._envelopes
+        return rest == ".response" or rest.startswith(".response.") and not under(rest[len(".response"):], (".output",))
+
+    def _delivered(self, index: int, response: Response | None) -> None:
+        """The envelope is complete (a terminal event): the latest response, output emptied."""
+        self._envelopes.add(index)
+        if response is not None:
+            self._last = (index, response)
+        if self._last is None:
+            return
+        at, latest = self._last
+        base = f"$[{at}].response"
+
+        def place(field: str) -> str | None:
+            rest = field[1:]
+            return None if under(rest, (".output",)) else base + rest
+
+        self.envelope = Envelope(emptied(latest, output=[]), place)
 
     def push(self, event: Any, index: int) -> Hub:
         at = f"$[{index}]"
@@ -187,11 +217,14 @@ class OpenAIResponsesReader(_Reader):
         self._sequence = number
         out: Hub = []
         if isinstance(event, ENVELOPE):
+            self._envelopes.add(index)
+            self._last = (index, event.response)
             self._envelope(event.response, at, out)
             return out
         if not self._started:
             raise _fail("missing_response_created", f"event {index} comes before response.created", at, self.usage)
         if isinstance(event, TERMINAL):
+            self._delivered(index, getattr(event, "response", None))
             self._end(event, index, out)
             return out
         tree = msgspec.to_builtins(event)
@@ -215,7 +248,6 @@ class OpenAIResponsesReader(_Reader):
             return
         self._started = True
         out.append((LucentStreamEventConversationStart(meta=LucentConversationMeta(id=response.id, model=response.model)), at))
-        self._sink.report(f"{at}.response", "Degraded", "the response envelope (the request settings that response.created repeats, created_at, ...) has no place in a Lux stream; give it back as context['response']")
         out.append((item_start(0), at))
 
     def _added(self, tree: dict[str, Any], index: int, out: Hub) -> None:
@@ -362,7 +394,6 @@ class OpenAIResponsesReader(_Reader):
         response: Response = event.response
         if response.usage is not UNSET and response.usage is not None:
             self._usage = response.usage
-        self._sink.report(f"{at}.response", "Degraded", "the final envelope (completed_at, the service tier that served the request, ...) has no place in a Lux stream")
         if isinstance(event, ResponseFailedEvent):
             # The model failed: its items may be cut off (the assembler, too, reads the error only).
             self._blocks.end_all(at, out)
