@@ -269,10 +269,17 @@ def convert(
 _SEVERITY = {"Degraded": 1, "Unsupported": 2, "Invalid": 3}
 
 
+def _kept_in_side_car(detail: str) -> bool:
+    """A first hop's "kept in <side-car>" (Degraded), which a later Unsupported says is not so."""
+    return " kept " in f" {detail}" and ("provider_payload" in detail or "extra." in detail)
+
+
 def one_per_path(diagnostics: list[ConversionDiagnostic]) -> list[ConversionDiagnostic]:
     """At most one diagnostic per field, with the worst status reported for it (Invalid over
-    Unsupported over Degraded) and the details of that status joined with "; ", in the order
-    the fields were first reported (docs/semantics.md). Through Lux the first hop can say a
+    Unsupported over Degraded) and the details of that status joined with "; ", then what the
+    other statuses said, each marked with its status (``... (Degraded)``), in the order the
+    fields were first reported (docs/semantics.md). A "kept in the side-car" that a worse
+    status contradicts is left out. Through Lux the first hop can say a
     member is kept in the Lux side-car (Degraded) and the second that the target has no place
     for it (Unsupported): what happened in the end is the second."""
     by_field: dict[str, list[ConversionDiagnostic]] = {}
@@ -287,6 +294,10 @@ def one_per_path(diagnostics: list[ConversionDiagnostic]) -> list[ConversionDiag
             continue
         worst = max(found, key=lambda d: _SEVERITY.get(d.status, 0)).status
         details = [d.detail for d in found if d.status == worst and isinstance(d.detail, str)]
+        # what the other statuses said of the field is kept in the detail, marked with them
+        for d in found:
+            if d.status != worst and isinstance(d.detail, str) and not (d.status == "Degraded" and _kept_in_side_car(d.detail)):
+                details.append(f"{d.detail} ({d.status})")
         joined = "; ".join(dict.fromkeys(details)) if details else found[0].detail
         out.append(ConversionDiagnostic(field=field, status=worst, detail=joined))
     return out

@@ -287,6 +287,21 @@ def check_target_stream(events: Sequence[Any], target: str) -> None:
         assert indexes == list(range(len(indexes))), indexes
 
 
+_FAILURES = ("error", "malformed_tool_call")
+"""Lux finish reasons a target may write as a failed response (Responses ``response.failed``
+with an error: lucent.formats.openai_responses.tables.FAILURE_ERROR)."""
+
+
+def _ends_in_failure(stream: Sequence[Any], source: str) -> bool:
+    """True when ``stream`` reads as Lux with a failure finish reason (Gemini ``OTHER``, say)."""
+    try:
+        lux = streams.convert_stream(stream, source, "lux", context=read_by(FULL_CONTEXT, source, "lux", "stream"))
+        response = streams.assemble(list(lux), "lux")
+    except LucentError:
+        return False
+    return any(choice.finish_reason in _FAILURES for choice in response.choices)
+
+
 def check_read_back(stream: Sequence[Any], source: str, target: str) -> str:
     """Convert ``stream`` to ``target`` and assemble the result with lucent's assembler of the
     target: "accepted", "refused, with an Invalid diagnostic" or "model error". Raises
@@ -306,7 +321,7 @@ def check_read_back(stream: Sequence[Any], source: str, target: str) -> str:
     try:
         streams.assemble(events, target)
     except StreamError as exc:
-        if failed and exc.code == "model_error":
+        if exc.code == "model_error" and (failed or _ends_in_failure(stream, source)):
             return "model error"
         invalid = [d for d in conversion.diagnostics if d.status == "Invalid"]
         assert invalid, f"{source} -> {target}: lucent refuses the stream it wrote ({exc.code} at {exc.path}: {exc.message}) with no Invalid diagnostic"

@@ -148,9 +148,9 @@ def test_huge_numbers_in_arguments_to_llm_sdk_are_invalid_and_written_as_null(ar
     result = lucent.convert(sparktide_request(arguments), "sparktide", "llm-sdk")
     call = result.value.messages[1].content[0]
     assert call.toolCallId == "call_sf" and call.args is None
+    # one diagnostic a path (docs/semantics.md): both hops' details, joined
     assert at(result, ARGS) == [
-        ("Invalid", f"{SPARKTIDE_RULE}: {OUT_OF_RANGE}"),
-        ("Invalid", f"llm-sdk args are a JSON object (or null); arguments that are not one are written as null: {OUT_OF_RANGE}"),
+        ("Invalid", f"{SPARKTIDE_RULE}: {OUT_OF_RANGE}; llm-sdk args are a JSON object (or null); arguments that are not one are written as null: {OUT_OF_RANGE}"),
     ]
     assert b'"toolCallId":"call_sf","toolName":"get_weather","args":null' in lucent.encode(result.value)
 
@@ -162,8 +162,7 @@ def test_huge_numbers_in_arguments_to_htmlp_stay_text_never_null(arguments: str)
     assert blocks[0].arguments == arguments  # kept as a JSON string, as the spec says
     assert blocks[1].arguments == {"location": "New York, NY"}
     assert at(result, ARGS) == [
-        ("Invalid", f"{SPARKTIDE_RULE}: {OUT_OF_RANGE}"),
-        ("Invalid", f"Lux tool arguments are the JSON text of one value; kept as a JSON string: {OUT_OF_RANGE}"),
+        ("Invalid", f"{SPARKTIDE_RULE}: {OUT_OF_RANGE}; Lux tool arguments are the JSON text of one value; kept as a JSON string: {OUT_OF_RANGE}"),
     ]
 
 
@@ -235,11 +234,11 @@ def test_a_python_struct_holding_infinity_in_args_is_a_usage_error_never_a_value
 def test_deep_argument_text_is_invalid_never_a_recursion_error(arguments: str, target: str) -> None:
     result = lucent.convert(sparktide_request(arguments, result=arguments), "sparktide", target)
     second = {
-        "lux": [],
-        "llm-sdk": [("Invalid", f"llm-sdk args are a JSON object (or null); arguments that are not one are written as null: {TOO_DEEP}")],
-        "htmlp": [("Invalid", f"Lux tool arguments are the JSON text of one value; kept as a JSON string: {TOO_DEEP}")],
+        "lux": "",
+        "llm-sdk": f"; llm-sdk args are a JSON object (or null); arguments that are not one are written as null: {TOO_DEEP}",
+        "htmlp": f"; Lux tool arguments are the JSON text of one value; kept as a JSON string: {TOO_DEEP}",
     }[target]
-    assert at(result, ARGS) == [("Invalid", f"{SPARKTIDE_RULE}: {TOO_DEEP}"), *second]
+    assert at(result, ARGS) == [("Invalid", f"{SPARKTIDE_RULE}: {TOO_DEEP}{second}")]  # one diagnostic a path
 
 
 def test_deep_argument_values_are_invalid_and_written_as_null() -> None:

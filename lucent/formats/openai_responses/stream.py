@@ -60,7 +60,7 @@ from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_e
 from lucent._stream_envelope import Envelope, emptied, under
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
-from lucent.formats.openai_responses.tables import DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
+from lucent.formats.openai_responses.tables import ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
     LucentBlockDeltaRefusal,
@@ -338,7 +338,8 @@ class OpenAIResponsesReader(_Reader):
         item's output_item.done, where the text it cites is whole: :meth:`_annotations`)."""
         if not isinstance(note, dict) or lux_annotation(note, "") is None:
             kind = note.get("type") if isinstance(note, dict) else None
-            self._sink.report(at, "Unsupported", f"Lux has no {kind} annotation; dropped")
+            what = f"a {kind}" if kind in ANNOTATION_TYPES else "this"
+            self._sink.report(at, "Unsupported", f"Lux has no {what} annotation; dropped")
         elif note.get("title") or note.get("filename"):
             self._sink.report(f"{at}.{'title' if note.get('title') else 'filename'}", "Degraded", "a Lux annotation has no title or filename; dropped")
 

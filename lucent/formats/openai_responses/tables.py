@@ -68,8 +68,19 @@ def lux_annotation(note: dict[str, Any], text: str) -> dict[str, Any] | None:
     (ref: file_id). The title and filename have no Lux member."""
     kind = note.get("type")
     if kind == "url_citation":
-        start, end = note["start_index"], note["end_index"]
-        return {"kind": "url", "ref": note["url"], "start": start, "end": end, "text": text[start:end]}
-    if kind == "file_citation":
+        start, end, url = note.get("start_index"), note.get("end_index"), note.get("url")
+        if not (_index(start) and _index(end) and isinstance(url, str)):
+            return None  # the schema check names it; here it is no Lux annotation
+        return {"kind": "url", "ref": url, "start": start, "end": end, "text": text[start:end] if isinstance(text, str) else ""}
+    if kind == "file_citation" and isinstance(note.get("file_id"), str):
         return {"kind": "file_citation", "ref": note["file_id"]}
     return None
+
+
+def _index(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+ANNOTATION_TYPES: Final[tuple[str, ...]] = ("url_citation", "file_citation", "container_file_citation", "file_path")
+"""The ``type`` of a Responses output_text annotation (#/$defs/Annotation): a diagnostic names
+one of these, never another string it was given."""
