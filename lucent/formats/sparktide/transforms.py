@@ -142,7 +142,11 @@ class MessageParts:
 
 @reports("Degraded")
 def joined_text(parts: MessageParts, path: str, cx: Cx) -> str:
-    """The text blocks joined with a newline (Degraded when there is more than one)."""
+    """The text blocks joined with a newline (Degraded when there is more than one, and when
+    there is none: an empty string reads back as one empty text block)."""
+    if not parts.texts:
+        cx.report(f"{path}.content", "Degraded", "no text: written as an empty string, which reads back as one empty text block")
+        return ""
     if len(parts.texts) > 1:
         cx.report(f"{path}.content", "Degraded", f"{len(parts.texts)} text blocks joined with a newline into one string")
     return "\n".join(text for text, _ in parts.texts)
