@@ -16,7 +16,6 @@ blocks, search results -- verbatim, at their index in the Anthropic content list
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any, cast
 
 import msgspec
@@ -35,8 +34,6 @@ from lucent.generated.anthropic import (
     InputMessage,
     Base64ImageSource,
     InputSchema,
-    JsonOutputFormat,
-    Message,
     Metadata,
     OutputConfig,
     RefusalStopDetails,
@@ -78,7 +75,6 @@ from lucent.generated.lux_ir_v1 import (
     LucentContentToolUse,
     LucentContentVideo,
     LucentConversationItem,
-    LucentConversationItemAgentAction,
     LucentConversationItemMessage,
     LucentConversationItemReasoning,
     LucentConversationItemToolCall,

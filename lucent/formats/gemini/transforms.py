@@ -32,7 +32,6 @@ from lucent.generated.gemini import (
     Content,
     FileData,
     FunctionCall,
-    FunctionCallingConfig,
     FunctionDeclaration,
     FunctionResponse,
     GenerationConfig,

@@ -38,7 +38,6 @@ from lucent.generated.lux_ir_v1 import (
     LucentConversationItem,
     LucentConversationItemMessage,
     LucentMessage,
-    LucentMultimedia,
     LucentFinishReason,
     LucentStructuredOutput,
     LucentStructuredOutputJsonSchema,

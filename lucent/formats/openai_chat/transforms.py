@@ -8,7 +8,6 @@ decisions are written at the top of mappings/*openai_chat*.toml.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal
 
@@ -16,12 +15,11 @@ from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
 from lucent._conversion import Cx, Expect, reads, reports, Status
 from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown
-from lucent._validation import convert_as, described, member
+from lucent._validation import described, member
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS
 from lucent.formats.openai_responses.tables import LOGPROBS_INCLUDE
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
-    LucentChoice,
     LucentContent,
     LucentContentAudio,
     LucentContentImage,
@@ -30,9 +28,7 @@ from lucent.generated.lux_ir_v1 import (
     LucentContentThinking,
     LucentContentToolResult,
     LucentContentToolUse,
-    LucentContentVideo,
     LucentConversationItem,
-    LucentConversationItemAgentAction,
     LucentConversationItemMessage,
     LucentConversationItemReasoning,
     LucentConversationItemToolCall,
