@@ -114,13 +114,13 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> RemoteModelResponse:
     cx.report(
         f"{path}.id",
         "Degraded",
-        "a SparkTide response has no id: the platform pairs it with its request by invocationId (give it back as context['id'])",
+        "a SparkTide response has no id: the platform pairs it with its request by invocationId (converting it back, give it as context['id'])",
     )
     # model: Degraded
     cx.report(
         f"{path}.model",
         "Degraded",
-        "a SparkTide response has no model: the platform knows it from the request (give it back as context['model'])",
+        "a SparkTide response has no model: the platform knows it from the request (converting it back, give it as context['model'])",
     )
     # created_at: Unsupported
     if src.created_at is not UNSET:

@@ -345,6 +345,8 @@ class FrameReader:
         except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
             value = _MISSING
         if value is not _MISSING:
+            if _holds_nothing(value):
+                self._refuse_foreign(buf, index)
             if self._on_unknown is not None:
                 self._unknown(buf, value, index)
             return value
@@ -367,6 +369,22 @@ class FrameReader:
         if self._on_unknown is not None:
             self._unknown(buf, value, index)
         return value
+
+    def _refuse_foreign(self, buf: bytes, index: int) -> None:
+        """A frame that decodes as an event with every member absent (every Gemini member is
+        optional, and unknown members are allowed) but has members: none of them is the
+        format's, so it is another format's event (an Anthropic stream given as Gemini)."""
+        try:
+            tree = msgspec.json.decode(buf)
+        except (msgspec.DecodeError, RecursionError):  # pragma: no cover - decoded already
+            return
+        if isinstance(tree, dict) and tree:
+            names = ", ".join(list(tree)[:3]) + (", ..." if len(tree) > 3 else "")
+            raise StreamError(
+                f"frame {index} has none of the members of a {self.spec.definition} ({names}): it is no {self.spec.name} stream event",
+                code="unknown_frame",
+                path=f"$[{index}]",
+            )
 
     def _side_event(self, buf: bytes, index: int) -> Any:
         """An event of a type the schema's union lacks but the format sends (anthropic ping, error)."""
@@ -431,6 +449,15 @@ class FrameReader:
             code="invalid_frame",
             path=where + exc.path[1:],
         )
+
+
+def _holds_nothing(value: Any) -> bool:
+    """True for an untagged Struct with members, all of them absent (UNSET): a tagged event is
+    its tag, whatever else it holds."""
+    fields = getattr(value, "__struct_fields__", None)
+    if not fields or value.__struct_config__.tag is not None:
+        return False
+    return all(getattr(value, f) is msgspec.UNSET for f in fields)
 
 
 def unknown_members(raw: Any, kept: Any, path: str) -> list[str]:

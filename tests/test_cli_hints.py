@@ -10,6 +10,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+import lucent
 from lucent import streams
 from lucent.cli import main
 from tests.paths import DATA
@@ -93,3 +94,18 @@ def test_validate_a_folder_checks_its_json_files_and_ends_with_a_summary(tmp_pat
     assert captured.err == "3 files: 1 valid, 2 invalid\n"
     assert main(["validate", "--format", "anthropic", "--definition", "CreateMessageParams", str(folder / "anthropic" / "request.json")]) == 0
     assert capsys.readouterr() == ("", "1 file: 1 valid, 0 invalid\n")
+
+
+def test_another_formats_stream_given_as_gemini_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    # every Gemini response member is optional and unknown members are allowed: an Anthropic
+    # stream used to assemble as Gemini to {} with exit status 0
+    example = Path(__file__).parent.parent / "examples" / "anthropic-stream.sse"
+    assert main(["assemble", "--format", "gemini", str(example)]) == 1
+    assert capsys.readouterr().err == (
+        "lucent: $[0]: frame 0 has none of the members of a GenerateContentResponse (type, message): "
+        "it is no gemini stream event [unknown_frame]\n"
+    )
+    with pytest.raises(lucent.errors.StreamError) as raised:
+        streams.assemble([{"type": "message_start", "message": {}}], "gemini")
+    assert (raised.value.code, raised.value.path) == ("unknown_frame", "$[0]")
+    assert msgspec.to_builtins(streams.assemble([{}], "gemini")) == {}  # an empty chunk holds nothing foreign

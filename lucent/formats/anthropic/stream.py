@@ -413,7 +413,7 @@ class AnthropicWriter(VendorWriter):
         for key in ("id", "model"):
             value = getattr(meta, key)
             if value is UNSET:
-                value = context_value(self.context, key, str, self._sink, "Invalid", f"an Anthropic message has an {key}, and the Lux stream has none")
+                value = context_value(self.context, key, str, self._sink, "Invalid", f"an Anthropic message has {'an' if key[0] in 'aeiou' else 'a'} {key}, and the Lux stream has none")
             values[key] = value if isinstance(value, str) else ""
         usage: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
         if meta.usage_input is not UNSET:
