@@ -626,6 +626,16 @@ class _Diagnostic:
         self.field, self.status = field, status
 
 
+def both_paths(events: Sequence[Any], source: str, target: str) -> tuple[Any, Any]:
+    """(assemble(convert_stream(s)), convert(assemble(s))) of one stream, as JSON values without
+    nulls, each path given the context keys it reads (for tests that cut a recorded stream)."""
+    context = commutation_context(source)
+    streamed = streams.assemble(list(streams.convert_stream(events, source, target, context=read_by(context, source, target, "stream"))), target)
+    result = lucent.convert(streams.assemble(events, source), source, target, kind="response", context=read_by(context, source, target, "response"))
+    converted = format_limits(result.value, events, source, target)
+    return without_nulls(msgspec.to_builtins(streamed)), without_nulls(msgspec.to_builtins(converted))
+
+
 def compared(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[Any, Any, dict[str, str], dict[str, str]]:
     """Both sides of :func:`commutation`: (streamed value, converted value, streamed statuses,
     converted statuses), each status map the worst status per source member

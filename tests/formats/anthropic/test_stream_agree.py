@@ -7,12 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import msgspec
 
-import lucent
-from lucent import streams
-from lucent._context import read_by
-from tests.stream_conformance import commutation_context, format_limits, without_nulls
+from tests.stream_conformance import both_paths
 from tests.vendor_corpus import CORPUS
 
 TOOL_SEARCH = "responsesToolSearchInputParam/anthropic/response-streaming.json"
@@ -27,11 +23,7 @@ def cut(file: str, events: list[int]) -> list[dict[str, Any]]:
 
 def both(events: list[dict[str, Any]], target: str) -> tuple[Any, Any]:
     """(assemble(convert_stream(s)), convert(assemble(s))) as JSON values without nulls."""
-    context = commutation_context("anthropic")
-    streamed = streams.assemble(list(streams.convert_stream(events, "anthropic", target, context=read_by(context, "anthropic", target, "stream"))), target)
-    result = lucent.convert(streams.assemble(events, "anthropic"), "anthropic", target, kind="response", context=read_by(context, "anthropic", target, "response"))
-    converted = format_limits(result.value, events, "anthropic", target)
-    return without_nulls(msgspec.to_builtins(streamed)), without_nulls(msgspec.to_builtins(converted))
+    return both_paths(events, "anthropic", target)
 
 
 def test_consecutive_text_blocks_are_one_responses_message_item_on_both_paths() -> None:

@@ -11,8 +11,7 @@ import msgspec
 
 import lucent
 from lucent import streams
-from lucent._context import read_by
-from tests.stream_conformance import commutation_context, format_limits, without_nulls
+from tests.stream_conformance import both_paths
 from tests.vendor_corpus import CORPUS
 
 
@@ -24,11 +23,7 @@ def cut(file: str, chunks: list[int]) -> list[dict[str, Any]]:
 
 def both(events: list[dict[str, Any]], target: str) -> tuple[Any, Any]:
     """(assemble(convert_stream(s)), convert(assemble(s))) as JSON values without nulls."""
-    context = commutation_context("gemini")
-    streamed = streams.assemble(list(streams.convert_stream(events, "gemini", target, context=read_by(context, "gemini", target, "stream"))), target)
-    result = lucent.convert(streams.assemble(events, "gemini"), "gemini", target, kind="response", context=read_by(context, "gemini", target, "response"))
-    converted = format_limits(result.value, events, "gemini", target)
-    return without_nulls(msgspec.to_builtins(streamed)), without_nulls(msgspec.to_builtins(converted))
+    return both_paths(events, "gemini", target)
 
 
 def gemini_parts(value: Any, family: str) -> list[dict[str, Any]]:

@@ -12,8 +12,7 @@ import msgspec
 
 import lucent
 from lucent import streams
-from lucent._context import read_by
-from tests.stream_conformance import commutation_context, format_limits, without_nulls
+from tests.stream_conformance import both_paths
 from tests.vendor_corpus import CORPUS
 
 FOLLOWUP = "anthropicOpus5AdaptiveThinkingMaxEffortParam/responses/followup-response-streaming.json"
@@ -42,11 +41,7 @@ def cut(file: str, items: set[int]) -> list[dict[str, Any]]:
 
 def both(events: list[dict[str, Any]], target: str) -> tuple[Any, Any]:
     """(assemble(convert_stream(s)), convert(assemble(s))) as JSON values without nulls."""
-    context = commutation_context("openai-responses")
-    streamed = streams.assemble(list(streams.convert_stream(events, "openai-responses", target, context=read_by(context, "openai-responses", target, "stream"))), target)
-    result = lucent.convert(streams.assemble(events, "openai-responses"), "openai-responses", target, kind="response", context=read_by(context, "openai-responses", target, "response"))
-    converted = format_limits(result.value, events, "openai-responses", target)
-    return without_nulls(msgspec.to_builtins(streamed)), without_nulls(msgspec.to_builtins(converted))
+    return both_paths(events, "openai-responses", target)
 
 
 def test_the_reasoning_signature_is_the_output_item_done_one_on_both_paths() -> None:
