@@ -16,7 +16,7 @@ import pytest
 import lucent
 from tests.conformance.kinds import Kind
 from tests.conformance.oracle import Oracle
-from tests.conformance.report import findings_lines
+from tests.conformance.report import findings_lines, input_line
 from tests.conformance.runner import Runner
 from tests.conformance.subject import Subject
 from tests.conformance.verdict import Verdict
@@ -41,7 +41,8 @@ def test_a_decode_disagreement_prints_the_document_lucent_got_wrong() -> None:
     shown = [line for line in lines if line.strip().startswith("input (")]
     assert shown and len(shown) == sum(1 for line in lines if "x lux-ir-v1 LucentUsage" in line)
     for line in shown:
-        size, text = re.fullmatch(r"\s*input \((\d+) bytes\): (.*)", line).groups()  # type: ignore[union-attr]
+        size, as_json, shown_text = re.fullmatch(r"\s*input \((\d+) bytes(, as a JSON string)?\): (.*)", line).groups()  # type: ignore[union-attr]
+        text = json.loads(shown_text) if as_json else shown_text
         (finding,) = {f.case.data: f for f in tally.findings if f.case.data.decode("utf-8", "backslashreplace") == text}.values()
         assert int(size) == len(finding.case.data)
         assert finding.case.oracle.valid is False  # jsonschema refuses what is printed ...
@@ -73,3 +74,18 @@ def test_a_conversion_failure_prints_its_minimal_input(monkeypatch: pytest.Monke
     # what is printed is a failing input on its own: the check fails on it again, the same way
     again = check(_PAIR, printed, validity)
     assert [f.check for f in again.failures] == ["raised"] and "forced by the test" in again.failures[0].detail
+
+
+@pytest.mark.parametrize(
+    ("data", "shown"),
+    [
+        (b'{"a":1}', 'input (7 bytes): {"a":1}'),
+        (b'{\n "a": 1\r}', 'input (11 bytes, as a JSON string): "{\\n \\"a\\": 1\\r}"'),
+        (b'\t[]', 'input (3 bytes, as a JSON string): "\\t[]"'),
+    ],
+)
+def test_an_input_is_printed_on_one_line_that_shows_every_byte(data: bytes, shown: str) -> None:
+    line = input_line(data)
+    assert line == shown and "\n" not in line and "\r" not in line
+    if "as a JSON string" in line:
+        assert json.loads(line.split("): ", 1)[1]).encode() == data

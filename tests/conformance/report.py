@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 
@@ -9,7 +10,7 @@ from .departures import DEPARTURES
 from .runner import CorpusTally, Finding, Tally
 from .verdict import Verdict
 
-__all__ = ["coverage_lines", "findings_lines", "kind_table"]
+__all__ = ["coverage_lines", "findings_lines", "input_line", "kind_table"]
 
 _HEADER = (
     f"{'schema':22} {'kind':24} {'valid':>6} {'accepted':>8} {'mutations':>9} {'refused':>7} "
@@ -78,9 +79,18 @@ def findings_lines(findings: list[Finding], limit: int = 20) -> list[str]:
         lines.append(f"  {counts[key]}x {c.schema} {c.definition or '<root>'} [{f.source} {f.op}]")
         lines.append(f"      oracle: {_said(c.oracle)}")
         lines.append(f"      lucent: {_said(c.subject)}")
-        text = c.data.decode("utf-8", "backslashreplace")
-        lines.append(f"      input ({len(c.data)} bytes): {text[:400]}{' ...' if len(text) > 400 else ''}")
+        lines.append(f"      {input_line(c.data)}")
     return lines
+
+
+def input_line(data: bytes, limit: int = 400) -> str:
+    """One line that shows *data*: as it is, or, where it holds a line break, tab or other
+    unprintable character, as a JSON string of its text (so a terminal shows every byte)."""
+    text = data.decode("utf-8", "backslashreplace")
+    more = " ..." if len(text) > limit else ""
+    if text.isprintable():
+        return f"input ({len(data)} bytes): {text[:limit]}{more}"
+    return f"input ({len(data)} bytes, as a JSON string): {json.dumps(text[:limit], ensure_ascii=False)}{more}"
 
 
 def _said(verdict: Verdict) -> str:
