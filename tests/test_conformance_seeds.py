@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +124,26 @@ def test_two_kinds_of_one_schema_do_not_share_a_seed() -> None:
     a = draw(strategy(_LUX, "LucentUsage"), 20, named_seed(0, _LUX, "LucentRequest"))
     b = draw(strategy(_LUX, "LucentUsage"), 20, named_seed(0, _LUX, "LucentResponse"))
     assert _values(a) != _values(b)
+
+
+def test_a_draw_does_not_change_with_the_literals_of_the_loaded_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hypothesis mixes the literals of loaded local modules into its draws; the harness must not.
+
+    A regenerated binding is such a module: without the guard, a new property name in one
+    schema's generated code would shift the inputs drawn for every other schema.
+    """
+    usage = strategy(_LUX, "LucentUsage")
+    before = draw(usage, _COUNT, 7)
+    module = tmp_path / "many_literals.py"
+    module.write_text("".join(f"V{i} = ({i * 7919 + 3}, 'lit{i}', {i}.25)\n" for i in range(400)), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    __import__("many_literals")
+    assert draw(usage, _COUNT, 7) == before
+    # the control: hypothesis itself does draw those literals, so the check above can fail
+    import contextlib
+
+    monkeypatch.setattr(generate, "_no_local_constants", contextlib.nullcontext)
+    assert draw(usage, _COUNT, 7) != before
+    sys.modules.pop("many_literals")

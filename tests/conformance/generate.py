@@ -12,11 +12,14 @@ import json
 import random
 import sys
 import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture import providers as _providers
 
 from codegen.strategies import render
 
@@ -106,8 +109,31 @@ def draw(strat: st.SearchStrategy[Any], count: int, seed_value: int = 0) -> list
     def collect(value: Any) -> None:
         out.append(value)
 
-    collect()
+    with _no_local_constants():
+        collect()
     return out[:count]
+
+
+@contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Draw without the literals hypothesis collects from the loaded local modules.
+
+    Hypothesis (6.131 on) mixes into its draws constants it reads from the source of every local
+    module in ``sys.modules`` (here lucent and codegen, generated bindings included). The draws of
+    a seed would then change with which modules happen to be imported (pytest's order of test
+    files) and with any literal of any schema's generated code, so the inputs of one schema would
+    depend on another's shape (issue 17, point 5). The pool is an internal of hypothesis
+    (``hypothesis.internal.conjecture.providers``); tests/test_conformance_seeds.py fails if this
+    stops taking effect.
+    """
+    real = _providers._get_local_constants
+    _providers._get_local_constants = _providers.Constants
+    _providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        _providers._get_local_constants = real
+        _providers.CONSTANTS_CACHE.cache.clear()
 
 
 def close_tool_arguments(value: Any, rng: random.Random, share: float = 0.75) -> Any:
