@@ -39,9 +39,12 @@ _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "provider_payload.anthropic.stop_reason": ("stop_reason", "stop_sequence"),
     "provider_payload.anthropic.stop_reason_absent": "stop_reason",
     "provider_payload.anthropic.stop_sequence": "stop_sequence",
+    "provider_payload.anthropic.stop_sequence_null": "stop_sequence",
     "provider_payload.anthropic.stop_details": "stop_details",
+    "provider_payload.anthropic.stop_details_null": "stop_details",
     "provider_payload.anthropic.container": "container",
     "provider_payload.anthropic.usage": "usage",
+    "provider_payload.anthropic.cache_creation_zero": "usage",
 }
 
 _FROM_CHOICE: dict[str, str | tuple[str, ...]] = {
@@ -92,22 +95,26 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
     )
     # provider_payload.anthropic.stop_reason_absent <- stop_reason via absent_flag
     provider_payload_anthropic_stop_reason_absent = _shared.absent_flag(src.stop_reason, f"{path}.stop_reason", cx)
-    # provider_payload.anthropic.stop_sequence <- stop_sequence via verbatim
-    provider_payload_anthropic_stop_sequence = _anthropic.verbatim(
+    # provider_payload.anthropic.stop_sequence <- stop_sequence via kept_unless_null
+    provider_payload_anthropic_stop_sequence = _anthropic.kept_unless_null(
         src.stop_sequence,
         f"{path}.stop_sequence",
         cx,
         "Degraded",
         "Lux has no matched stop sequence; kept in provider_payload.anthropic.stop_sequence",
     )
-    # provider_payload.anthropic.stop_details <- stop_details via verbatim
-    provider_payload_anthropic_stop_details = _anthropic.verbatim(
+    # provider_payload.anthropic.stop_sequence_null <- stop_sequence via null_flag
+    provider_payload_anthropic_stop_sequence_null = _anthropic.null_flag(src.stop_sequence, f"{path}.stop_sequence", cx)
+    # provider_payload.anthropic.stop_details <- stop_details via kept_unless_null
+    provider_payload_anthropic_stop_details = _anthropic.kept_unless_null(
         src.stop_details,
         f"{path}.stop_details",
         cx,
         "Degraded",
         "Lux has no refusal details; kept in provider_payload.anthropic.stop_details",
     )
+    # provider_payload.anthropic.stop_details_null <- stop_details via null_flag
+    provider_payload_anthropic_stop_details_null = _anthropic.null_flag(src.stop_details, f"{path}.stop_details", cx)
     # provider_payload.anthropic.container <- container via verbatim
     provider_payload_anthropic_container = _anthropic.verbatim(
         src.container,
@@ -118,6 +125,8 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
     )
     # provider_payload.anthropic.usage <- usage via usage_kept
     provider_payload_anthropic_usage = _anthropic.usage_kept(src.usage, f"{path}.usage", cx)
+    # provider_payload.anthropic.cache_creation_zero <- usage via cache_creation_zero_flag
+    provider_payload_anthropic_cache_creation_zero = _anthropic.cache_creation_zero_flag(src.usage, f"{path}.usage", cx)
     # type: implied (always message)
     # role: implied (always assistant)
     # content: implied (mapped by [maps.choice] (the whole message is choices[0]))
@@ -134,9 +143,12 @@ def _response(src: Message, path: str, cx: Cx) -> LucentResponse:
                 "stop_reason": provider_payload_anthropic_stop_reason,
                 "stop_reason_absent": provider_payload_anthropic_stop_reason_absent,
                 "stop_sequence": provider_payload_anthropic_stop_sequence,
+                "stop_sequence_null": provider_payload_anthropic_stop_sequence_null,
                 "stop_details": provider_payload_anthropic_stop_details,
+                "stop_details_null": provider_payload_anthropic_stop_details_null,
                 "container": provider_payload_anthropic_container,
                 "usage": provider_payload_anthropic_usage,
+                "cache_creation_zero": provider_payload_anthropic_cache_creation_zero,
             }),
         }),
     ), _FROM_RESPONSE, src)

@@ -227,7 +227,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
         f"{path}.extra",
         ("anthropic", "media"),
         "Unsupported",
-        "Anthropic has no place for other Lux extensions; only extra.anthropic and extra.media are read",
+        "Anthropic has no field for this value",
         spelling={"gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "stop_string:boolean", "stream_absent:boolean"), "openai_responses": ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "stream_absent:boolean"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.anthropic: keys no rule reads (Unsupported)

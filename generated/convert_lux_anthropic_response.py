@@ -29,7 +29,7 @@ CONTEXT: tuple[str, ...] = ()
 """The context keys this converter reads: the spec's `context` rules and the keys of the
 transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
-_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"blocks": "array", "stop_reason_absent": "boolean", "stop_sequence": "string|null", "usage": "object"}
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"blocks": "array", "cache_creation_zero": "boolean", "stop_details_null": "boolean", "stop_reason_absent": "boolean", "stop_sequence": "string|null", "stop_sequence_null": "boolean", "usage": "object"}
 """The JSON type of each $.provider_payload.anthropic entry ([pair] carried_types); Cx.load_carried
 reports an entry of another type Invalid and reads it as absent."""
 
@@ -72,6 +72,12 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
     content = _anthropic.anthropic_content(src.choices, f"{path}.choices", cx)
     # stop_reason <- choices via anthropic_stop_reason
     stop_reason = _anthropic.anthropic_stop_reason(src.choices, f"{path}.choices", cx)
+    # stop_sequence <- provider_payload.anthropic.stop_sequence via carried_stop_sequence
+    stop_sequence = _anthropic.carried_stop_sequence(
+        cx.from_carried("stop_sequence", "any"),
+        f"{path}.provider_payload.anthropic.stop_sequence",
+        cx,
+    )
     # stop_details <- provider_payload.anthropic.stop_details via carried_stop_details
     stop_details = _anthropic.carried_stop_details(
         cx.from_carried("stop_details", "any"),
@@ -107,14 +113,14 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
         f"{path}.provider_payload",
         ("anthropic", "media"),
         "Unsupported",
-        "Anthropic has no raw provider payload; only provider_payload.anthropic and provider_payload.media are read",
-        spelling={"gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "openai_responses": ("cache_write_absent:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string"), "sparktide": ("content_absent", "empty_tool_calls")},
+        "Anthropic has no field for this value",
+        spelling={"gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "openai_responses": ("cache_write_absent:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "restated_defaults:array"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.anthropic: keys no rule reads (Unsupported)
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.anthropic",
-        ("blocks", "container", "members", "stop_details", "stop_reason", "stop_reason_absent", "stop_sequence", "usage"),
+        ("blocks", "cache_creation_zero", "container", "members", "stop_details", "stop_details_null", "stop_reason", "stop_reason_absent", "stop_sequence", "stop_sequence_null", "usage"),
         "Unsupported",
         "not an Anthropic value this mapping reads",
     )
@@ -123,6 +129,9 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
     # provider_payload.anthropic.stop_reason: implied (read by anthropic_stop_reason)
     # provider_payload.anthropic.stop_reason_absent: implied (read by anthropic_stop_reason)
     # provider_payload.anthropic.members: implied (read by anthropic_content, which reports every entry no block reads)
+    # provider_payload.anthropic.stop_sequence_null: implied (read by carried_stop_sequence)
+    # provider_payload.anthropic.stop_details_null: implied (read by carried_stop_details)
+    # provider_payload.anthropic.cache_creation_zero: implied (read by anthropic_usage)
     return cx.built(path, _shared.unchecked(Message)(
         id=src.id,
         type="message",
@@ -130,7 +139,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
         model=src.model,
         content=content,
         stop_reason=stop_reason,
-        stop_sequence=cx.from_carried("stop_sequence", "any"),
+        stop_sequence=stop_sequence,
         stop_details=stop_details,
         container=container,
         usage=usage,

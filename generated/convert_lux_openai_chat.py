@@ -429,7 +429,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
         f"{path}.extra",
         ("openai_chat", "media"),
         "Unsupported",
-        "Chat Completions has no extension fields; only extra.openai_chat and extra.media are read",
+        "Chat Completions has no field for this value",
         spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_responses": ("include", "input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "prompt_cache_key", "store", "stream_absent:boolean", "text", "top_logprobs"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.openai_chat: keys no rule reads (Unsupported)

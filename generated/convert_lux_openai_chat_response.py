@@ -96,8 +96,8 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionRes
         f"{path}.provider_payload",
         ("openai_chat",),
         "Unsupported",
-        "Chat Completions has no extension fields; only provider_payload.openai_chat is read",
-        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean"), "gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "modelVersion:null", "responseId:null"), "openai_responses": ("cache_write_absent:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string"), "sparktide": ("content_absent", "empty_tool_calls")},
+        "Chat Completions has no field for this value",
+        spelling={"anthropic": ("cache_creation_zero:boolean", "members/content_form:string", "members/is_error:boolean", "stop_details_null:boolean", "stop_reason_absent:boolean", "stop_sequence_null:boolean"), "gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "modelVersion:null", "responseId:null"), "openai_responses": ("cache_write_absent:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "restated_defaults:array"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.openai_chat: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -300,7 +300,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
         f"{path}.extra",
         ("openai_responses", "media"),
         "Unsupported",
-        "Responses has no extension fields; only extra.openai_responses and extra.media are read",
+        "Responses has no field for this value",
         spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "gemini": ("contents:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "model:string"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("json_schema", "limit_field:string", "logprobs", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "prompt_cache_key", "stop_string:boolean", "store", "stream_absent:boolean", "top_logprobs", "verbosity"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.openai_responses: keys no rule reads (Unsupported)

@@ -29,7 +29,7 @@ CONTEXT: tuple[str, ...] = ("created_at",)
 """The context keys this converter reads: the spec's `context` rules and the keys of the
 transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
-_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"cache_write_absent": "boolean", "incomplete_details": "object|null", "output": "array", "status": "string", "usage": "null"}
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"cache_write_absent": "boolean", "incomplete_details": "object|null", "output": "array", "restated_defaults": "array", "status": "string", "usage": "null"}
 """The JSON type of each $.provider_payload.openai_responses entry ([pair] carried_types); Cx.load_carried
 reports an entry of another type Invalid and reads it as absent."""
 
@@ -318,18 +318,19 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         f"{path}.provider_payload",
         ("openai_responses", "media"),
         "Unsupported",
-        "Responses has no extension fields; only provider_payload.openai_responses and provider_payload.media are read",
-        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stop_reason_absent:boolean"), "gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "sparktide": ("content_absent", "empty_tool_calls")},
+        "Responses has no field for this value",
+        spelling={"anthropic": ("cache_creation_zero:boolean", "members/content_form:string", "members/is_error:boolean", "stop_details_null:boolean", "stop_reason_absent:boolean", "stop_sequence_null:boolean"), "gemini": ("candidates:null", "members/args=null", "members/category=null", "members/content=null", "members/finishReason=null", "members/id=null", "members/index=null", "members/name=null", "members/parts=null", "members/probability=null", "members/response=null", "members/role=null", "members/schemaField:string", "members/text=null", "members/url_as_file_uri:boolean", "modelVersion:null", "responseId:null"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.openai_responses: keys no rule reads (Unsupported)
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.openai_responses",
-        ("background", "cache_write_absent", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "usage", "user"),
+        ("background", "cache_write_absent", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "restated_defaults", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "usage", "user"),
         "Unsupported",
         "not a Responses member this mapping reads",
     )
     # provider_payload.openai_responses.members: implied (read by lux_output for the object at each Lux path (decision 1))
+    # provider_payload.openai_responses.restated_defaults: implied (read by kept_or: the members the Responses source held at the default written)
     # provider_payload.media: implied (no output part holds media)
     return cx.built(path, _shared.unchecked(Response)(
         id=src.id,

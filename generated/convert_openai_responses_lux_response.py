@@ -42,8 +42,8 @@ _FROM_RESPONSE: dict[str, str | tuple[str, ...]] = {
     "provider_payload.openai_responses.object": "object",
     "provider_payload.openai_responses.status": "status",
     "provider_payload.openai_responses.completed_at": "completed_at",
-    "provider_payload.openai_responses.error": "error",
-    "provider_payload.openai_responses.incomplete_details": "incomplete_details",
+    "provider_payload.openai_responses.error": ("error", "status"),
+    "provider_payload.openai_responses.incomplete_details": ("incomplete_details", "status"),
     "provider_payload.openai_responses.output_text": "output_text",
     "provider_payload.openai_responses.instructions": "instructions",
     "provider_payload.openai_responses.metadata": "metadata",
@@ -124,6 +124,31 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
         "Degraded",
         "Lux created_at is whole seconds; the fraction is kept in provider_payload.openai_responses.created_at",
     )
+    # provider_payload.openai_responses.object <- object via object_kept
+    provider_payload_openai_responses_object = _openai_responses.object_kept(src.object, f"{path}.object", cx)
+    # provider_payload.openai_responses.status <- status via status_kept
+    provider_payload_openai_responses_status = _openai_responses.status_kept(src.status, f"{path}.status", cx)
+    # provider_payload.openai_responses.error <- error, status via error_kept
+    provider_payload_openai_responses_error = _openai_responses.error_kept(src.error, src.status, f"{path}.error", cx)
+    # provider_payload.openai_responses.incomplete_details <- incomplete_details, status via incomplete_details_kept
+    provider_payload_openai_responses_incomplete_details = _openai_responses.incomplete_details_kept(
+        src.incomplete_details,
+        src.status,
+        f"{path}.incomplete_details",
+        cx,
+    )
+    # provider_payload.openai_responses.instructions <- instructions via restated
+    provider_payload_openai_responses_instructions = _openai_responses.restated(src.instructions, f"{path}.instructions", cx)
+    # provider_payload.openai_responses.metadata <- metadata via restated
+    provider_payload_openai_responses_metadata = _openai_responses.restated(src.metadata, f"{path}.metadata", cx)
+    # provider_payload.openai_responses.tools <- tools via restated
+    provider_payload_openai_responses_tools = _openai_responses.restated(src.tools, f"{path}.tools", cx)
+    # provider_payload.openai_responses.tool_choice <- tool_choice via restated
+    provider_payload_openai_responses_tool_choice = _openai_responses.restated(src.tool_choice, f"{path}.tool_choice", cx)
+    # provider_payload.openai_responses.parallel_tool_calls <- parallel_tool_calls via restated
+    provider_payload_openai_responses_parallel_tool_calls = _openai_responses.restated(src.parallel_tool_calls, f"{path}.parallel_tool_calls", cx)
+    # provider_payload.openai_responses.restated_defaults <- via restated_defaults with choices
+    provider_payload_openai_responses_restated_defaults = _openai_responses.restated_defaults(choices, path, cx)
     return cx.built(path, LucentResponse(
         schema_version="v1",
         id=src.id,
@@ -138,14 +163,14 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
                 "output": provider_payload_openai_responses_output,
                 "members": provider_payload_openai_responses_members,
                 "created_at": provider_payload_openai_responses_created_at,
-                "object": src.object,
-                "status": src.status,
+                "object": provider_payload_openai_responses_object,
+                "status": provider_payload_openai_responses_status,
                 "completed_at": src.completed_at,
-                "error": src.error,
-                "incomplete_details": src.incomplete_details,
+                "error": provider_payload_openai_responses_error,
+                "incomplete_details": provider_payload_openai_responses_incomplete_details,
                 "output_text": src.output_text,
-                "instructions": src.instructions,
-                "metadata": src.metadata,
+                "instructions": provider_payload_openai_responses_instructions,
+                "metadata": provider_payload_openai_responses_metadata,
                 "temperature": src.temperature,
                 "top_p": src.top_p,
                 "top_logprobs": src.top_logprobs,
@@ -160,14 +185,15 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
                 "max_tool_calls": src.max_tool_calls,
                 "max_output_tokens": src.max_output_tokens,
                 "text": src.text,
-                "tools": src.tools,
-                "tool_choice": src.tool_choice,
+                "tools": provider_payload_openai_responses_tools,
+                "tool_choice": provider_payload_openai_responses_tool_choice,
                 "prompt": src.prompt,
                 "truncation": src.truncation,
                 "reasoning": src.reasoning,
                 "moderation": src.moderation,
-                "parallel_tool_calls": src.parallel_tool_calls,
+                "parallel_tool_calls": provider_payload_openai_responses_parallel_tool_calls,
                 "conversation": src.conversation,
+                "restated_defaults": provider_payload_openai_responses_restated_defaults,
             }),
             "media": provider_payload_media,
         }),

@@ -1057,6 +1057,36 @@ def lux_usage(usage: Usage, path: str, cx: Cx) -> LucentUsage:
 
 
 @reports("Degraded")
+def kept_unless_null(value: Any, path: str, cx: Cx, status: Status, reason: str) -> Any:
+    """A source value as plain JSON, reported; a null (the member's default: no stop sequence
+    matched, no refusal details) is not kept, and :func:`null_flag` notes it."""
+    if value is UNSET or value is None:
+        return UNSET
+    cx.report(path, status, reason)
+    return _plain(value)
+
+
+def null_flag(value: Any, path: str, cx: Cx) -> bool | UnsetType:
+    """True when the source member is a JSON null (written back as null), else nothing."""
+    return True if value is None else UNSET
+
+
+_ZERO_CACHE_CREATION: dict[str, int] = {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}
+
+
+def _zero_cache_creation(usage: Any) -> bool:
+    """The usage's cache_creation says no more than cache_creation_input_tokens 0 does: both
+    TTLs 0 (what Anthropic reports for a request that wrote no cache)."""
+    value = getattr(usage, "cache_creation", UNSET)
+    return value is not UNSET and value is not None and _plain(value) == _ZERO_CACHE_CREATION and getattr(usage, "cache_creation_input_tokens", UNSET) == 0
+
+
+def cache_creation_zero_flag(usage: Any, path: str, cx: Cx) -> bool | UnsetType:
+    """True when the usage's cache_creation is all zero with cache_creation_input_tokens 0: it
+    is not kept (Lux's cache_creation_tokens 0 says it), and the way back writes it again."""
+    return True if isinstance(usage, Usage) and _zero_cache_creation(usage) else UNSET
+
+
 def usage_kept(usage: Usage, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """The usage members Lux has no count for, verbatim: cache_creation (by TTL), server_tool_use,
     service_tier and inference_geo (Degraded when not null), and the counts that are null (Lux
@@ -1068,6 +1098,8 @@ def usage_kept(usage: Usage, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
         value = getattr(usage, key, UNSET)
         if value is UNSET or (value is not None and key not in _USAGE_KEPT):
             continue
+        if key == "cache_creation" and _zero_cache_creation(usage):
+            continue  # said by cache_creation_tokens 0 (cache_creation_zero_flag)
         if value is not None:
             cx.report(f"{path}.{key}", "Degraded", f"Lux usage has no {key}; kept in provider_payload.anthropic.usage")
         kept[key] = _plain(value)
@@ -1181,6 +1213,8 @@ def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: 
     if usage.reasoning_tokens is not UNSET:
         members["output_tokens_details"] = {"thinking_tokens": usage.reasoning_tokens}
     where = member(cx.carried_path, carried)
+    if cx.from_carried("cache_creation_zero", "boolean") is True and write == 0 and "cache_creation" not in kept:
+        members["cache_creation"] = dict(_ZERO_CACHE_CREATION)  # the source's all-zero breakdown
     for key, value in kept.items():
         if key in members or key not in ("cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens_details", *_USAGE_KEPT):
             cx.report(member(where, key), "Unsupported", "not a usage member the Lux usage leaves unsaid; ignored")
@@ -1199,11 +1233,22 @@ def anthropic_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: 
 
 @reports("Unsupported", "Invalid")
 def carried_stop_details(value: Any, path: str, cx: Cx) -> RefusalStopDetails | None | UnsetType:
-    """The stop_details kept in provider_payload.anthropic (null kept as null)."""
+    """The stop_details kept in provider_payload.anthropic (null kept as null, or noted by
+    stop_details_null)."""
+    if value is UNSET and cx.from_carried("stop_details_null", "boolean") is True:
+        return None
     if value is UNSET or value is None:
         return None if value is None else UNSET
     converted = _convert(value, RefusalStopDetails, path, cx)
     return UNSET if converted is None else cast("RefusalStopDetails", converted)
+
+
+def carried_stop_sequence(value: Any, path: str, cx: Cx) -> str | None | UnsetType:
+    """The stop_sequence kept in provider_payload.anthropic; null when stop_sequence_null notes
+    that the source said null; else none."""
+    if value is UNSET and cx.from_carried("stop_sequence_null", "boolean") is True:
+        return None
+    return cast("str | None | UnsetType", value)
 
 
 @reports("Unsupported", "Invalid")

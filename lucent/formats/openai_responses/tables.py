@@ -31,6 +31,23 @@ incomplete response). ResponseErrorCode has no code for either: ``server_error``
 gives for a failure of the model itself. Documents and streams (``response.failed``) write the
 same object."""
 
+WRITTEN_DEFAULTS: Final[dict[str, Any]] = {
+    "tools": [], "metadata": {}, "tool_choice": "auto", "parallel_tool_calls": True, "error": None, "instructions": None, "temperature": None, "top_p": None,
+}
+"""The members a Responses response requires that restate the request (and ``error``), as a Lux
+-> Responses writer writes them when the Lux response does not carry them."""
+
+RESTATED_DEFAULTS: Final[tuple[str, ...]] = ("tools", "metadata", "tool_choice", "parallel_tool_calls", "instructions")
+"""The members of :data:`WRITTEN_DEFAULTS` a Responses source's value of which, when it is that
+default, is not kept in the Lux side-car but noted (``restated_defaults``, a spelling): the way
+back writes it again, and another format loses nothing (temperature and top_p: a kept null is
+a value, docs/semantics.md)."""
+
+IMPLIED_STATUS: Final[frozenset[str]] = frozenset({"completed", "incomplete", "failed"})
+"""The response statuses the Lux finish reason gives back exactly (:data:`STATUS_FROM_LUX`): a
+Responses source's status of these is not kept (in_progress, queued, cancelled are)."""
+
+
 DEGRADED_FINISH: Final[frozenset[str]] = frozenset({"safety", "recitation", "malformed_tool_call"})
 """The Lux finish reasons whose Responses status does not give them back."""
 

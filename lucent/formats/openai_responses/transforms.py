@@ -19,7 +19,17 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import own_or_sibling, plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import FAILURE_ERROR, LOGPROBS_INCLUDE, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
+from lucent.formats.openai_responses.tables import (
+    FAILURE_ERROR,
+    IMPLIED_STATUS,
+    INCOMPLETE_REASON_TO_LUX,
+    LOGPROBS_INCLUDE,
+    MADE_ID_PREFIX,
+    RESTATED_DEFAULTS,
+    STATUS_FROM_LUX,
+    WRITTEN_DEFAULTS,
+    lux_annotation,
+)
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -1086,6 +1096,54 @@ def responses_output_records(output: Any, path: str, cx: Cx) -> list[dict[str, A
     return cast("list[dict[str, Any]]", cx.memo.pop("output", UNSET))
 
 
+def _is(value: Any, default: Any) -> bool:
+    """``value`` is the JSON value ``default`` (``true`` is not ``1``; a Struct never is)."""
+    return type(value) is type(default) and value == default
+
+
+def restated(value: Any, path: str, cx: Cx) -> Any:
+    """A member restating the request (tables.RESTATED_DEFAULTS), kept unless it holds the
+    default a Lux -> Responses writer writes: that one is noted for ``restated_defaults``."""
+    name = path.rsplit(".", 1)[-1]
+    if value is not UNSET and _is(value, WRITTEN_DEFAULTS[name]):
+        cast("list[str]", cx.memo.setdefault("restated", [])).append(name)
+        return UNSET
+    return value
+
+
+def restated_defaults(choices: Any, path: str, cx: Cx) -> list[str] | UnsetType:
+    """The members :func:`restated` found at their default (a spelling: the way back writes
+    each again, and no other format needs them)."""
+    names = cast("list[str]", cx.memo.pop("restated", []))
+    return names or UNSET
+
+
+def status_kept(status: Any, path: str, cx: Cx) -> Any:
+    """The status, unless the Lux finish reason gives it back (tables.IMPLIED_STATUS)."""
+    return UNSET if status in IMPLIED_STATUS else status
+
+
+def object_kept(value: Any, path: str, cx: Cx) -> Any:
+    """``object``, unless it is ``response`` (the only value, which the way back writes)."""
+    return UNSET if value == "response" else value
+
+
+def error_kept(error: Any, status: Any, path: str, cx: Cx) -> Any:
+    """The error, unless it is null on a response that did not fail (the way back writes null)."""
+    return UNSET if error is None and status in ("completed", "incomplete") else error
+
+
+def incomplete_details_kept(details: Any, status: Any, path: str, cx: Cx) -> Any:
+    """incomplete_details, unless the Lux finish reason gives it back: null on a response that
+    is not incomplete, ``{reason}`` (max_output_tokens, content_filter) on one that is."""
+    if details is None and status in ("completed", "failed"):
+        return UNSET
+    plain = _plain(details)
+    if status == "incomplete" and isinstance(plain, dict) and list(plain) == ["reason"] and plain["reason"] in INCOMPLETE_REASON_TO_LUX:
+        return UNSET
+    return details
+
+
 def cache_write_absent_flag(usage: Any, path: str, cx: Cx) -> bool | UnsetType:
     """True when a usage object has no input_tokens_details.cache_write_tokens (most recorded
     responses: the member is newer than they are), so the way back leaves it out."""
@@ -1309,10 +1367,14 @@ def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, no_cache_write
 @reports("Degraded")
 def kept_or(kept: Any, path: str, cx: Cx, carried: str) -> Any:
     """A member Responses requires: the kept value, else its default (null, [], {}, "auto",
-    true), reported Degraded once per response."""
-    defaults: dict[str, Any] = {"tools": [], "metadata": {}, "tool_choice": "auto", "parallel_tool_calls": True, "error": None, "instructions": None, "temperature": None, "top_p": None}
+    true: tables.WRITTEN_DEFAULTS), reported Degraded once per response, unless the Responses
+    source held that default (``restated_defaults``)."""
+    defaults = WRITTEN_DEFAULTS
     if kept is not UNSET:
         return kept
+    restated = cx.carried.get("restated_defaults")
+    if isinstance(restated, list) and carried in restated:
+        return defaults[carried]
     if not cx.memo.get("defaults_reported"):
         cx.memo["defaults_reported"] = True
         cx.report("$", "Degraded", "Responses restates the request (tools, tool_choice, temperature, ...), which a Lux response does not carry; written as the defaults")
