@@ -229,7 +229,7 @@ def convert(
         if converter is not None:
             value, found = converter(document, context)
         elif hops is not None:
-            value, found = _compose(hops, document, context)  # no direct converter: through Lux
+            value, found = _compose(hops, document, context, source)  # no direct converter: through Lux
         else:
             value, found = document, []  # source == target: the document as decoded
     except LucentError:
@@ -324,16 +324,20 @@ def _through_lux(source: str, target: str, kind: str) -> tuple[Converter, Conver
     return (first, second) if first is not None and second is not None else None
 
 
-def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[str, Any] | None) -> tuple[Any, list[ConversionDiagnostic]]:
+def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[str, Any] | None, source: str | None = None) -> tuple[Any, list[ConversionDiagnostic]]:
     """Convert through Lux; every diagnostic names a path in the source document.
 
     The first hop records where each Lux value it builds came from (``origins``: Lux path ->
     source path); a second-hop diagnostic, which names a Lux path, is reported at the source
     path of that value (see :func:`_source_paths`). The first hop's ``target:`` diagnostics name
     values the intermediate Lux document lacks; they are left out, since the second hop, and the
-    check of the result against the target schema, report what the target itself lacks.
+    check of the result against the target schema, report what the target itself lacks. A
+    second-hop restructuring between two Lux forms that the ``source`` format writes alike
+    (``lucent._forms``: a tool result as an item or a block, for Chat) is left out too: read
+    back as the source format, the target says what the source said.
     """
     from lucent._conversion import PARTIAL_WALKS, Origins, holder_of, represented  # loaded with the first converter
+    from lucent._forms import FORM_OF, NOT_TOLD_APART
 
     provenance = Origins()
     lux, first = hops[0](document, context, provenance)
@@ -347,6 +351,9 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     index = _Index()
     if len(second) > PARTIAL_WALKS:
         provenance.paths()  # one walk of the whole document costs less than one per diagnostic
+    if source is not None and source in NOT_TOLD_APART:
+        alike = NOT_TOLD_APART[source]
+        second = [d for d in second if not (d.status == "Degraded" and FORM_OF.get(d.detail) in alike)]
     for diagnostic in second:
         field = diagnostic.field
         around = provenance.around(field)

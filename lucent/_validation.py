@@ -602,6 +602,35 @@ def load_json_text(text: str) -> Any:
     return value
 
 
+def same_json_value(text: str, value: Any) -> bool:
+    """Whether ``text`` (JSON text that :func:`load_json_text` read as ``value``) is the JSON
+    value that :func:`dump_json_text` writes for ``value``: spacing, escapes and number
+    spellings aside (``1.0``, ``1e0`` and ``1`` are one JSON number), numbers compared exactly,
+    so a digit lost to a float's precision (``0.10000000000000000001`` read as ``0.1``) is not
+    the same value (docs/semantics.md: JSON text carried as the equal JSON value is Exact)."""
+    written = dump_json_text(value)
+    if written == text:
+        return True
+    from decimal import Decimal
+
+    def exact(raw: str) -> Any:
+        return json.loads(raw, parse_float=Decimal, parse_int=Decimal)
+
+    try:
+        return _same(exact(text), exact(written))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON values equal, ``true`` never equal to ``1`` (Decimal(1) == True in Python)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
 def dump_json_text(value: Any) -> str:
     """The compact JSON text of a JSON value (separators "," and ":", keys in their order, UTF-8
     characters kept); raises JsonTextError for a value that has none (NaN, infinity, a type

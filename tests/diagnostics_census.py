@@ -183,8 +183,23 @@ def json_diff(a: Any, b: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any,
     elif _number(a) and _number(b):
         if a != b:
             yield path
+    elif isinstance(a, str) and isinstance(b, str) and a != b and _same_json_text(a, b):
+        return  # JSON text carried as the equal JSON value (docs/semantics.md: Exact)
     elif a != b or type(a) is not type(b):
         yield path
+
+
+def _same_json_text(a: str, b: str) -> bool:
+    """Two strings that are JSON text of one JSON object or array (numbers compared exactly)."""
+    if not (a.lstrip().startswith(("{", "[")) and b.lstrip().startswith(("{", "["))):
+        return False
+    from decimal import Decimal
+
+    try:
+        x, y = (json.loads(t, parse_float=Decimal, parse_int=Decimal) for t in (a, b))
+    except ValueError:
+        return False
+    return list(json_diff(x, y)) == []
 
 
 def _number(value: Any) -> bool:

@@ -23,7 +23,8 @@ from msgspec import UNSET, UnsetType
 
 from lucent._conversion import Cx, reads, reports, Status
 from lucent._transforms import convert_kept, left_out, plain_members, present, report_unkept, shown, written
-from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, load_json_text, member
+from lucent._forms import restructured
+from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, load_json_text, member, same_json_value
 from lucent.formats.anthropic.tables import STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
 from lucent.generated.anthropic import (
     CacheControlEphemeral,
@@ -526,8 +527,8 @@ def _tool_input(arguments: str, path: str, cx: Cx) -> dict[str, Any]:
     if not isinstance(value, dict):
         cx.report(path, "Invalid", f"Anthropic tool input is a JSON object; the arguments are JSON text of {shown(value)}; written as " + _EMPTY)
         return {}
-    if dump_json_text(value) != arguments:
-        cx.report(path, "Degraded", "the arguments text is written as the JSON object it holds (re-serialized)")
+    if not same_json_value(arguments, value):
+        cx.report(path, "Degraded", "the arguments text is written as the JSON object it holds; a number in it is rounded")
     return value
 
 
@@ -733,12 +734,12 @@ def anthropic_messages(conversation: list[LucentConversationItem], path: str, cx
             content = _content_out(message.content, f"{mpath}.content", mpath, cx, None, form)
             turns.messages.append(cx.built(mpath, InputMessage(role=cast("Any", role), content=content if content is not None else [])))
         elif isinstance(item, LucentConversationItemToolCall):
-            cx.report(at, "Degraded", "Anthropic has no tool call items; written as a tool_use block of an assistant message")
+            restructured(cx, at, "tool_call_place", "Anthropic has no tool call items; written as a tool_use block of an assistant message")
             block = _convert(_tool_use_out(item.tool_call, f"{at}.tool_call", cx), RequestToolUseBlock, at, cx)
             if block is not None:
                 turns.join("assistant", block, at, cx)
         elif isinstance(item, LucentConversationItemToolResult):
-            cx.report(at, "Degraded", "Anthropic has no tool result items; written as a tool_result block of a user message")
+            restructured(cx, at, "tool_result_place", "Anthropic has no tool result items; written as a tool_result block of a user message")
             block = _convert(_tool_result_out(item.tool_result, f"{at}.tool_result", cx), RequestToolResultBlock, at, cx)
             if block is not None:
                 turns.join("user", block, at, cx)

@@ -24,7 +24,8 @@ from msgspec import UNSET, Struct, UnsetType
 
 from lucent._conversion import Cx, reads, reports, Status
 from lucent._transforms import convert_kept, shown
-from lucent._validation import JsonTextError, convert_as, described, dump_json_text, load_json_text, member
+from lucent._forms import restructured
+from lucent._validation import JsonTextError, convert_as, described, dump_json_text, load_json_text, member, same_json_value
 from lucent.formats.gemini.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_TO_LUX
 from lucent.generated.gemini import (
     Blob,
@@ -793,8 +794,8 @@ def _function_call_part(use: LucentToolUse, lp: str, up: str, cx: Cx) -> Part:
         if args is not UNSET and not isinstance(args, dict):
             cx.report(f"{up}.arguments", "Invalid", f"Gemini args are a JSON object; the arguments are JSON text of {shown(args)}; left out")
             args = UNSET
-        elif args is not UNSET and dump_json_text(args) != use.arguments:
-            cx.report(f"{up}.arguments", "Degraded", "Gemini args are a JSON object: the text is re-serialized (spacing and number forms are not kept)")
+        elif args is not UNSET and not same_json_value(use.arguments, args):
+            cx.report(f"{up}.arguments", "Degraded", "Gemini args are a JSON object: a number in the text is rounded")
         call.args = args
     part = cx.built(lp, Part(functionCall=cx.built(up, call, {"name": "name", "id": "id", "args": "arguments"})))
     return _part_meta(part, lp, cx)
@@ -845,8 +846,8 @@ def _response_object(result: LucentToolResult, rp: str, cx: Cx) -> dict[str, Any
             parsed = None
         if isinstance(parsed, dict):
             value = parsed
-            if dump_json_text(parsed) != texts[0]:
-                cx.report(f"{rp}.content", "Degraded", "Gemini response is a JSON object: the text is re-serialized (spacing and number forms are not kept)")
+            if not same_json_value(texts[0], parsed):
+                cx.report(f"{rp}.content", "Degraded", "Gemini response is a JSON object: a number in the text is rounded")
     if value is None:
         value = {"result": "\n".join(texts)}
         cx.report(f"{rp}.content", "Degraded", 'a Gemini function response is a JSON object; the text is written as {"result": text}')
@@ -1008,7 +1009,7 @@ def gemini_contents(conversation: list[LucentConversationItem], kept: Any, path:
         leading = False
         if isinstance(item, LucentConversationItemToolCall):
             part = _function_call_part(item.tool_call, ip, f"{ip}.tool_call", cx)
-            joinable = _join(contents, joinable, "model", part, ip, cx, "a tool_call item is written as a functionCall part of the model content before it")
+            joinable = _join(contents, joinable, "model", part, ip, cx, "a tool_call item is written as a functionCall part of the model content before it", "tool_call_place")
         elif isinstance(item, LucentConversationItemReasoning):
             thought = _thought_part(item.reasoning, ip, f"{ip}.reasoning", cx)
             if thought is not None:
@@ -1022,8 +1023,11 @@ def gemini_contents(conversation: list[LucentConversationItem], kept: Any, path:
     return UNSET if kept is None and not contents else contents
 
 
-def _join(contents: list[Content], joinable: Content | None, role: str, part: Part, ip: str, cx: Cx, reason: str) -> Content:
-    cx.report(ip, "Degraded", reason)
+def _join(contents: list[Content], joinable: Content | None, role: str, part: Part, ip: str, cx: Cx, reason: str, form: str | None = None) -> Content:
+    if form is None:
+        cx.report(ip, "Degraded", reason)
+    else:  # a source format that has no item form gets it back in place (lucent._forms)
+        restructured(cx, ip, form, reason)
     last = contents[-1] if contents else None
     if last is not None and last.role == role and (role == "model" or last is joinable) and last.parts is not UNSET:
         last.parts.append(part)

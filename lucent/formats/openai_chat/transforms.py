@@ -15,6 +15,7 @@ from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
 from lucent._conversion import Cx, Expect, reads, reports, Status
 from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown
+from lucent._forms import restructured
 from lucent._validation import described, member
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS
 from lucent.formats.openai_responses.tables import LOGPROBS_INCLUDE
@@ -626,7 +627,11 @@ def _emit_message(out: list[Any], message: LucentMessage, path: str, cx: Cx) -> 
     for j, block in enumerate(message.content):
         if isinstance(block, LucentContentToolResult):
             where = f"{path}.content[{j}]"
-            cx.report(where, "Degraded", "a tool_result block is written as a Chat tool message before its message (back in Lux: a tool_result item)")
+            detail = "a tool_result block is written as a Chat tool message before its message (back in Lux: a tool_result item)"
+            if all(isinstance(b, LucentContentToolResult) for b in message.content[:j]):  # in place: it comes back where it was
+                restructured(cx, where, "tool_result_place", detail)
+            else:
+                cx.report(where, "Degraded", detail + "; it is moved ahead of the blocks before it")
             out.append(_tool_message(block.tool_result, f"{where}.tool_result", cx))
     only_results = bool(message.content) and all(isinstance(b, LucentContentToolResult) for b in message.content)
     role = message.role
@@ -645,7 +650,7 @@ def _emit_message(out: list[Any], message: LucentMessage, path: str, cx: Cx) -> 
         cx.report(f"{path}.role", "Degraded", "a Chat tool message needs a tool call id; a Lux tool message without tool results is written as a user message")
         role = "user"
     elif only_results:
-        cx.report(f"{path}.role", "Degraded", "the message held only tool results: it is written as the Chat tool messages alone")
+        restructured(cx, f"{path}.role", "holder_role", "the message held only tool results: it is written as the Chat tool messages alone")
         return
     if role in ("assistant", "model"):
         if role == "model":
@@ -664,7 +669,7 @@ def _emit_message(out: list[Any], message: LucentMessage, path: str, cx: Cx) -> 
 
 
 def _append_call(out: list[Any], call: Any, path: str, cx: Cx) -> None:
-    cx.report(path, "Degraded", "a tool_call item is written as a tool call of the assistant message before it (back in Lux: a tool_use block)")
+    restructured(cx, path, "tool_call_place", "a tool_call item is written as a tool call of the assistant message before it (back in Lux: a tool_use block)")
     last = out[-1] if out else None
     if isinstance(last, ChatCompletionRequestAssistantMessage) and isinstance(last.tool_calls, list):
         last.tool_calls.append(call)  # in place: a copy per call made a run of calls quadratic

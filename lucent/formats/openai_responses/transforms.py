@@ -18,6 +18,7 @@ from msgspec import UNSET, UnsetType
 
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import own_or_sibling, plain_members, shown
+from lucent._forms import restructured
 from lucent._validation import RuleViolation, convert_as, member
 from lucent.formats.openai_responses.tables import (
     FAILURE_ERROR,
@@ -650,13 +651,22 @@ def _lux_message(message: LucentMessage, path: str, items: list[Any], members: _
     before: list[Any] = []
     after: list[Any] = []
     blocks: list[tuple[int, LucentContent]] = []
-    for index, block in enumerate(message.content):
+    content = message.content
+    for index, block in enumerate(content):
         where = f"{path}.content[{index}]"
         if isinstance(block, LucentContentToolUse):
-            cx.report(where, "Degraded", "written as a function_call item after its message (it comes back as an item)")
+            detail = "written as a function_call item after its message (it comes back as an item)"
+            if all(isinstance(b, LucentContentToolUse) for b in content[index + 1:]):  # in place (lucent._forms)
+                restructured(cx, where, "tool_call_place", detail)
+            else:
+                cx.report(where, "Degraded", detail + "; it is moved after the blocks that follow it")
             after.append(_function_call(block.tool_use, f"{where}.tool_use", members, cx))
         elif isinstance(block, LucentContentToolResult):
-            cx.report(where, "Degraded", "written as a function_call_output item before its message (it comes back as an item)")
+            detail = "written as a function_call_output item before its message (it comes back as an item)"
+            if all(isinstance(b, LucentContentToolResult) for b in content[:index]):  # in place (lucent._forms)
+                restructured(cx, where, "tool_result_place", detail)
+            else:
+                cx.report(where, "Degraded", detail + "; it is moved ahead of the blocks before it")
             before.append(_function_call_output(block.tool_result, f"{where}.tool_result", members, cx))
         elif isinstance(block, LucentContentThinking):
             cx.report(where, "Unsupported", "Responses messages hold no reasoning; dropped")
@@ -677,7 +687,7 @@ def _lux_message(message: LucentMessage, path: str, items: list[Any], members: _
                 items.append({"role": role, "content": content, **kept})
     else:
         # only tool calls and results: each is an item of its own, and the message is not written
-        cx.report(f"{path}.role", "Degraded", f"the {message.role} message holds only tool calls and results, written as items of their own; its role is not kept")
+        restructured(cx, f"{path}.role", "holder_role", f"the {message.role} message holds only tool calls and results, written as items of their own; its role is not kept")
         for key in kept:
             cx.report(member(_members_path(path, cx), key), "Unsupported", "the message is not written (only its tool calls and results are), so this kept member has no place")
     items.extend(after)
