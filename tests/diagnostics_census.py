@@ -75,6 +75,7 @@ FORMS: dict[str, tuple[str, re.Pattern[str]]] = {
     "joined": ("Degraded", re.compile(r"\bjoined\b")),
     "derived-id": ("Degraded", re.compile(r"\b(?:id|ids|name) (?:is |are )?(?:derived|generated|replaced)\b|lucent_")),
     "rounded": ("Degraded", re.compile(r"\brounded\b")),
+    "filled": ("Degraded", re.compile(r"Lux has none, written as|written as the defaults")),
 }
 """The Degraded forms docs/semantics.md lists ("Degraded forms"), by name: (status, a pattern
 of the detail). A Degraded diagnostic of one of them may name a value the target, read back,

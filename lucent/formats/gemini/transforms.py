@@ -1459,7 +1459,7 @@ def gemini_usage_out(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: C
         out["thoughtsTokenCount"] = usage.reasoning_tokens
     if usage.cached_tokens is not UNSET:
         out["cachedContentTokenCount"] = usage.cached_tokens
-    if usage.cache_creation_tokens is not UNSET:
+    if usage.cache_creation_tokens is not UNSET and usage.cache_creation_tokens != 0:  # 0 writes: nothing to report
         cx.report(f"{path}.cache_creation_tokens", "Unsupported", "Gemini reports no cache writes (the tokens stay counted in promptTokenCount)")
     for key, value in kept.items():
         if value is None:
