@@ -73,7 +73,7 @@ FORMS: dict[str, tuple[str, re.Pattern[str]]] = {
     "side-car": ("Degraded", re.compile(r"\bkept (?:verbatim )?in (?:provider_payload|extra)\b")),
     "caller-context": ("Degraded", re.compile(r"context\[")),
     "joined": ("Degraded", re.compile(r"\bjoined\b")),
-    "derived-id": ("Degraded", re.compile(r"\b(?:id|ids|name) (?:is |are )?(?:derived|generated|replaced)\b|lucent_")),
+    "derived-id": ("Degraded", re.compile(r"\b(?:id|ids|name) (?:is |are )?(?:derived|generated|replaced)\b|lucent_|needs? an? (?:id|name)\b.*written as|\bderived '")),
     "rounded": ("Degraded", re.compile(r"\brounded\b")),
     "filled": ("Degraded", re.compile(r"Lux has none, written as|written as the defaults")),
 }

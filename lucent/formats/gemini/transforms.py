@@ -1181,7 +1181,7 @@ def gemini_tools_out(tools: list[LucentTool] | UnsetType, layout: Any, path: str
         decl = FunctionDeclaration(description=tool.description)
         if not (_kept_null(cx, tp, "name") and tool.name == ""):
             decl.name = tool.name
-        if tool.strict is not UNSET:
+        if tool.strict is True:  # strict false is what Gemini does anyway: nothing is lost
             cx.report(f"{tp}.strict", "Unsupported", "Gemini function declarations have no strict flag")
         field = cx.kept(MEMBERS, tp, "schemaField", ("parameters",)) if _kept_has(cx, tp, "schemaField") else None
         if tool.parameters is not None:

@@ -202,6 +202,10 @@ def _parts(parts: list[Any], path: str, lux: str, field: str, role: str, cx: Cx,
                 rest["type"] = kind
             else:
                 rest.pop("type")
+            if kind == "output_text":  # [] is what the way back writes (lux_parts): nothing to keep
+                for key in ("annotations", "logprobs"):
+                    if rest.get(key) == []:
+                        del rest[key]
             if rest.get("logprobs"):
                 cx.report(member(where, "logprobs"), "Degraded", "Lux text has no log probabilities; kept in the openai_responses side-car members")
             if "prompt_cache_breakpoint" in rest:
