@@ -14,7 +14,8 @@ Forms (a Lux distinction, by name):
 * ``tool_result_place``: a tool result as a conversation item or as a block of a message;
 * ``tool_call_place``: a tool call as a conversation item or as a block of a message;
 * ``holder_role``: the role of a message that held only tool calls and results (written as
-  the calls and results alone).
+  the calls and results alone);
+* ``system_place``: the system text as Lux ``instructions`` or as one leading system message.
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ if TYPE_CHECKING:
 __all__ = ["FORM_OF", "NOT_TOLD_APART", "restructured"]
 
 NOT_TOLD_APART: Final[dict[str, frozenset[str]]] = {
-    "openai-chat": frozenset({"tool_result_place", "tool_call_place", "holder_role"}),
+    "openai-chat": frozenset({"tool_result_place", "tool_call_place", "holder_role", "system_place"}),
     "openai-responses": frozenset({"tool_result_place", "tool_call_place", "holder_role"}),
     "anthropic": frozenset({"tool_result_place", "tool_call_place", "holder_role"}),
-    "gemini": frozenset({"tool_result_place", "tool_call_place", "holder_role"}),
+    "gemini": frozenset({"tool_result_place", "tool_call_place", "holder_role", "system_place"}),
 }
 """Source format -> the forms it writes the same way (Chat: tool messages for both tool result
-forms, tool_calls of an assistant message for both tool call forms; Anthropic: blocks;
-Responses: items; Gemini: parts)."""
+forms, tool_calls of an assistant message for both tool call forms, a leading system message
+for both system forms; Anthropic: blocks; Responses: items (its ``instructions`` and system
+messages differ); Gemini: parts, and ``systemInstruction`` for both system forms)."""
 
 FORM_OF: dict[str, str] = {}
 """A restructuring's detail -> its form (filled by :func:`restructured`)."""

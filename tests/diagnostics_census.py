@@ -76,6 +76,7 @@ FORMS: dict[str, tuple[str, re.Pattern[str]]] = {
     "derived-id": ("Degraded", re.compile(r"\b(?:id|ids|name) (?:is |are )?(?:derived|generated|replaced)\b|lucent_|needs? an? (?:id|name)\b.*written as|\bderived '")),
     "rounded": ("Degraded", re.compile(r"\brounded\b")),
     "filled": ("Degraded", re.compile(r"Lux has none, written as|written as the defaults")),
+    "foreign-signature": ("Degraded", re.compile(r"decrypts only the encrypted_content it issued|replays? (?:a |only )?.*signature it issued")),
 }
 """The Degraded forms docs/semantics.md lists ("Degraded forms"), by name: (status, a pattern
 of the detail). A Degraded diagnostic of one of them may name a value the target, read back,

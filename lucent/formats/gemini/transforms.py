@@ -1047,11 +1047,17 @@ def gemini_system_instruction(
     names = _call_names(conversation)
     if instructions is not UNSET:
         parts.extend(_block_parts(instructions, path, names, cx))
-    for i, item in enumerate(conversation):
-        if not isinstance(item, LucentConversationItemMessage) or item.message.role not in ("system", "developer"):
-            break
+    leading = 0
+    while leading < len(conversation) and isinstance(item := conversation[leading], LucentConversationItemMessage) and item.message.role in ("system", "developer"):
+        leading += 1
+    for i, item in enumerate(conversation[:leading]):
+        assert isinstance(item, LucentConversationItemMessage)
         mp = f"$.conversation[{i}].message"
-        cx.report(mp, "Degraded", f"Gemini has no {item.message.role} messages: a leading one is folded into systemInstruction")
+        detail = f"Gemini has no {item.message.role} messages: a leading one is folded into systemInstruction"
+        if instructions is UNSET and leading == 1 and item.message.role == "system":  # the one system text: back in place (lucent._forms)
+            restructured(cx, mp, "system_place", detail)
+        else:
+            cx.report(mp, "Degraded", detail)
         parts.extend(_block_parts(item.message.content, f"{mp}.content", names, cx))
     if not isinstance(kept, dict):
         if kept is not UNSET:

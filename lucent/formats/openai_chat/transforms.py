@@ -693,7 +693,7 @@ def chat_messages(instructions: list[LucentContent] | UnsetType, conversation: l
             else:
                 _unsupported(where, "system message (text only)", cx)
         if parts:
-            cx.report("$.instructions", "Degraded", "Chat Completions has no instructions field; written as a leading system message")
+            restructured(cx, "$.instructions", "system_place", "Chat Completions has no instructions field; written as a leading system message")
             content = parts[0].text if len(parts) == 1 and parts[0].prompt_cache_breakpoint is UNSET else parts
             out.append(cx.built("$.instructions", ChatCompletionRequestSystemMessage(content=content)))
     for i, item in enumerate(conversation):

@@ -258,6 +258,8 @@ def _responses_annotations(annotations: list[LucentAnnotation], path: str, cx: C
 def _image(part: dict[str, Any], path: str, at: str, cx: Cx) -> LucentMultimedia:
     url = part.get("image_url")
     rest = {k: v for k, v in part.items() if k not in ("type", "image_url", "file_id")}
+    if rest.get("detail") == "auto":  # what the way back writes (lux_parts): nothing to keep
+        del rest["detail"]
     if isinstance(url, str):
         found = _DATA_URL.match(url)
         if found:
