@@ -1088,6 +1088,7 @@ def cache_creation_zero_flag(usage: Any, path: str, cx: Cx) -> bool | UnsetType:
     return True if isinstance(usage, Usage) and _zero_cache_creation(usage) else UNSET
 
 
+@reports("Degraded")
 def usage_kept(usage: Usage, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """The usage members Lux has no count for, verbatim: cache_creation (by TTL), server_tool_use,
     service_tier and inference_geo (Degraded when not null), and the counts that are null (Lux
@@ -1244,6 +1245,7 @@ def carried_stop_details(value: Any, path: str, cx: Cx) -> RefusalStopDetails | 
     return UNSET if converted is None else cast("RefusalStopDetails", converted)
 
 
+@reports("Invalid")
 def carried_stop_sequence(value: Any, path: str, cx: Cx) -> str | None | UnsetType:
     """The stop_sequence kept in provider_payload.anthropic; null when stop_sequence_null notes
     that the source said null; else none."""
