@@ -29,7 +29,7 @@ CONTEXT: tuple[str, ...] = ("created_at",)
 """The context keys this converter reads: the spec's `context` rules and the keys of the
 transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
-_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"cache_write_absent": "boolean", "incomplete_details": "object|null", "output": "array", "restated_defaults": "array", "status": "string", "usage": "null"}
+_CARRIED_TYPES: dict[str, str | tuple[str, ...]] = {"cache_write_absent": "boolean", "incomplete_details": "object|null", "output": "array", "restated_defaults": "boolean", "status": "string", "usage": "null"}
 """The JSON type of each $.provider_payload.openai_responses entry ([pair] carried_types); Cx.load_carried
 reports an entry of another type Invalid and reads it as absent."""
 
@@ -330,7 +330,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
         "not a Responses member this mapping reads",
     )
     # provider_payload.openai_responses.members: implied (read by lux_output for the object at each Lux path (decision 1))
-    # provider_payload.openai_responses.restated_defaults: implied (read by kept_or: the members the Responses source held at the default written)
+    # provider_payload.openai_responses.restated_defaults: implied (read by kept_or: the Responses source held each restated member not kept at the default written)
     # provider_payload.media: implied (no output part holds media)
     return cx.built(path, _shared.unchecked(Response)(
         id=src.id,

@@ -257,6 +257,17 @@ def _sibling_default(target: str, path: tuple[Any, ...], value: Any) -> bool:
     return any(value is default for default in SIBLING_DEFAULTS.get((target, tuple(path)), ()))
 
 
+def _written_as_member(target: str, path: tuple[Any, ...], value: Any, output: Any) -> bool:
+    """A null or boolean planted in the target's own side-car (``provider_payload.anthropic.
+    stop_details``) that the target writes at its member of that name: carried, though the way
+    back may not keep it (a null the target writes anyway is no Lux value: docs/semantics.md,
+    "Exact")."""
+    return (
+        len(path) == 3 and path[1] == target.replace("-", "_") and isinstance(output, dict)
+        and path[2] in output and output[path[2]] is value
+    )
+
+
 def _nested_absence(path: tuple[Any, ...], value: Any) -> bool:
     return value is None and any(path[: len(prefix)] == prefix and len(path) > len(prefix) for prefix in NESTED_ABSENCES)
 
@@ -338,7 +349,7 @@ def silent_drops(
             except LucentError:
                 back = None
             if planted is None or isinstance(planted, bool):  # no leaf to find: named, or back at its path
-                if _sibling_default(target, path, planted):
+                if _sibling_default(target, path, planted) or _written_as_member(target, path, planted, output):
                     continue
                 if back is None or not any(p == where for p, _ in leaves(back)):
                     # another format's member the target reads (SIBLING_DEFAULTS): it changed the output

@@ -1127,11 +1127,11 @@ def restated(value: Any, path: str, cx: Cx) -> Any:
     return value
 
 
-def restated_defaults(choices: Any, path: str, cx: Cx) -> list[str] | UnsetType:
-    """The members :func:`restated` found at their default (a spelling: the way back writes
-    each again, and no other format needs them)."""
-    names = cast("list[str]", cx.memo.pop("restated", []))
-    return names or UNSET
+def restated_defaults(choices: Any, path: str, cx: Cx) -> bool | UnsetType:
+    """True when :func:`restated` found a member at its default (a spelling: the way back
+    writes each member not kept as its default again, without a report; no other format needs
+    them). A Response requires all of them, so a member not kept was at its default."""
+    return True if cx.memo.pop("restated", None) else UNSET
 
 
 def status_kept(status: Any, path: str, cx: Cx) -> Any:
@@ -1380,7 +1380,7 @@ def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, no_cache_write
     }
 
 
-@reports("Degraded")
+@reports("Degraded", "Invalid")
 def kept_or(kept: Any, path: str, cx: Cx, carried: str) -> Any:
     """A member Responses requires: the kept value, else its default (null, [], {}, "auto",
     true: tables.WRITTEN_DEFAULTS), reported Degraded once per response, unless the Responses
@@ -1388,9 +1388,8 @@ def kept_or(kept: Any, path: str, cx: Cx, carried: str) -> Any:
     defaults = WRITTEN_DEFAULTS
     if kept is not UNSET:
         return kept
-    restated = cx.carried.get("restated_defaults")
-    if isinstance(restated, list) and carried in restated:
-        return defaults[carried]
+    if carried in RESTATED_DEFAULTS and cx.from_carried("restated_defaults", "boolean") is True:
+        return defaults[carried]  # the Responses source held the default
     if not cx.memo.get("defaults_reported"):
         cx.memo["defaults_reported"] = True
         cx.report("$", "Degraded", "Responses restates the request (tools, tool_choice, temperature, ...), which a Lux response does not carry; written as the defaults")
