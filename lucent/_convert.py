@@ -229,7 +229,7 @@ def convert(
         if converter is not None:
             value, found = converter(document, context)
         elif hops is not None:
-            value, found = _compose(hops, document, context)  # no direct converter: through Lux
+            value, found = _compose(hops, document, context, source)  # no direct converter: through Lux
         else:
             value, found = document, []  # source == target: the document as decoded
     except LucentError:
@@ -324,7 +324,7 @@ def _through_lux(source: str, target: str, kind: str) -> tuple[Converter, Conver
     return (first, second) if first is not None and second is not None else None
 
 
-def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[str, Any] | None) -> tuple[Any, list[ConversionDiagnostic]]:
+def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[str, Any] | None, source: str) -> tuple[Any, list[ConversionDiagnostic]]:
     """Convert through Lux; every diagnostic names a path in the source document.
 
     The first hop records where each Lux value it builds came from (``origins``: Lux path ->
@@ -333,11 +333,15 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     values the intermediate Lux document lacks; they are left out, since the second hop, and the
     check of the result against the target schema, report what the target itself lacks.
     """
-    from lucent._conversion import PARTIAL_WALKS, Origins, holder_of, represented  # loaded with the first converter
+    from lucent._conversion import COMPOSED_FROM, PARTIAL_WALKS, Origins, holder_of, represented  # loaded with the first converter
 
     provenance = Origins()
     lux, first = hops[0](document, context, provenance)
-    value, second = hops[1](lux, context)
+    token = COMPOSED_FROM.set(source)  # the second hop may read what the source format meant by an absent member
+    try:
+        value, second = hops[1](lux, context)
+    finally:
+        COMPOSED_FROM.reset(token)
     found = [d for d in first if not d.field.startswith("target:")]
     carried = _carried_across(hops[1], lux, provenance)
     if carried:  # kept in the side-car by the first hop, written by the second: no loss
