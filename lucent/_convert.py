@@ -333,7 +333,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     values the intermediate Lux document lacks; they are left out, since the second hop, and the
     check of the result against the target schema, report what the target itself lacks.
     """
-    from lucent._conversion import PARTIAL_WALKS, Origins, holder_of, represented  # loaded with the first converter
+    from lucent._conversion import Origins, holder_of, represented  # loaded with the first converter
 
     provenance = Origins()
     lux, first = hops[0](document, context, provenance)
@@ -345,8 +345,6 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: dict[str, list[str]] | None = None
     index = _Index()
-    if len(second) > PARTIAL_WALKS:
-        provenance.paths()  # one walk of the whole document costs less than one per diagnostic
     for diagnostic in second:
         field = diagnostic.field
         around = provenance.around(field)

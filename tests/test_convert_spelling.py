@@ -14,8 +14,8 @@ none), and each other member is reported at its own source path, never at a path
 does not have.
 
 A composed conversion names a second hop's findings at source paths; ``Origins.around`` finds
-them by walking only the Lux values on the way to each finding, and must agree with the whole
-walk (``Origins.paths``).
+them by walking only the Lux values on the way to each finding (never the whole document, however
+many findings there are: issue 16), and must agree with the whole walk (``Origins.paths``).
 """
 
 from __future__ import annotations
@@ -102,9 +102,10 @@ def test_a_partial_walk_names_what_the_whole_walk_names(source: str, target: str
         first(src, CONTEXT, whole)
         _, found = second(lux, CONTEXT)
         full = whole.paths()
-        for diagnostic in found[:4]:
+        for diagnostic in found:
             assert _source_paths(diagnostic.field, partial.around(diagnostic.field)) == _source_paths(diagnostic.field, full)
             compared += 1
+        assert partial._paths is None  # every finding placed without the whole walk
     assert compared >= 10
 
 
