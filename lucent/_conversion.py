@@ -697,11 +697,11 @@ class Cx:
         built, sourced = self._built, self._sourced
         found: str | None = None
         at, end = value, 1
-        for step in _SEGMENT.finditer(field, 1):
-            if step.start() != end or (id(at) in sourced and sourced[id(at)][0] is at):
+        for step in _SEGMENT.findall(field, 1):
+            if sourced and id(at) in sourced and sourced[id(at)][0] is at:
                 return self._walked_around(value, field)
             record = built.get(id(at))
-            if record is not None and record[0] is at and record[2] and field.startswith(".", end):
+            if record is not None and record[2] and record[0] is at and field[end] == ".":
                 target = field[end + 1 :]
                 origin = record[2].get(target)
                 if origin is not None and _member_set(at, target):
@@ -709,15 +709,29 @@ class Cx:
                         origin = next((o for o in origin if record[3] is not None and _member_set(record[3], o)), None)
                     if origin is not None:
                         found = f"{record[1]}.{origin}" if origin else record[1]
-            at = _child(at, step.group())
-            if at is _NO_CHILD:
-                return self._walked_around(value, field)
-            end = step.end()
-            if not (isinstance(at, _CONTAINERS) or self._recorded(at)):  # a scalar: named by its holders or not at all
-                if end == len(field) and found is not None:
-                    return {field: found}
-                return self._walked_around(value, field)
-        if end != len(field) or (id(at) in sourced and sourced[id(at)][0] is at):
+            # the member or item at this step (a scalar has none: the walk around it decides)
+            if step[0] == "[":
+                if not (isinstance(at, list) and step[1:-1].isdigit() and (step[1] != "0" or step == "[0]")):  # as Cx._walk writes an index
+                    return self._walked_around(value, field)
+                index = int(step[1:-1])
+                if index >= len(at):
+                    return self._walked_around(value, field)
+                at = at[index]
+            else:
+                attributes = _ATTRIBUTES.get(at.__class__)
+                if attributes is None and isinstance(at, Struct):
+                    attributes = _attributes_of(at.__class__)
+                if attributes is not None:
+                    attribute = attributes.get(step[1:])
+                    at = UNSET if attribute is None else getattr(at, attribute)
+                elif isinstance(at, dict) and member("", step[1:]) == step:  # a key Cx._walk writes as .name
+                    at = at.get(step[1:], UNSET)
+                else:
+                    return self._walked_around(value, field)
+                if at is UNSET:
+                    return self._walked_around(value, field)
+            end += len(step)
+        if end != len(field) or (sourced and id(at) in sourced and sourced[id(at)][0] is at):
             return self._walked_around(value, field)
         record = built.get(id(at))
         if record is not None and record[0] is at:
@@ -908,29 +922,6 @@ def _attributes_of(cls: type) -> dict[str, str]:
 
 
 _ATTRIBUTES: dict[type, dict[str, str]] = {}
-
-
-_NO_CHILD: Any = object()
-
-
-def _child(value: Any, step: str) -> Any:
-    """The member or item of `value` at one JSON path step (``.name``, ``[3]``), _NO_CHILD when
-    it has none or the step is one to compare member by member (a quoted key)."""
-    if step[0] == "[":
-        if isinstance(value, list) and step[1:-1].isdigit() and (step[1] != "0" or step == "[0]"):  # the index as Cx._walk writes it
-            index = int(step[1:-1])
-            if index < len(value):
-                return value[index]
-        return _NO_CHILD
-    name = step[1:]
-    if isinstance(value, Struct):
-        attribute = _attributes_of(value.__class__).get(name)
-        item = _NO_CHILD if attribute is None else getattr(value, attribute)
-    elif isinstance(value, dict) and member("", name) == step:  # a key Cx._walk writes as .name
-        item = value.get(name, _NO_CHILD)
-    else:
-        return _NO_CHILD
-    return _NO_CHILD if item is UNSET else item
 
 
 def _member_set(value: Any, dotted: str) -> bool:

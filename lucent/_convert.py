@@ -352,7 +352,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
         if field.startswith(_SIDE_CARS) and field not in around and not _inside(field, around, index):
             if kept is None:
                 kept = {}
-                for path, source in _kept_members(msgspec.to_builtins(lux), provenance, index):
+                for path, source in _kept_members(_side_cars_of(lux), provenance, index):
                     kept.setdefault(path, []).append(source)
             inside = [source for path in [field, *_inside(field, kept, index)] for source in kept.get(path, ())]
             if inside:  # the members the side-car kept, each at its source path (not the object that held them)
@@ -368,6 +368,17 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
 
 
 _SIDE_CARS = ("$.extra", "$.provider_payload")
+
+
+def _side_cars_of(lux: Any) -> dict[str, Any]:
+    """The side-cars of a Lux document (``extra``, ``provider_payload``) as JSON: all of it that
+    :func:`_kept_members` reads (not the whole document)."""
+    found = {}
+    for name in ("extra", "provider_payload"):
+        value = getattr(lux, name, msgspec.UNSET)
+        if value is not msgspec.UNSET:
+            found[name] = msgspec.to_builtins(value)
+    return found
 
 
 def _under(field: str, paths: set[str]) -> bool:
