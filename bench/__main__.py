@@ -202,7 +202,7 @@ def litellm_cases(quick: bool) -> list[Case]:
         if ours is not None:
             functions["lucent"] = lambda b=body: ours(b)
             functions["ends"] = _ends(body, "openai-chat", "anthropic", "request")
-        # 6 s: each sample is preceded by a collection of a heap that holds LiteLLM (about 0.1 s),
+        # 6 s: each sample is preceded by a collection of a heap that holds LiteLLM (0.2 s on the 2-core machine),
         # so 2 s gave 3 rounds; the issue 16 bars are read from these rounds' median
         cases.append(Case(f"litellm/{label}", len(body), functions, budget=0.5 if quick else 6.0))
     return cases
