@@ -615,11 +615,11 @@ class Cx:
             origins._work = lambda: self._walked_but(value, inserted, extras)
             origins._around = lambda field: self._walked_to_but(value, field, inserted, extras)
             return
-        for where, source in extras:
-            if isinstance(source, list):
-                self._walk(source, where, table, {})
+        for where, named in extras:
+            if isinstance(named, list):
+                self._walk(named, where, table, {})
             else:
-                table[where] = source
+                table[where] = named
         if isinstance(origins, Origins):
             origins._paths = table
         elif origins is not None:
