@@ -213,15 +213,12 @@ def convert(
         ``invalid_limits``, ``invalid_capabilities``, ``unknown_model`` (no declaration of the
         request's model in the ``LucentDiscovery`` given).
     """
-    source_definition = _definition(source, kind)
-    target_definition = _definition(target, kind)
+    source_definition, target_definition, converter, hops = _plan(source, target, kind)
     context = context_of(context) if context is not None else None  # read once: UsageError if it cannot be
     if context:  # a key no converter of this conversion reads is refused, not ignored (lucent._context)
         reads = document_keys(source, target, kind)
         refuse_unknown(context, reads + (("model",) if capabilities is not None and kind == "request" and "model" not in reads else ()), f"{source} {kind}s to {target}")
     strict = flag(strict, "strict")
-    converter = converter_of((source, target, kind))
-    hops = _through_lux(source, target, kind) if converter is None and source != target else None
     if converter is None and hops is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
     document, diagnostics, incomplete = _decode_source(data, FORMATS[source], source_definition, limits)
@@ -238,7 +235,8 @@ def convert(
         if incomplete is None:
             raise
         raise incomplete from None  # a Struct that breaks its schema, which the converter cannot read
-    from lucent._conversion import Diagnostics, represented  # loaded with the converter
+    conversion = _conversion()  # loaded with the converter
+    Diagnostics, represented = conversion.Diagnostics, conversion.represented
 
     checked = document if capabilities is not None else None  # what the pre-flight check reads
     if converter is not None or hops is not None:
@@ -264,6 +262,38 @@ def convert(
                 diagnostics=diagnostics,
             )
     return ConversionResult(value=value, diagnostics=diagnostics)
+
+
+_Plan = tuple[str, str, Converter | None, tuple[Converter, Converter] | None]
+_PLANS: dict[tuple[str, str, str], _Plan] = {}
+
+
+def _plan(source: Any, target: Any, kind: Any) -> _Plan:
+    """(source definition, target definition, the direct converter, the two hops through Lux)
+    of a conversion, worked out once per (source, target, kind) of str (:func:`_definition`
+    raises for a name or kind it does not know, every time: a miss is not kept)."""
+    key = (source, target, kind)
+    names = type(source) is str and type(target) is str and type(kind) is str
+    found = _PLANS.get(key) if names else None
+    if found is None:
+        source_definition, target_definition = _definition(source, kind), _definition(target, kind)
+        converter = converter_of(key)
+        hops = _through_lux(source, target, kind) if converter is None and source != target else None
+        found = (source_definition, target_definition, converter, hops)
+        if names:
+            _PLANS[key] = found
+    return found
+
+
+def _conversion() -> Any:
+    """lucent._conversion (imported with the first converter; this module does not import it
+    on its own, so that ``lucent.convert`` loads no more than it did)."""
+    module = sys.modules.get("lucent._conversion")
+    if module is None:
+        import lucent._conversion
+
+        module = lucent._conversion
+    return module
 
 
 _SEVERITY = {"Degraded": 1, "Unsupported": 2, "Invalid": 3}
@@ -333,15 +363,17 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     values the intermediate Lux document lacks; they are left out, since the second hop, and the
     check of the result against the target schema, report what the target itself lacks.
     """
-    from lucent._conversion import Origins, holder_of, represented  # loaded with the first converter
-
-    provenance = Origins()
+    conversion = _conversion()  # loaded with the first converter
+    provenance = conversion.Origins()
     lux, first = hops[0](document, context, provenance)
     value, second = hops[1](lux, context)
     found = [d for d in first if not d.field.startswith("target:")]
     carried = _carried_across(hops[1], lux, provenance)
     if carried:  # kept in the side-car by the first hop, written by the second: no loss
         found = [d for d in found if not (d.status == "Degraded" and _under(d.field, carried))]
+    if not second:  # nothing to place
+        return value, found
+    holder_of, represented = conversion.holder_of, conversion.represented
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: dict[str, list[str]] | None = None
     index = _Index()
