@@ -197,7 +197,8 @@ class Diagnostics(list[ConversionDiagnostic]):
         super().__init__()
         self._folds: dict[tuple[str, str | None, bool], tuple[list[int], ConversionDiagnostic]] = {}
         self._classes = 0  # folds of a class of their own (not of further kinds)
-        self.extend(items)
+        if items:  # each Cx starts with none
+            self.extend(items)
 
     def append(self, diagnostic: ConversionDiagnostic) -> None:
         detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""

@@ -565,7 +565,7 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     what its target needs and its source lacks; too few items...) is converted as it is, with an
     Invalid diagnostic naming its first fault, which raises if a converter cannot read it.
     """
-    from lucent._conversion import Diagnostics  # bounded, as convert's result
+    Diagnostics = _conversion().Diagnostics  # bounded, as convert's result
 
     expected = getattr(schema_module(schema), definition)
     struct = data if isinstance(data, msgspec.Struct) else None
