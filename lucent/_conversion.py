@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, Literal, TypeVar
 
 from msgspec import UNSET, Struct, UnsetType
@@ -12,6 +13,11 @@ from msgspec import UNSET, Struct, UnsetType
 from lucent._context import DeclaredContext
 from lucent._validation import member, printable
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
+
+COMPOSED_FROM: ContextVar[str | None] = ContextVar("lucent_composed_from", default=None)
+"""The format a composed conversion (``lucent.convert`` X -> Lux -> Y) started from, while its
+second hop runs; None when the Lux document is the caller's own. A target whose default means the
+opposite of what the source format means by leaving a member out reads it (Responses ``store``)."""
 
 __all__ = ["Cx", "Diagnostics", "Origins", "holder_of", "reads", "reports", "represented"]
 

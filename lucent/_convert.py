@@ -226,7 +226,7 @@ def convert(
         if converter is not None:
             value, found = converter(document, context)
         elif hops is not None:
-            value, found = _compose(hops, document, context)  # no direct converter: through Lux
+            value, found = _compose(hops, document, context, source)  # no direct converter: through Lux
         else:
             value, found = document, []  # source == target: the document as decoded
     except LucentError:
@@ -354,7 +354,7 @@ def _through_lux(source: str, target: str, kind: str) -> tuple[Converter, Conver
     return (first, second) if first is not None and second is not None else None
 
 
-def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[str, Any] | None) -> tuple[Any, list[ConversionDiagnostic]]:
+def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[str, Any] | None, source: str) -> tuple[Any, list[ConversionDiagnostic]]:
     """Convert through Lux; every diagnostic names a path in the source document.
 
     The first hop records where each Lux value it builds came from (``origins``: Lux path ->
@@ -365,8 +365,13 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     """
     conversion = _conversion()  # loaded with the first converter
     provenance = conversion.Origins()
+    COMPOSED_FROM = conversion.COMPOSED_FROM
     lux, first = hops[0](document, context, provenance)
-    value, second = hops[1](lux, context)
+    token = COMPOSED_FROM.set(source)  # the second hop may read what the source format meant by an absent member
+    try:
+        value, second = hops[1](lux, context)
+    finally:
+        COMPOSED_FROM.reset(token)
     found = [d for d in first if not d.field.startswith("target:")]
     carried = _carried_across(hops[1], lux, provenance)
     if carried:  # kept in the side-car by the first hop, written by the second: no loss
