@@ -213,15 +213,12 @@ def convert(
         ``invalid_limits``, ``invalid_capabilities``, ``unknown_model`` (no declaration of the
         request's model in the ``LucentDiscovery`` given).
     """
-    source_definition = _definition(source, kind)
-    target_definition = _definition(target, kind)
+    source_definition, target_definition, converter, hops = _plan(source, target, kind)
     context = context_of(context) if context is not None else None  # read once: UsageError if it cannot be
     if context:  # a key no converter of this conversion reads is refused, not ignored (lucent._context)
         reads = document_keys(source, target, kind)
         refuse_unknown(context, reads + (("model",) if capabilities is not None and kind == "request" and "model" not in reads else ()), f"{source} {kind}s to {target}")
     strict = flag(strict, "strict")
-    converter = converter_of((source, target, kind))
-    hops = _through_lux(source, target, kind) if converter is None and source != target else None
     if converter is None and hops is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
     document, diagnostics, incomplete = _decode_source(data, FORMATS[source], source_definition, limits)
@@ -238,7 +235,8 @@ def convert(
         if incomplete is None:
             raise
         raise incomplete from None  # a Struct that breaks its schema, which the converter cannot read
-    from lucent._conversion import Diagnostics, represented  # loaded with the converter
+    conversion = _conversion()  # loaded with the converter
+    Diagnostics, represented = conversion.Diagnostics, conversion.represented
 
     checked = document if capabilities is not None else None  # what the pre-flight check reads
     if converter is not None or hops is not None:
@@ -264,6 +262,38 @@ def convert(
                 diagnostics=diagnostics,
             )
     return ConversionResult(value=value, diagnostics=diagnostics)
+
+
+_Plan = tuple[str, str, Converter | None, tuple[Converter, Converter] | None]
+_PLANS: dict[tuple[str, str, str], _Plan] = {}
+
+
+def _plan(source: Any, target: Any, kind: Any) -> _Plan:
+    """(source definition, target definition, the direct converter, the two hops through Lux)
+    of a conversion, worked out once per (source, target, kind) of str (:func:`_definition`
+    raises for a name or kind it does not know, every time: a miss is not kept)."""
+    key = (source, target, kind)
+    names = type(source) is str and type(target) is str and type(kind) is str
+    found = _PLANS.get(key) if names else None
+    if found is None:
+        source_definition, target_definition = _definition(source, kind), _definition(target, kind)
+        converter = converter_of(key)
+        hops = _through_lux(source, target, kind) if converter is None and source != target else None
+        found = (source_definition, target_definition, converter, hops)
+        if names:
+            _PLANS[key] = found
+    return found
+
+
+def _conversion() -> Any:
+    """lucent._conversion (imported with the first converter; this module does not import it
+    on its own, so that ``lucent.convert`` loads no more than it did)."""
+    module = sys.modules.get("lucent._conversion")
+    if module is None:
+        import lucent._conversion
+
+        module = lucent._conversion
+    return module
 
 
 _SEVERITY = {"Degraded": 1, "Unsupported": 2, "Invalid": 3}
@@ -333,9 +363,9 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     values the intermediate Lux document lacks; they are left out, since the second hop, and the
     check of the result against the target schema, report what the target itself lacks.
     """
-    from lucent._conversion import COMPOSED_FROM, PARTIAL_WALKS, Origins, holder_of, represented  # loaded with the first converter
-
-    provenance = Origins()
+    conversion = _conversion()  # loaded with the first converter
+    provenance = conversion.Origins()
+    COMPOSED_FROM = conversion.COMPOSED_FROM
     lux, first = hops[0](document, context, provenance)
     token = COMPOSED_FROM.set(source)  # the second hop may read what the source format meant by an absent member
     try:
@@ -346,11 +376,12 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     carried = _carried_across(hops[1], lux, provenance)
     if carried:  # kept in the side-car by the first hop, written by the second: no loss
         found = [d for d in found if not (d.status == "Degraded" and _under(d.field, carried))]
+    if not second:  # nothing to place
+        return value, found
+    holder_of, represented = conversion.holder_of, conversion.represented
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: dict[str, list[str]] | None = None
     index = _Index()
-    if len(second) > PARTIAL_WALKS:
-        provenance.paths()  # one walk of the whole document costs less than one per diagnostic
     for diagnostic in second:
         field = diagnostic.field
         around = provenance.around(field)
@@ -358,7 +389,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
         if field.startswith(_SIDE_CARS) and field not in around and not _inside(field, around, index):
             if kept is None:
                 kept = {}
-                for path, source in _kept_members(msgspec.to_builtins(lux), provenance, index):
+                for path, source in _kept_members(_side_cars_of(lux), provenance, index):
                     kept.setdefault(path, []).append(source)
             inside = [source for path in [field, *_inside(field, kept, index)] for source in kept.get(path, ())]
             if inside:  # the members the side-car kept, each at its source path (not the object that held them)
@@ -374,6 +405,17 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
 
 
 _SIDE_CARS = ("$.extra", "$.provider_payload")
+
+
+def _side_cars_of(lux: Any) -> dict[str, Any]:
+    """The side-cars of a Lux document (``extra``, ``provider_payload``) as JSON: all of it that
+    :func:`_kept_members` reads (not the whole document)."""
+    found = {}
+    for name in ("extra", "provider_payload"):
+        value = getattr(lux, name, msgspec.UNSET)
+        if value is not msgspec.UNSET:
+            found[name] = msgspec.to_builtins(value)
+    return found
 
 
 def _under(field: str, paths: set[str]) -> bool:
@@ -528,7 +570,7 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     what its target needs and its source lacks; too few items...) is converted as it is, with an
     Invalid diagnostic naming its first fault, which raises if a converter cannot read it.
     """
-    from lucent._conversion import Diagnostics  # bounded, as convert's result
+    Diagnostics = _conversion().Diagnostics  # bounded, as convert's result
 
     expected = getattr(schema_module(schema), definition)
     struct = data if isinstance(data, msgspec.Struct) else None
