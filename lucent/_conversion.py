@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any, Literal, TypeVar
 
 from msgspec import UNSET, Struct, UnsetType
@@ -12,6 +13,11 @@ from msgspec import UNSET, Struct, UnsetType
 from lucent._context import DeclaredContext
 from lucent._validation import member, printable
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
+
+COMPOSED_FROM: ContextVar[str | None] = ContextVar("lucent_composed_from", default=None)
+"""The format a composed conversion (``lucent.convert`` X -> Lux -> Y) started from, while its
+second hop runs; None when the Lux document is the caller's own. A target whose default means the
+opposite of what the source format means by leaving a member out reads it (Responses ``store``)."""
 
 __all__ = ["Cx", "Diagnostics", "Origins", "holder_of", "reads", "reports", "represented"]
 
@@ -129,37 +135,37 @@ def _json_type_name(value: Any) -> str:
 
 class Origins:
     """Where each value of a converted document came from: its JSON path -> the JSON path of the
-    source value it was built from. A converter given an ``Origins`` leaves the work to the first
-    call of :meth:`paths`: a composed conversion whose second hop reports nothing never reads it.
+    source value it was built from. A converter given an ``Origins`` records only references
+    (``Cx.built`` / ``Cx.sourced``: the values and their source paths) and leaves the paths to
+    the first question: :meth:`around` works out the few paths one finding needs, :meth:`paths`
+    the whole table. A composed conversion whose second hop reports nothing never asks, and one
+    that does asks :meth:`around` once per finding: no conversion walks the whole document to
+    place its findings (issue 16).
     """
 
     def __init__(self) -> None:
         self._paths: dict[str, str] | None = None
         self._work: Callable[[], dict[str, str]] | None = None
         self._around: Callable[[str], dict[str, str]] | None = None
-        self._asked = 0
 
     def paths(self) -> dict[str, str]:
-        """The paths, target -> source, in document order of the target."""
+        """The paths, target -> source, in document order of the target (one walk of the whole
+        target document, the first time)."""
         if self._paths is None:
             self._paths = self._work() if self._work is not None else {}
             self._work = self._around = None
         return self._paths
 
     def around(self, field: str) -> dict[str, str]:
-        """The part of :meth:`paths` that can name the target value at JSON path `field`: the
-        entries of `field`, of every value inside it and of every value that holds it (in
-        document order). Works out only the target values on the way to `field`, for the first
-        few fields asked for; after them, the whole of :meth:`paths` once (each partial walk
-        passes the members of every value on the way, so many of them would cost more)."""
-        self._asked += 1
-        if self._paths is not None or self._around is None or self._asked > PARTIAL_WALKS:
+        """The part of :meth:`paths` that names the target value at JSON path `field`: the
+        entries of `field` and of every value that holds it, and, when `field` itself has none,
+        of every value inside it (in document order). Works out only the target values on the
+        way to `field` (each step a look-up by the next member name or index), and the values
+        inside `field` only when it has no entry of its own; what :func:`lucent._convert._source_paths`
+        reads of it is what it reads of :meth:`paths`."""
+        if self._paths is not None or self._around is None:
             return self.paths()
         return self._around(field)
-
-
-PARTIAL_WALKS = 4
-"""How many fields Origins.around finds by a partial walk before it walks the whole document."""
 
 
 MAX_DIAGNOSTICS = 1000
@@ -197,7 +203,8 @@ class Diagnostics(list[ConversionDiagnostic]):
         super().__init__()
         self._folds: dict[tuple[str, str | None, bool], tuple[list[int], ConversionDiagnostic]] = {}
         self._classes = 0  # folds of a class of their own (not of further kinds)
-        self.extend(items)
+        if items:  # each Cx starts with none
+            self.extend(items)
 
     def append(self, diagnostic: ConversionDiagnostic) -> None:
         detail = diagnostic.detail if isinstance(diagnostic.detail, str) else ""
@@ -577,7 +584,13 @@ class Cx:
             elif origins is not None:
                 origins.update(self._walked(value)[0])
             return
-        table, deepest = self._walked(value) if origins is not None else ({}, self._deepest(value, {k[1] for k in self._kept}))
+        lazy = isinstance(origins, Origins) and not self._kept_over(value, sidecar)
+        if origins is not None and not lazy:  # the table of the document before the kept values are put in
+            table, deepest = self._walked(value)
+        else:
+            table, deepest = {}, self._deepest(value, {k[1] for k in self._kept})
+        extras: list[tuple[str, str | list[Any]]] = []  # what the kept values add to the table, in order
+        inserted: set[str] = set()  # the paths of what is put in below: the values kept, the objects made for them
         for space, path, key, kept, source in self._kept:
             at = deepest.get(path)
             if at is None or not sidecar:
@@ -587,19 +600,87 @@ class Cx:
             if not isinstance(holder, dict):
                 holder = {}
                 setattr(value, sidecar, holder)
+                inserted.add(f"$.{sidecar}")
             node = holder
+            where = f"$.{sidecar}"
             for seg in space.split("."):
+                where = f"{where}.{seg}"
+                if seg not in node:
+                    inserted.add(where)
                 node = node.setdefault(seg, {})
+            if at not in node:
+                inserted.add(member(where, at))
             node.setdefault(at, {})[key] = kept
             where = member(member(f"$.{sidecar}.{space}", at), key)
+            inserted.add(where)
             if isinstance(kept, list) and kept and all(self._recorded(item) for item in kept):
-                self._walk(kept, where, table, {})  # verbatim items: each names its own source
+                extras.append((where, kept))  # verbatim items: each names its own source
             else:
-                table[where] = source
+                extras.append((where, source))
+        if lazy:
+            assert isinstance(origins, Origins)
+            origins._work = lambda: self._walked_but(value, inserted, extras)
+            origins._around = lambda field: self._walked_to_but(value, field, inserted, extras)
+            return
+        for where, named in extras:
+            if isinstance(named, list):
+                self._walk(named, where, table, {})
+            else:
+                table[where] = named
         if isinstance(origins, Origins):
             origins._paths = table
         elif origins is not None:
             origins.update(table)
+
+    def _kept_over(self, value: Any, sidecar: str) -> bool:
+        """Whether a kept value would take the place of a member the side-car `sidecar` of
+        `value` has already (then :meth:`finish` works out the table before putting it in)."""
+        holder = getattr(value, sidecar, None) if sidecar else None
+        if not isinstance(holder, dict):
+            return False
+        for space, _path, key, _kept, _source in self._kept:
+            node: Any = holder
+            for seg in space.split("."):
+                node = node.get(seg) if isinstance(node, dict) else None
+            if isinstance(node, dict) and any(isinstance(entry, dict) and key in entry for entry in node.values()):
+                return True
+        return False
+
+    def _walked_but(self, value: Any, inserted: set[str], extras: list[tuple[str, str | list[Any]]]) -> dict[str, str]:
+        """The first table of :meth:`_walked` for `value` without the values at the paths
+        `inserted` (what :meth:`finish` put into the side-car after the conversion), then the
+        entries `extras` (a path and its source, or a kept list of recorded items), in order:
+        the table :meth:`finish` works out before it puts the kept values in."""
+        table: dict[str, str] = {}
+        deepest: dict[str, str] = {}
+        built, sourced = self._built, self._sourced
+        for item, where in _visit(value, "$", inserted):
+            if id(item) in built or id(item) in sourced:
+                self._record(item, where, table, deepest, absent=inserted)
+        for where, source in extras:
+            if isinstance(source, list):
+                self._walk(source, where, table, {})
+            else:
+                table[where] = source
+        return table
+
+    def _walked_to_but(self, value: Any, field: str, inserted: set[str], extras: list[tuple[str, str | list[Any]]]) -> dict[str, str]:
+        """:meth:`_walked_to` for a document :meth:`finish` put kept values into (at the paths
+        `inserted`; `extras` their entries): what the table of :meth:`_walked_but` holds for
+        `field`, a value inside it or a value that holds it. A field apart from every path
+        inserted is found as in the document before; one that is one of them, inside one or
+        holds one is found by the walk around it, in the document before, then the entries of
+        the kept values related to it."""
+        if not any(_related(field, path) for path in inserted):
+            return self._walked_to(value, field)
+        table = self._walked_around(value, field, inserted)
+        for where, source in extras:
+            if _related(where, field):
+                if isinstance(source, list):
+                    self._walk(source, where, table, {})
+                else:
+                    table[where] = source
+        return table
 
     def _walked(self, value: Any) -> tuple[dict[str, str], dict[str, str]]:
         """(target path -> source path, source path -> the deepest target path built from it)."""
@@ -609,32 +690,89 @@ class Cx:
         return table, deepest
 
     def _walked_to(self, value: Any, field: str) -> dict[str, str]:
-        """What :meth:`_walked` records for `field`, every value inside it and every value that
-        holds it: the values on the way from the root to `field` add their own entries, and the
-        value at `field` is walked whole."""
+        """The entry of :meth:`_walked` for `field`, when it has one; else every entry that names
+        `field`, a value inside it or a value that holds it (:meth:`_walked_around`).
+
+        Steps from the root to `field` by its path's own steps (a list index, a member name),
+        looking at each value on the way only for the one member of its record that names
+        `field`, then at the value at `field`: a few dict look-ups per step. That is all
+        :func:`lucent._convert._source_paths` and the callers of :meth:`Origins.around` read
+        of a value that is named; a value that is not (or a path with a quoted key, a value
+        that records its items one by one) takes the walk around it."""
+        if not field.startswith("$"):
+            return {}
+        built, sourced = self._built, self._sourced
+        found: str | None = None
+        at, end = value, 1
+        for step in _SEGMENT.findall(field, 1):
+            if sourced and id(at) in sourced and sourced[id(at)][0] is at:
+                return self._walked_around(value, field)
+            record = built.get(id(at))
+            if record is not None and record[2] and record[0] is at and field[end] == ".":
+                target = field[end + 1 :]
+                origin = record[2].get(target)
+                if origin is not None and _member_set(at, target):
+                    if isinstance(origin, tuple):  # several source members: the first one given
+                        origin = next((o for o in origin if record[3] is not None and _member_set(record[3], o)), None)
+                    if origin is not None:
+                        found = f"{record[1]}.{origin}" if origin else record[1]
+            # the member or item at this step (a scalar has none: the walk around it decides)
+            if step[0] == "[":
+                if not (isinstance(at, list) and step[1:-1].isdigit() and (step[1] != "0" or step == "[0]")):  # as Cx._walk writes an index
+                    return self._walked_around(value, field)
+                index = int(step[1:-1])
+                if index >= len(at):
+                    return self._walked_around(value, field)
+                at = at[index]
+            else:
+                attributes = _ATTRIBUTES.get(at.__class__)
+                if attributes is None and isinstance(at, Struct):
+                    attributes = _attributes_of(at.__class__)
+                if attributes is not None:
+                    attribute = attributes.get(step[1:])
+                    at = UNSET if attribute is None else getattr(at, attribute)
+                elif isinstance(at, dict) and member("", step[1:]) == step:  # a key Cx._walk writes as .name
+                    at = at.get(step[1:], UNSET)
+                else:
+                    return self._walked_around(value, field)
+                if at is UNSET:
+                    return self._walked_around(value, field)
+            end += len(step)
+        if end != len(field) or (sourced and id(at) in sourced and sourced[id(at)][0] is at):
+            return self._walked_around(value, field)
+        record = built.get(id(at))
+        if record is not None and record[0] is at:
+            found = record[1]
+        return {field: found} if found is not None else self._walked_around(value, field)
+
+    def _walked_around(self, value: Any, field: str, absent: set[str] | None = None) -> dict[str, str]:
+        """Every entry of :meth:`_walked` that names `field`, a value inside it or a value that
+        holds it: the values on the way from the root to `field` add their own entries (those
+        related to `field`), and the value at `field` is walked whole. The values at the paths
+        `absent` (and what they hold) count as not there."""
         table: dict[str, str] = {}
         deepest: dict[str, str] = {}
         path = "$"
         while path != field:
-            self._record(value, path, table, deepest, field)
+            self._record(value, path, table, deepest, field, absent)
             step = _step_towards(value, path, field)
-            if step is None:
+            if step is None or (absent and step[1] in absent):
                 return table
             value, path = step
             if not (isinstance(value, _CONTAINERS) or self._recorded(value)):
                 return table
-        self._walk(value, path, table, deepest)
+        self._walk(value, path, table, deepest, absent)
         return table
 
-    def _walk(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str]) -> None:
+    def _walk(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str], absent: set[str] | None = None) -> None:
         """Record every value under `value` (at `path`), in document order (depth first, a value
         before what it holds). Only Structs, dicts and lists are recorded (:data:`B`): a scalar
         is not visited (:func:`_visit`: the memory is that of the depth, not of the widest
         container)."""
         built, sourced = self._built, self._sourced
-        for item, where in _visit(value, path):
+        for item, where in _visit(value, path, absent):
             if id(item) in built or id(item) in sourced:
-                self._record(item, where, table, deepest)
+                self._record(item, where, table, deepest, absent=absent)
 
     def _deepest(self, value: Any, wanted: set[str]) -> dict[str, str]:
         """The second table of :meth:`_walked` for the source paths `wanted` only: a conversion
@@ -647,9 +785,12 @@ class Cx:
                 deepest[record[1]] = where
         return deepest
 
-    def _record(self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str], near: str | None = None) -> None:
+    def _record(
+        self, value: Any, path: str, table: dict[str, str], deepest: dict[str, str], near: str | None = None, absent: set[str] | None = None
+    ) -> None:
         """The entries `value`'s own records add for `path`; with `near`, only those of `near`,
-        of the values inside it and of the values that hold it."""
+        of the values inside it and of the values that hold it; a member at one of the paths
+        `absent`, or inside one, counts as not set."""
         record = self._built.get(id(value))
         if record is not None and record[0] is value:
             source = record[1]
@@ -658,7 +799,7 @@ class Cx:
                 deepest[source] = path
             for target, origin in (record[2] or {}).items():
                 at = f"{path}.{target}"
-                if (near is None or _related(at, near)) and _member_set(value, target):
+                if (near is None or _related(at, near)) and _member_set(value, target) and not (absent and _within(at, absent)):
                     if isinstance(origin, tuple):  # several source members: the first one given
                         given = next((o for o in origin if record[3] is not None and _member_set(record[3], o)), None)
                         if given is None:
@@ -687,7 +828,7 @@ def _fields_of(cls: type) -> tuple[tuple[str, str], ...]:
     return found
 
 
-def _visit(value: Any, path: str) -> Iterator[tuple[Any, str]]:
+def _visit(value: Any, path: str, skipped: set[str] | None = None) -> Iterator[tuple[Any, str]]:
     """`value` (at `path`) and every Struct, dict and list under it, with its JSON path, in
     document order (depth first, a value before what it holds). One loop and a stack of the
     containers on the way down, each with an iterator over its members: the memory is that of
@@ -695,6 +836,8 @@ def _visit(value: Any, path: str) -> Iterator[tuple[Any, str]]:
     stack: list[Iterator[tuple[Any, str]]] = [iter(((value, path),))]
     while stack:
         for item, where in stack[-1]:
+            if skipped and where in skipped:  # neither the value nor what it holds
+                continue
             yield item, where
             if item:  # an empty list or dict holds nothing; a Struct is true
                 stack.append(_containers_in(item, where))
@@ -725,6 +868,11 @@ def _containers_in(value: Any, path: str) -> Iterator[tuple[Any, str]]:
 _FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
 
 
+def _within(path: str, paths: set[str]) -> bool:
+    """Whether `path` is one of `paths` or inside one of them."""
+    return any(path == p or path.startswith((p + ".", p + "[")) for p in paths)
+
+
 def _related(path: str, other: str) -> bool:
     """Whether one of the two JSON paths is the other or holds it."""
     if len(path) > len(other):
@@ -734,7 +882,9 @@ def _related(path: str, other: str) -> bool:
 
 def _step_towards(value: Any, path: str, field: str) -> tuple[Any, str] | None:
     """The member or item of `value` (at JSON `path`) that holds `field`, with its path; None
-    when no member or item does (the paths are the ones Cx._walk builds)."""
+    when no member or item does (the paths are the ones Cx._walk builds). A list item and a
+    Struct field are looked up by the next step of `field` (its index, its JSON name); a dict's
+    members, and a Struct field whose JSON name is not a plain step, are compared one by one."""
     if isinstance(value, list):
         rest = field[len(path) :]
         end = rest.find("]")
@@ -744,6 +894,14 @@ def _step_towards(value: Any, path: str, field: str) -> tuple[Any, str] | None:
                 return value[index], f"{path}[{index}]"
         return None
     if isinstance(value, Struct):
+        if field.startswith(".", len(path)):
+            start = len(path) + 1
+            ends = [i for i in (field.find(".", start), field.find("[", start)) if i >= 0]
+            name = field[start : min(ends)] if ends else field[start:]
+            attribute = _attributes_of(value.__class__).get(name)
+            if attribute is not None:
+                item = getattr(value, attribute)
+                return None if item is UNSET else (item, f"{path}.{name}")
         children: Any = (
             (f"{path}.{encoded}", getattr(value, name)) for name, encoded in zip(value.__struct_fields__, value.__struct_encode_fields__)
         )
@@ -755,6 +913,22 @@ def _step_towards(value: Any, path: str, field: str) -> tuple[Any, str] | None:
         if item is not UNSET and (field == child or field.startswith((child + ".", child + "["))):
             return item, child
     return None
+
+
+def _attributes_of(cls: type) -> dict[str, str]:
+    """A Struct class's JSON names that are plain path steps (no ``.``, ``[`` or ``"``) -> its
+    attribute names, found once per class."""
+    found = _ATTRIBUTES.get(cls)
+    if found is None:
+        found = _ATTRIBUTES[cls] = {
+            encoded: name
+            for name, encoded in zip(cls.__struct_fields__, cls.__struct_encode_fields__)  # type: ignore[attr-defined]
+            if not any(c in encoded for c in '.["')
+        }
+    return found
+
+
+_ATTRIBUTES: dict[type, dict[str, str]] = {}
 
 
 def _member_set(value: Any, dotted: str) -> bool:

@@ -41,6 +41,7 @@ from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent._validation import RuleViolation, convert_as, member
 from lucent._converters import Converter
+from lucent._forms import FORM_OF, NOT_TOLD_APART
 from lucent._typed_values import typed
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
@@ -213,15 +214,12 @@ def convert(
         ``invalid_limits``, ``invalid_capabilities``, ``unknown_model`` (no declaration of the
         request's model in the ``LucentDiscovery`` given).
     """
-    source_definition = _definition(source, kind)
-    target_definition = _definition(target, kind)
+    source_definition, target_definition, converter, hops = _plan(source, target, kind)
     context = context_of(context) if context is not None else None  # read once: UsageError if it cannot be
     if context:  # a key no converter of this conversion reads is refused, not ignored (lucent._context)
         reads = document_keys(source, target, kind)
         refuse_unknown(context, reads + (("model",) if capabilities is not None and kind == "request" and "model" not in reads else ()), f"{source} {kind}s to {target}")
     strict = flag(strict, "strict")
-    converter = converter_of((source, target, kind))
-    hops = _through_lux(source, target, kind) if converter is None and source != target else None
     if converter is None and hops is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
     document, diagnostics, incomplete = _decode_source(data, FORMATS[source], source_definition, limits)
@@ -238,7 +236,8 @@ def convert(
         if incomplete is None:
             raise
         raise incomplete from None  # a Struct that breaks its schema, which the converter cannot read
-    from lucent._conversion import Diagnostics, represented  # loaded with the converter
+    conversion = _conversion()  # loaded with the converter
+    Diagnostics, represented = conversion.Diagnostics, conversion.represented
 
     checked = document if capabilities is not None else None  # what the pre-flight check reads
     if converter is not None or hops is not None:
@@ -264,6 +263,38 @@ def convert(
                 diagnostics=diagnostics,
             )
     return ConversionResult(value=value, diagnostics=diagnostics)
+
+
+_Plan = tuple[str, str, Converter | None, tuple[Converter, Converter] | None]
+_PLANS: dict[tuple[str, str, str], _Plan] = {}
+
+
+def _plan(source: Any, target: Any, kind: Any) -> _Plan:
+    """(source definition, target definition, the direct converter, the two hops through Lux)
+    of a conversion, worked out once per (source, target, kind) of str (:func:`_definition`
+    raises for a name or kind it does not know, every time: a miss is not kept)."""
+    key = (source, target, kind)
+    names = type(source) is str and type(target) is str and type(kind) is str
+    found = _PLANS.get(key) if names else None
+    if found is None:
+        source_definition, target_definition = _definition(source, kind), _definition(target, kind)
+        converter = converter_of(key)
+        hops = _through_lux(source, target, kind) if converter is None and source != target else None
+        found = (source_definition, target_definition, converter, hops)
+        if names:
+            _PLANS[key] = found
+    return found
+
+
+def _conversion() -> Any:
+    """lucent._conversion (imported with the first converter; this module does not import it
+    on its own, so that ``lucent.convert`` loads no more than it did)."""
+    module = sys.modules.get("lucent._conversion")
+    if module is None:
+        import lucent._conversion
+
+        module = lucent._conversion
+    return module
 
 
 _SEVERITY = {"Degraded": 1, "Unsupported": 2, "Invalid": 3}
@@ -324,7 +355,7 @@ def _through_lux(source: str, target: str, kind: str) -> tuple[Converter, Conver
     return (first, second) if first is not None and second is not None else None
 
 
-def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[str, Any] | None, source: str | None = None) -> tuple[Any, list[ConversionDiagnostic]]:
+def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[str, Any] | None, source: str) -> tuple[Any, list[ConversionDiagnostic]]:
     """Convert through Lux; every diagnostic names a path in the source document.
 
     The first hop records where each Lux value it builds came from (``origins``: Lux path ->
@@ -336,23 +367,27 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     (``lucent._forms``: a tool result as an item or a block, for Chat) is left out too: read
     back as the source format, the target says what the source said.
     """
-    from lucent._conversion import PARTIAL_WALKS, Origins, holder_of, represented  # loaded with the first converter
-    from lucent._forms import FORM_OF, NOT_TOLD_APART
-
-    provenance = Origins()
+    conversion = _conversion()  # loaded with the first converter
+    provenance = conversion.Origins()
+    COMPOSED_FROM = conversion.COMPOSED_FROM
     lux, first = hops[0](document, context, provenance)
-    value, second = hops[1](lux, context)
+    token = COMPOSED_FROM.set(source)  # the second hop may read what the source format meant by an absent member
+    try:
+        value, second = hops[1](lux, context)
+    finally:
+        COMPOSED_FROM.reset(token)
     found = [d for d in first if not d.field.startswith("target:")]
     carried = _carried_across(hops[1], lux, provenance)
     if carried:  # kept in the side-car by the first hop, written by the second: no loss
         found = [d for d in found if not (d.status == "Degraded" and _under(d.field, carried))]
+    if not second:  # nothing to place
+        return value, found
+    holder_of, represented = conversion.holder_of, conversion.represented
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: dict[str, list[str]] | None = None
     index = _Index()
-    if len(second) > PARTIAL_WALKS:
-        provenance.paths()  # one walk of the whole document costs less than one per diagnostic
-    if source is not None and source in NOT_TOLD_APART:
-        alike = NOT_TOLD_APART[source]
+    alike = NOT_TOLD_APART.get(source)
+    if alike is not None and second:  # restructurings the source format writes alike (lucent._forms)
         second = [d for d in second if not (d.status == "Degraded" and FORM_OF.get(d.detail) in alike)]
     for diagnostic in second:
         field = diagnostic.field
@@ -361,7 +396,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
         if field.startswith(_SIDE_CARS) and field not in around and not _inside(field, around, index):
             if kept is None:
                 kept = {}
-                for path, source in _kept_members(msgspec.to_builtins(lux), provenance, index):
+                for path, source in _kept_members(_side_cars_of(lux), provenance, index):
                     kept.setdefault(path, []).append(source)
             inside = [source for path in [field, *_inside(field, kept, index)] for source in kept.get(path, ())]
             if inside:  # the members the side-car kept, each at its source path (not the object that held them)
@@ -377,6 +412,17 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
 
 
 _SIDE_CARS = ("$.extra", "$.provider_payload")
+
+
+def _side_cars_of(lux: Any) -> dict[str, Any]:
+    """The side-cars of a Lux document (``extra``, ``provider_payload``) as JSON: all of it that
+    :func:`_kept_members` reads (not the whole document)."""
+    found = {}
+    for name in ("extra", "provider_payload"):
+        value = getattr(lux, name, msgspec.UNSET)
+        if value is not msgspec.UNSET:
+            found[name] = msgspec.to_builtins(value)
+    return found
 
 
 def _under(field: str, paths: set[str]) -> bool:
@@ -531,7 +577,7 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     what its target needs and its source lacks; too few items...) is converted as it is, with an
     Invalid diagnostic naming its first fault, which raises if a converter cannot read it.
     """
-    from lucent._conversion import Diagnostics  # bounded, as convert's result
+    Diagnostics = _conversion().Diagnostics  # bounded, as convert's result
 
     expected = getattr(schema_module(schema), definition)
     struct = data if isinstance(data, msgspec.Struct) else None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+import msgspec
+
 from lucent.errors import LucentError, StreamError, UsageError
 from lucent._validation import JsonTextError, load_json_text
 
@@ -133,19 +135,73 @@ def flag(value: Any, name: str) -> bool:
 
 
 def context_of(context: Any) -> dict[str, Any]:
-    """The ``context`` argument of the conversion functions, checked and copied: None, or a
-    mapping; anything else, or a mapping that raises while being read, raises UsageError
-    (``invalid_context``)."""
+    """The ``context`` argument of the conversion functions, checked and copied into plain JSON
+    values: None, or a mapping whose keys are strings and whose values are JSON values (str,
+    int, float, bool, None, mappings and sequences of them, at most ``_CONTEXT_DEPTH`` deep).
+    Subclasses of str, int and float are copied as the base type, a msgspec Struct as its JSON
+    members. Anything else, a string that
+    UTF-8 cannot hold (a lone surrogate), a float without JSON text (NaN, infinity), or a
+    mapping that raises while being read raises UsageError (``invalid_context``, ``.path`` the
+    value's path in the context)."""
     if context is None:
         return {}
     if not isinstance(context, Mapping):
         raise UsageError(f"context must be a mapping, not {type(context).__name__}", code="invalid_context")
     try:
-        return dict(context)
+        return _plain_object(context, "$", 0)
     except LucentError:
         raise
     except Exception as exc:
         raise UsageError(f"context could not be read: {type(exc).__name__}", code="invalid_context") from None
+
+
+_CONTEXT_DEPTH = 32
+"""How deep a context value may nest (its own values are flat; ``response`` holds one object)."""
+
+
+def _plain_object(mapping: Mapping[Any, Any], path: str, depth: int) -> dict[str, Any]:
+    from lucent._validation import member
+
+    out: dict[str, Any] = {}
+    for key, value in list(mapping.items()):
+        if not isinstance(key, str):
+            raise UsageError(f"context keys are strings; {path} has a key of type {type(key).__name__}", code="invalid_context", path=path)
+        key = _plain_str(key, path)
+        at = member(path, key)
+        out[key] = _plain(value, at, depth + 1)
+    return out
+
+
+def _plain(value: Any, path: str, depth: int) -> Any:
+    if value is None or value is True or value is False:
+        return value
+    if isinstance(value, str):
+        return _plain_str(value, path)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        number = float.__float__(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            raise UsageError(f"context value at {path} is {number!r}, which JSON has no text for", code="invalid_context", path=path)
+        return number
+    if depth > _CONTEXT_DEPTH:
+        raise UsageError(f"context value at {path} nests deeper than {_CONTEXT_DEPTH}", code="invalid_context", path=path)
+    if isinstance(value, Mapping):
+        return _plain_object(value, path, depth)
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(list(value))]
+    if isinstance(value, msgspec.Struct):  # a generated Struct: its JSON members
+        return _plain(msgspec.to_builtins(value), path, depth)
+    raise UsageError(f"context value at {path} is of type {type(value).__name__}, not a JSON value", code="invalid_context", path=path)
+
+
+def _plain_str(text: str, path: str) -> str:
+    text = str.__str__(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"context string at {path} holds a lone surrogate, which UTF-8 cannot encode", code="invalid_context", path=path) from None
+    return text
 
 
 def parse_arguments(text: str) -> dict[str, Any] | None:

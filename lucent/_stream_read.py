@@ -30,7 +30,7 @@ from lucent.errors import (
     UsageError,
     ValidationError,
 )
-from lucent._validation import described, member
+from lucent._validation import JsonTextError, described, load_json_text, member
 
 _SSE_FRAMING = len(b"data: \n\n")
 _MISSING = object()
@@ -510,13 +510,51 @@ def _check_source(source: Any) -> None:
         raise UsageError("a stream source is bytes, not str: encode SSE text as UTF-8", code="invalid_input_type")
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def json_array_events(source: bytes | bytearray | memoryview, limit: int, name: str) -> list[Any] | None:
+    """The events of a whole-bytes source that is a JSON array of event objects (after an
+    optional UTF-8 byte order mark and whitespace, its first byte is ``[``, which no
+    ``text/event-stream`` starts with usefully: it would be a field named ``[...``, ignored);
+    None for any other source, which is read as SSE.
+
+    Raises StreamError: ``stream_too_large`` over `limit` bytes; ``malformed_frame`` (path
+    ``$``) when it is not one complete JSON text read as lucent.decode reads one (duplicate
+    keys, NaN, 1e999 and lone surrogates refused); ``malformed_frame`` at ``$[i]`` for an item
+    that is not a JSON object.
+    """
+    data = chunk_bytes(source)
+    start = len(_BOM) if data.startswith(_BOM) else 0
+    head = data[start : start + 64].lstrip(b" \t\r\n")
+    if not head.startswith(b"["):
+        return None
+    if len(data) > limit:
+        raise StreamError(f"the stream is larger than {limit} bytes, the {name} limit", code="stream_too_large", path="$")
+    try:
+        events = load_json_text(bytes(data[start:]).decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise StreamError(f"the JSON array of events is not UTF-8 (byte {start + exc.start})", code="malformed_frame", path="$") from None
+    except JsonTextError as exc:
+        raise StreamError(f"the JSON array of events {exc.predicate}: {exc.problem}", code="malformed_frame", path="$") from None
+    for i, item in enumerate(events):
+        if not isinstance(item, dict):
+            raise StreamError(f"item {i} of the JSON array of events is not a JSON object", code="malformed_frame", path=f"$[{i}]")
+    return events
+
+
 def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> Iterator[Any]:
     """Validated events from a sync source (SSE bytes, byte chunks, or event objects); see
     :class:`FrameReader` for ``unknown`` and ``limits``."""
     _check_source(source)
     reader = FrameReader(spec, unknown, limits)
     if isinstance(source, (bytes, bytearray, memoryview)):
-        yield from reader.feed(source)
+        events = json_array_events(source, reader.max_bytes, spec.name)
+        if events is None:
+            yield from reader.feed(source)
+        else:  # the events recorded as one JSON array (lingua's *-streaming.json)
+            for item in events:
+                yield from reader.take(item)
         reader.close()
         return
     if not isinstance(source, Iterable):

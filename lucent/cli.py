@@ -72,6 +72,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import stat
 import sys
 from typing import Any, BinaryIO, Callable, Iterator, NoReturn, Sequence
 
@@ -261,7 +262,7 @@ def _validate(args: argparse.Namespace, console: _Console) -> int:
     files = unreadable = 0
     for name in _files(args.files, console):
         files += 1
-        if name is None:  # a folder that cannot be listed counts as one unreadable input
+        if name is None:  # a folder that cannot be listed, or a file in it that cannot be read, counts as one unreadable input
             unreadable += 1
             continue
         try:
@@ -285,7 +286,8 @@ def _validate(args: argparse.Namespace, console: _Console) -> int:
 
 def _files(names: Sequence[str], console: _Console) -> Iterator[str | None]:
     """Each FILE as it is, and for a folder the ``.json`` files in it and below it, in sorted
-    order (None, after a message, for a folder that cannot be listed)."""
+    order (None, after a message, for a folder that cannot be listed and for a file in it that
+    is not a regular file: a FIFO named ``x.json`` would block the walk)."""
     for name in names:
         if name == "-" or not os.path.isdir(name):
             yield name
@@ -296,7 +298,18 @@ def _files(names: Sequence[str], console: _Console) -> Iterator[str | None]:
             _cannot_read(name, exc, console)
             yield None
             continue
-        yield from found
+        for path in found:
+            try:
+                regular = stat.S_ISREG(os.stat(path).st_mode)
+            except OSError as exc:  # a broken link, a file removed meanwhile
+                _cannot_read(path, exc, console)
+                yield None
+                continue
+            if not regular:  # a FIFO or device found in a folder is not read: it could block forever
+                _cannot_read(path, _Unusable("not a regular file"), console)
+                yield None
+                continue
+            yield path
 
 
 def _raise(exc: OSError) -> None:
@@ -323,13 +336,21 @@ def _convert(args: argparse.Namespace, console: _Console) -> int:
     from lucent._convert import convert
     from lucent.generated.lucent_diagnostics_v1 import DiagnosticReport
 
+    from lucent._validation import JsonTextError, load_json_text
+
     context: Any = None
     if args.context is not None:
-        try:
-            context = decode(args.context, "llm-sdk", "JSONSchema")  # any JSON object
-        except LucentError as exc:
-            console.err(f"lucent: --context must be one JSON object: {_text(exc.path)}: {_text(exc.message)} [{exc.code}]")
+        try:  # read as a document is: duplicate keys, NaN, 1e999 and lone surrogates are refused
+            context = load_json_text(args.context)
+        except JsonTextError as exc:
+            console.err(f"lucent: --context must be one JSON object: {_text(exc.problem)} [{exc.kind}]")
             return 2
+        if not isinstance(context, dict):
+            console.err(f"lucent: --context must be one JSON object, not {_json_kind(context)} [usage]")
+            return 2
+    if args.diagnostics is not None and _same_file(args.diagnostics, args.file):
+        console.err(f"lucent: --diagnostics {_shown(args.diagnostics)} is the input FILE; writing it would destroy the input [usage]")
+        return 2
     limits = _limits(args)
     if args.kind == "stream":
         return _convert_stream(args, context, limits, console)
@@ -391,6 +412,20 @@ def _wrongly_named(document: Any, source: str, kind: str) -> str | None:
         return None
     names = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
     return f"this is not a{'n' if source[0] in 'aeiou' else ''} {source} {kind}: {names} {'is not a member' if len(unknown) == 1 else 'are not members'} of one; {found}"
+
+
+def _same_file(out: str, name: str) -> bool:
+    """Whether writing `out` would overwrite the input `name` (``-`` is stdin: never)."""
+    if name == "-":
+        return False
+    try:
+        return os.path.samefile(out, name)
+    except OSError:  # one of them does not exist (yet): not the same file
+        return False
+
+
+def _json_kind(value: Any) -> str:
+    return "an array" if isinstance(value, list) else "a string" if isinstance(value, str) else "null" if value is None else f"a {type(value).__name__}"
 
 
 def _write_report(name: str, report: Any, console: _Console) -> bool:

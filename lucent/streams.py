@@ -20,8 +20,10 @@ Seven formats, each with its own event Struct (generated, in ``lucent.generated`
 
 The vendor specs state no size cap: the 4 MiB cap is SparkTide's alone.
 
-A source is any of: the whole ``text/event-stream`` as bytes; an iterable (or, for the async
-functions, an async iterable) of byte chunks split anywhere; an iterable of events, either
+A source is any of: the whole ``text/event-stream`` as bytes; the whole stream as the bytes of
+one JSON array of events (the form of lingua's ``*-streaming.json`` recordings: bytes whose
+first character, after a byte order mark and whitespace, is ``[``); an iterable (or, for the
+async functions, an async iterable) of byte chunks split anywhere; an iterable of events, either
 generated Structs or JSON objects (``dict``). On the wire each event is one SSE event whose
 ``data`` is the event's JSON; other SSE fields (``event``, ``id``, ``retry``) and comments are
 ignored. An event object is read as its JSON text would be: one that nests too deeply to
@@ -179,7 +181,8 @@ def _vendor(*formats: str) -> None:
 
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
-"""SSE bytes, an iterable of byte chunks, or an iterable of events (Structs or JSON objects)."""
+"""SSE bytes (or the bytes of a JSON array of events), an iterable of byte chunks, or an iterable
+of events (Structs or JSON objects)."""
 
 AsyncSource = Source | AsyncIterable[Any]
 """A :data:`Source`, or an async iterable of byte chunks or events."""
@@ -227,9 +230,9 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None,
     Parameters
     ----------
     source : bytes, Iterable[bytes] or Iterable[event]
-        The ``text/event-stream`` bytes; byte chunks split anywhere (inside a line, a CRLF pair
-        or a UTF-8 character); or events (generated Structs, or JSON objects, validated as if
-        decoded). ``str`` is refused: encode the text.
+        The ``text/event-stream`` bytes, or the bytes of a JSON array of events; byte chunks
+        split anywhere (inside a line, a CRLF pair or a UTF-8 character); or events (generated
+        Structs, or JSON objects, validated as if decoded). ``str`` is refused: encode the text.
     format : {"sparktide", "llm-sdk", "lux", "openai-chat", "openai-responses", "anthropic", "gemini"}
     tools : Iterable[str], optional
         The tool names the request declared (SparkTide: "tool names must come from

@@ -77,3 +77,18 @@ def test_one_memory_measurement_runs_in_a_fresh_process(tmp_path: Path) -> None:
     converted = memory.measure("convert:lux", "openai-chat", "duplicate-keys", duplicates)
     assert converted["diagnostics"] == 1001  # 14,285 duplicate properties, folded past the first 1,000
     assert converted["peak"] > figures["peak"] / 2
+
+
+def test_the_issue_16_bars_are_read_from_the_litellm_cases_of_one_run() -> None:
+    from bench.__main__ import calls_per_conversion, litellm_bars, SMALL_REQUEST
+
+    # samples, not timings: LiteLLM 5x lucent's time on 13 KB (4x bar held), 8x on the small request (10x bar missed)
+    cases = {
+        "litellm/13KB": Case("litellm/13KB", 1, {}, samples={"litellm": [5.0, 5.0, 5.0], "lucent": [1.0, 1.0, 1.0], "ends": [0.5] * 3}),
+        "litellm/small": Case("litellm/small", 1, {}, samples={"litellm": [8.0, 8.0, 8.0], "lucent": [1.0, 1.0, 1.0], "ends": [0.25] * 3}),
+    }
+    found = {t["target"].split("(")[1].split(" ")[0]: t for t in litellm_bars(cases)}
+    assert (found["13KB"]["measured"], found["13KB"]["limit"], found["13KB"]["met"]) == (5.0, 4, True)
+    assert (found["small"]["measured"], found["small"]["limit"], found["small"]["met"]) == (8.0, 10, False)
+    assert "both ends alone 32.0x faster" in found["small"]["detail"]
+    assert 50 < calls_per_conversion(SMALL_REQUEST) < 2_000  # a conversion makes calls, and is counted once

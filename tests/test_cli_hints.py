@@ -4,6 +4,7 @@ a JSON array, and ``validate`` over a folder with its summary line."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -96,6 +97,21 @@ def test_validate_a_folder_checks_its_json_files_and_ends_with_a_summary(tmp_pat
     assert capsys.readouterr() == ("", "1 file: 1 valid, 0 invalid\n")
 
 
+def test_validate_a_folder_does_not_read_a_fifo_or_a_broken_link_in_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(_ANTHROPIC / "request.json", folder / "a.json")
+    os.mkfifo(folder / "p.json")  # reading it would wait for a writer forever
+    (folder / "gone.json").symlink_to(folder / "nowhere.json")
+    assert main(["validate", "--format", "anthropic", "--definition", "CreateMessageParams", str(folder)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"{folder / 'gone.json'}: cannot read: No such file or directory",
+        f"{folder / 'p.json'}: cannot read: not a regular file",
+        "3 files: 1 valid, 0 invalid, 2 unreadable",
+    ]
+
+
 def test_another_formats_stream_given_as_gemini_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     # every Gemini response member is optional and unknown members are allowed: an Anthropic
     # stream used to assemble as Gemini to {} with exit status 0
@@ -109,3 +125,20 @@ def test_another_formats_stream_given_as_gemini_is_refused(capsys: pytest.Captur
         streams.assemble([{"type": "message_start", "message": {}}], "gemini")
     assert (raised.value.code, raised.value.path) == ("unknown_frame", "$[0]")
     assert msgspec.to_builtins(streams.assemble([{}], "gemini")) == {}  # an empty chunk holds nothing foreign
+
+
+def test_the_stream_functions_read_a_json_array_of_events_given_as_bytes() -> None:
+    recorded = _ANTHROPIC / "response-streaming.json"
+    events = json.loads(recorded.read_bytes())
+    expected = msgspec.to_builtins(streams.assemble(events, "anthropic"))
+    assert msgspec.to_builtins(streams.assemble(recorded.read_bytes(), "anthropic")) == expected
+    assert msgspec.to_builtins(streams.assemble(b"\xef\xbb\xbf \n" + recorded.read_bytes(), "anthropic")) == expected
+    converted = list(streams.convert_stream(recorded.read_bytes(), "anthropic", "openai-chat"))
+    assert [msgspec.to_builtins(e) for e in converted] == [msgspec.to_builtins(e) for e in streams.convert_stream(events, "anthropic", "openai-chat")]
+    for data, code, path in [(b"[1]", "malformed_frame", "$[0]"), (b"[{}, ", "malformed_frame", "$"), (b'[{"a": 1, "a": 2}]', "malformed_frame", "$")]:
+        with pytest.raises(lucent.errors.StreamError) as raised:
+            streams.assemble(data, "anthropic")
+        assert (raised.value.code, raised.value.path) == (code, path)
+    with pytest.raises(lucent.errors.StreamError) as raised:
+        streams.assemble(recorded.read_bytes(), "anthropic", limits=lucent.Limits(max_stream_bytes=100))
+    assert raised.value.code == "stream_too_large"

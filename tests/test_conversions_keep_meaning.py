@@ -39,6 +39,30 @@ def test_chat_store_null_is_not_stored_in_responses() -> None:
     assert out["store"] is False
 
 
+def test_a_request_without_store_is_not_stored_by_responses() -> None:
+    # Chat stores only when asked, and Anthropic and Gemini keep no conversation: their request
+    # without store must not reach Responses, which stores unless told not to, without one
+    requests = [
+        ("openai-chat", _chat(), None),
+        ("anthropic", {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}, None),
+        ("gemini", {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}, {"model": "gpt-4o"}),
+    ]
+    for source, doc, context in requests:
+        out, found = _convert(doc, source, "openai-responses", context=context)
+        assert out["store"] is False, source
+        assert [f for f in found if f[0].endswith("store")] == []
+
+
+def test_a_lux_request_without_store_leaves_responses_its_default() -> None:
+    # a Lux document is the caller's own (not composed): it says nothing of storing, and a
+    # Responses request read into Lux and written back keeps its store member as it was
+    lux = lucent.convert(_responses(), "openai-responses", "lux").value
+    out, _ = _convert(msgspec.to_builtins(lux), "lux", "openai-responses")
+    assert "store" not in out
+    out, _ = _convert(_responses(store=True), "openai-responses", "openai-responses")
+    assert out["store"] is True
+
+
 def test_chat_store_true_and_prompt_cache_key_carry_to_responses() -> None:
     out, found = _convert(_chat(store=True, prompt_cache_key="user-42"), "openai-chat", "openai-responses")
     assert (out["store"], out["prompt_cache_key"]) == (True, "user-42")

@@ -16,10 +16,11 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from lucent._conversion import Cx, reports, Status
+from lucent._conversion import COMPOSED_FROM, Cx, reports, Status
 from lucent._transforms import own_or_sibling, plain_members, shown
 from lucent._forms import restructured
 from lucent._validation import RuleViolation, convert_as, member
+from lucent.formats import FORMATS
 from lucent.formats.openai_responses.tables import (
     FAILURE_ERROR,
     IMPLIED_STATUS,
@@ -930,11 +931,27 @@ _CHAT = "$.extra.openai_chat"
 @reports("Unsupported", "Invalid")
 def responses_store(own: Any, chat: Any, path: str, cx: Cx) -> Any:
     """store: the kept Responses value; else Chat's store: true as true, false or null as false
-    (Chat stores a completion only when asked, Responses stores a response unless told not to)."""
+    (Chat stores a completion only when asked, Responses stores a response unless told not to).
+
+    With neither, in a conversion composed from a format whose API keeps no conversation
+    (``Format.gateway.keeps_conversation`` false: Chat, Anthropic, Gemini, ...), ``false``: such
+    a request, which asked for nothing to be stored, must not be stored by Responses' default.
+    """
     if chat is not UNSET and chat is not None and not isinstance(chat, bool):
         cx.report(f"{_CHAT}.store", "Invalid", f"{shown(chat)}, not a boolean; ignored")
         chat = UNSET
+    if own is UNSET and chat is UNSET and _stores_nothing(COMPOSED_FROM.get()):
+        return False
     return own_or_sibling(own, chat, path, f"{_CHAT}.store", cx, UNSET if chat is UNSET else bool(chat))
+
+
+def _stores_nothing(source: str | None) -> bool:
+    """Whether a request of `source` (a format name; None: not a composed conversion) means by
+    leaving ``store`` out that nothing is stored."""
+    if source is None or source == "openai-responses":
+        return False
+    gateway = FORMATS[source].gateway
+    return gateway is None or not gateway.keeps_conversation
 
 
 @reports("Unsupported")
