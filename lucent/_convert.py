@@ -41,7 +41,7 @@ from lucent.formats import FORMATS as _REGISTRY
 from lucent.errors import ConversionError, EncodeError, LucentError, UsageError, ValidationError
 from lucent._validation import RuleViolation, convert_as, member
 from lucent._converters import Converter
-from lucent._forms import FORM_OF, NOT_TOLD_APART
+from lucent._forms import FORM_OF, forms_alike
 from lucent._typed_values import typed
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
@@ -386,8 +386,8 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: dict[str, list[str]] | None = None
     index = _Index()
-    alike = NOT_TOLD_APART.get(source)
-    if alike is not None and second:  # restructurings the source format writes alike (lucent._forms)
+    alike = forms_alike(source)
+    if alike:  # restructurings the source format writes alike (lucent._forms)
         second = [d for d in second if not (d.status == "Degraded" and FORM_OF.get(d.detail) in alike)]
     for diagnostic in second:
         field = diagnostic.field

@@ -20,23 +20,24 @@ Forms (a Lux distinction, by name):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from lucent._conversion import Cx
 
-__all__ = ["FORM_OF", "NOT_TOLD_APART", "restructured"]
+__all__ = ["FORM_OF", "forms_alike", "restructured"]
 
-NOT_TOLD_APART: Final[dict[str, frozenset[str]]] = {
-    "openai-chat": frozenset({"tool_result_place", "tool_call_place", "holder_role", "system_place"}),
-    "openai-responses": frozenset({"tool_result_place", "tool_call_place", "holder_role"}),
-    "anthropic": frozenset({"tool_result_place", "tool_call_place", "holder_role"}),
-    "gemini": frozenset({"tool_result_place", "tool_call_place", "holder_role", "system_place"}),
-}
-"""Source format -> the forms it writes the same way (Chat: tool messages for both tool result
-forms, tool_calls of an assistant message for both tool call forms, a leading system message
-for both system forms; Anthropic: blocks; Responses: items (its ``instructions`` and system
-messages differ); Gemini: parts, and ``systemInstruction`` for both system forms)."""
+def forms_alike(source: str) -> frozenset[str]:
+    """The forms a document of format ``source`` writes the same way (its registry entry's
+    ``forms_alike``: Chat tool messages for both tool result forms, tool_calls of an assistant
+    message for both tool call forms, a leading system message for both system forms; Anthropic
+    blocks; Responses items (its ``instructions`` and system messages differ); Gemini parts, and
+    ``systemInstruction`` for both system forms)."""
+    from lucent.formats import FORMATS
+
+    found = FORMATS.get(source)
+    return found.forms_alike if found is not None else frozenset()
+
 
 FORM_OF: dict[str, str] = {}
 """A restructuring's detail -> its form (filled by :func:`restructured`)."""

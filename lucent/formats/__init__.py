@@ -96,6 +96,10 @@ class Format(msgspec.Struct, frozen=True, kw_only=True):
     previous response (lucent.snapshots); None: they cannot."""
     gateway: Gateway | None = None
     """How the gateway fronts it (lucent.server); None: no gateway front."""
+    forms_alike: frozenset[str] = frozenset()
+    """The pairs of Lux forms its documents write the same way (``lucent._forms``: for example
+    ``tool_result_place``, a tool result as an item or as a block): a restructuring between
+    them, composed from this format, comes back in place and is not reported."""
 
     @property
     def schema_file(self) -> str:
@@ -145,6 +149,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
             definition="CreateChatCompletionStreamResponse", assembler="lucent.formats.openai_chat.assembler:OpenAIChatAssembler",
             converter="lucent.formats.openai_chat.stream:OpenAIChat", done_terminator=True,
         ),
+        forms_alike=frozenset({"tool_result_place", "tool_call_place", "holder_role", "system_place"}),
         gateway=Gateway(created="created"),
     ),
     Format(
@@ -157,6 +162,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
             definition="ResponseStreamEvent", assembler="lucent.formats.openai_responses.assembler:OpenAIResponsesAssembler",
             converter="lucent.formats.openai_responses.stream:OpenAIResponses", named_events=True,
         ),
+        forms_alike=frozenset({"tool_result_place", "tool_call_place", "holder_role"}),
         gateway=Gateway(created="created_at", keeps_conversation=True),
     ),
     Format(
@@ -167,6 +173,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
             definition="MessageStreamEvent", assembler="lucent.formats.anthropic.assembler:AnthropicAssembler",
             converter="lucent.formats.anthropic.stream:Anthropic", named_events=True, side_events=_ANTHROPIC_SIDE_EVENTS,
         ),
+        forms_alike=frozenset({"tool_result_place", "tool_call_place", "holder_role"}),
         gateway=Gateway(),
     ),
     Format(
@@ -174,6 +181,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
         kinds=("request", "response"),
         vendor=VendorSource(spec="google/discovery.json", kind="discovery", roots=("GenerateContentRequest", "GenerateContentResponse")),
         stream=Stream(definition="GenerateContentResponse", assembler="lucent.formats.gemini.assembler:GeminiAssembler", converter="lucent.formats.gemini.stream:Gemini"),
+        forms_alike=frozenset({"tool_result_place", "tool_call_place", "holder_role", "system_place"}),
         gateway=Gateway(),
     ),
 )}
