@@ -96,6 +96,10 @@ Spec format
     (``content_form:string``: a value of another type is no spelling and is reported); ``member_absences = [names]``,
     the members kept as null to record that X had none where Lux needs a value (a Gemini call
     without an id). A Lux -> Y conversion reports X's other kept members one by one.
+    ``idle_values = ["key=false"]``: side-car entries whose value asks for what every target
+    that does not read them does anyway (Responses ``store: false``: keep nothing, as every
+    format but Responses does); a Lux -> Y conversion that does not read the entry leaves it
+    out, and reports any other value of it.
 
     ``[maps.NAME.unreachable]`` (the entry mapping only): ``field = "reason"`` declares that some
     sources have no valid target document because of that target field's bounds (SparkTide's
@@ -667,6 +671,11 @@ def load_specs(repo_root: pathlib.Path) -> list[Spec]:
                     raise MappingSpecError(f"mappings/{path.name}: [pair] member_spellings names each member with its JSON type (name:type): {name}")
             if names and (pair["target"] != "lux" or len(str(pair.get("carried", "")).split(".")) != 2):
                 raise MappingSpecError(f"mappings/{path.name}: [pair] {key} names members an X -> Lux spec keeps in its carried side-car")
+        idle = pair.get("idle_values", [])
+        if not (isinstance(idle, list) and all(isinstance(n, str) and n.partition("=")[2] in ("false", "true", "null") for n in idle)):
+            raise MappingSpecError(f"mappings/{path.name}: [pair] idle_values is a list of key=false, key=true or key=null")
+        if idle and (pair["target"] != "lux" or len(str(pair.get("carried", "")).split(".")) != 2):
+            raise MappingSpecError(f"mappings/{path.name}: [pair] idle_values names entries an X -> Lux spec keeps in its carried side-car")
         types = pair.get("carried_types", {})
         if types and (pair["source"] != "lux" or not pair.get("carried")):
             raise MappingSpecError(f"mappings/{path.name}: [pair] carried_types types the side-car a Lux -> X spec names as carried")
@@ -736,6 +745,8 @@ def spellings(specs: list[Spec]) -> dict[str, dict[str, tuple[str, ...]]]:
             for name in spec.pair.get(key, ()):
                 car = carried.split(".")[1]
                 found.setdefault(spec.pair["kind"], {}).setdefault(car, set()).add(f"members/{name}{suffix}")
+        for entry in spec.pair.get("idle_values", ()):
+            found.setdefault(spec.pair["kind"], {}).setdefault(carried.split(".")[1], set()).add(entry)
     return {kind: {car: tuple(sorted(keys)) for car, keys in sorted(cars.items())} for kind, cars in found.items()}
 
 
@@ -1169,6 +1180,10 @@ class Lowering:
             "functions": fns,
             "context_keys": _CONTEXT_PLACEHOLDER,  # the rules' keys and the transforms': render_all
             "siblings_read": _lit(tuple(sorted(f"$.{self.carried.split('.')[0]}.{car}.{key}" for car, keys in self._siblings_read().items() for key in keys))),
+            "idle_values": _lit(tuple(
+                (f"$.{self.spec.pair['carried']}.{key}", {"false": False, "true": True, "null": None}[value])
+                for key, _, value in (entry.partition("=") for entry in self.spec.pair.get("idle_values", ()))
+            )),
             "finish_args": self._finish_args(),
             "constants": self.constants,
             "uses": sorted(self.uses),

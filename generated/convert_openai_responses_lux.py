@@ -30,6 +30,11 @@ CONTEXT: tuple[str, ...] = ("model",)
 """The context keys this converter reads: the spec's `context` rules and the keys of the
 transforms it calls (@reads). Another key read raises; lucent.convert refuses another key given."""
 
+IDLE_VALUES: tuple[tuple[str, bool | None], ...] = (("$.extra.openai_responses.store", False),)
+"""The side-car entries ([pair] idle_values) whose value asks for what every target that does
+not read them does anyway: composed X -> Lux -> Y, the first hop's Degraded "kept in the
+side-car" for them is no loss (lucent._convert._compose)."""
+
 _FROM_REQUEST: dict[str, str] = {
     "instructions": "instructions",
     "conversation": "input",

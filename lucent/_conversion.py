@@ -92,10 +92,19 @@ def _fits(value: Any, expect: Expect) -> bool:
     return True
 
 
+_IDLE = {"false": False, "true": True, "null": None}
+
+
 def _spelled(name: str, value: Any, spelled: tuple[str, ...]) -> bool:
     """Whether the side-car member `name` is one of the `spelled` names (``key`` or ``key:type``;
-    with a type, only a value of that JSON type is a spelling)."""
+    with a type, only a value of that JSON type is a spelling; ``key=false``, an idle value:
+    only that value)."""
     for entry in spelled:
+        if "=" in entry and not entry.startswith("members/"):
+            key, _, idle = entry.partition("=")
+            if key == name and value is _IDLE[idle]:
+                return True
+            continue
         key, _, expect = entry.partition(":")
         if key == name:
             return not expect or _fits(value, expect)

@@ -377,7 +377,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     finally:
         COMPOSED_FROM.reset(token)
     found = [d for d in first if not d.field.startswith("target:")]
-    carried = _carried_across(hops[1], lux, provenance)
+    carried = _carried_across(hops[0], hops[1], lux, provenance)
     if carried:  # kept in the side-car by the first hop, written by the second: no loss
         found = [d for d in found if not (d.status == "Degraded" and _under(d.field, carried))]
     if not second:  # nothing to place
@@ -430,21 +430,28 @@ def _under(field: str, paths: set[str]) -> bool:
     return field in paths or any(field.startswith((p + ".", p + "[")) for p in paths)
 
 
-def _carried_across(second: Converter, lux: Any, origins: Any) -> set[str]:
-    """The source paths of the side-car members the first hop kept (Degraded) that the second
-    hop reads as parameters of the same meaning in its format (its module's SIBLINGS_READ:
-    Chat's store read by Responses); the second hop reports whatever of them it cannot write."""
+def _carried_across(first: Converter, second: Converter, lux: Any, origins: Any) -> set[str]:
+    """The source paths of the side-car members the first hop kept (Degraded) that are no loss
+    through the second: those it reads as parameters of the same meaning in its format (its
+    module's SIBLINGS_READ: Chat's store read by Responses; it reports whatever of them it cannot
+    write), and those holding an idle value (the first hop's IDLE_VALUES: ``store: false``, which
+    a target that keeps nothing does anyway)."""
     reads = getattr(sys.modules.get(getattr(second, "__module__", ""), None), "SIBLINGS_READ", ())
+    idle = getattr(sys.modules.get(getattr(first, "__module__", ""), None), "IDLE_VALUES", ())
     found: set[str] = set()
-    for path in reads:
+    for path, value in [*((path, _ANY) for path in reads), *idle]:
         _, space, car, key = path.split(".")
         held = getattr(lux, space, None)
         held = held.get(car) if isinstance(held, dict) else None
-        if isinstance(held, dict) and key in held:
+        if isinstance(held, dict) and key in held and (value is _ANY or held[key] is value):
             source = origins.around(path).get(path)
             if source is not None:
                 found.add(source)
     return found
+
+
+_ANY = object()
+"""In :func:`_carried_across`, any value of a member a second hop reads."""
 
 
 def _kept_members(lux: Any, origins: Origins, index: _Index | None = None) -> Iterator[tuple[str, str]]:

@@ -14,7 +14,9 @@ inside the source document) counts as conserved when
 Union tags (``type``) and ``schema_version`` carry no value of their own: the shape of the output
 says them. ``redacted: false`` is the absence of a redaction, which every format without the flag
 says by carrying the text; ``is_error: false`` is the absence of an error, which llm-sdk and
-SparkTide say by leaving the flag out (docs/semantics.md, "Implied values").
+SparkTide say by leaving the flag out (docs/semantics.md, "Implied values"). A null is the
+absence of a value: leaving it out, or writing the target's default, is Exact (docs/semantics.md,
+"Exact"), so a null leaf is never lost (Anthropic ``stop_sequence: null`` to llm-sdk).
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ def lost_values(
     returned = set() if back is _MISSING else {(_INDEX.sub("[]", p), _key(v)) for p, v in leaves(back)}
     lost = []
     for path, value in leaves(source):
-        if path.rsplit(".", 1)[-1] in _TAGS or (path.endswith(_ABSENT_FLAGS) and value is False):
+        if value is None or path.rsplit(".", 1)[-1] in _TAGS or (path.endswith(_ABSENT_FLAGS) and value is False):
             continue
         if spelling is not None and spelling(path, value):
             continue
@@ -110,3 +112,17 @@ def lost_values(
             continue
         lost.append((path, value))
     return lost
+
+
+def idle_values(source: str) -> Callable[[str, Any], bool]:
+    """A `spelling` for :func:`lost_values`: the top-level request members of format `source`
+    whose value asks for what a target that does not read them does anyway (the X -> Lux spec's
+    ``[pair] idle_values``, its module's ``IDLE_VALUES``: ``store: false``)."""
+    import importlib
+
+    from lucent.formats import FORMATS
+
+    module = importlib.import_module(f"lucent.generated.convert_{FORMATS[source].module}_lux")
+    idle = {("$." + path.rsplit(".", 1)[1], value) for path, value in getattr(module, "IDLE_VALUES", ())}
+    return lambda path, value: any(path == p and value is v for p, v in idle)
+

@@ -198,3 +198,23 @@ def test_every_diagnostic_of_a_corpus_sample_is_a_real_difference_or_a_documente
     checked = sum(sum(t.verdicts.values()) for t in tallies)
     assert checked > 300
     assert false == {}, "\n".join(f"{n} x{c}: e.g. {next(t.examples[n] for t in tallies if n in t.examples)}" for n, c in false.items())
+
+
+@pytest.mark.parametrize("source", ["openai-responses", "openai-chat"])
+def test_store_false_to_a_format_that_keeps_nothing_is_no_loss_and_store_true_is_one(source: str) -> None:
+    # a request that asks for nothing to be stored loses nothing at a target that stores
+    # nothing anyway (Anthropic, Gemini); one that asks to be stored does
+    def request(store: bool) -> dict[str, Any]:
+        if source == "openai-chat":
+            return {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "store": store}
+        return {"model": "gpt-4o", "input": "hi", "store": store}
+
+    for target, context in (("anthropic", {"max_tokens": 64}), ("gemini", None)):
+        kept = lucent.convert(request(False), source, target, context=context)
+        assert "$.store" not in _fields(kept), target
+        lost = lucent.convert(request(True), source, target, context=context)
+        assert _fields(lost)["$.store"] == "Unsupported", target
+    # read by a direct conversion to Lux, the value is still kept for a conversion back
+    lux = lucent.convert(request(False), source, "lux")
+    assert _fields(lux)["$.store"] == "Degraded"
+    assert lucent.convert(lucent.encode(lux.value), "lux", source).value.store is False
