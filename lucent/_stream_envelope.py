@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lucent._stream_convert import Status, _Sink
+from lucent._stream_hub import Status, _Sink
 from lucent.errors import LucentError
 
 MEMBER = re.compile(r"\$\.([A-Za-z_0-9]+)(.*)", re.S)

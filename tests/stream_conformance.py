@@ -58,7 +58,7 @@ import lucent
 from lucent import streams
 from lucent._context import read_by
 from lucent.errors import LucentError, StreamError
-from lucent._stream_convert import FINISH_FROM_SPARKTIDE
+from lucent.formats.sparktide.tables import FINISH_FROM_SPARKTIDE
 from lucent._stream_envelope import lux_stream_view
 from lucent.formats.llm_sdk.transforms import canonical_json
 

@@ -52,7 +52,7 @@ import msgspec
 from msgspec import UNSET
 
 from lucent._stream_base import parse_arguments
-from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent.formats.gemini.assembler import ENVELOPE_MEMBERS
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage

@@ -44,7 +44,7 @@ import msgspec
 from lucent._validation import described
 from msgspec import UNSET
 
-from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent.formats.openai_chat.assembler import completion
 from lucent.errors import StreamError, UsageError

@@ -54,7 +54,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent._stream_envelope import Envelope, emptied, under

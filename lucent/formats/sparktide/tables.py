@@ -1,0 +1,16 @@
+"""SparkTide value tables that no document mapping holds (read by the stream reader and writer)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from lucent.generated.lux_ir_v1 import LucentFinishReason
+
+SparkTideFinish = Literal["STOP", "TOOL_CALLS", "LENGTH"]
+
+FINISH_FROM_SPARKTIDE: dict[SparkTideFinish, LucentFinishReason] = {"STOP": "stop", "TOOL_CALLS": "tool_calls", "LENGTH": "length"}
+"""SparkTide ``model.completed.finishReason`` -> Lux finish reason. Only streams carry a SparkTide
+finish reason (a RemoteModelResponse has none), so no document mapping holds this table."""
+
+FINISH_TO_SPARKTIDE: dict[str, SparkTideFinish] = {lux: spark for spark, lux in FINISH_FROM_SPARKTIDE.items()}
+"""Lux finish reason -> SparkTide (the inverse); any other Lux reason becomes the one a reader derives."""
