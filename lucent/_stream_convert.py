@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Generic, TypeVar, cast
 
@@ -103,6 +104,9 @@ def register(formats: Iterable[str]) -> None:
             _WRITERS[name] = getattr(loaded, f"{prefix}Writer")
             _READERS[name] = getattr(loaded, f"{prefix}Reader")
 
+
+_EVENT = re.compile(r"\$\[\d+\]")
+"""The path of a source event."""
 
 _ENVELOPE_EVENTS = (LucentStreamEventConversationStart, LucentStreamEventUsage)
 """The Lux events that carry envelope values (id, model, usage): what a writer reports while
@@ -194,6 +198,9 @@ class _Pipeline:
         the envelope: the assembler drops it too, and the envelope's diagnostics are the
         document converter's, :mod:`lucent._stream_envelope`): reported with the event, once
         the reader has seen its kind (:meth:`_Reader.seen`)."""
+        head, _, name = path.rpartition(".")
+        if name in self.reader.padding and _EVENT.fullmatch(head):
+            return
         if self.envelopes is None:
             self.reported.report(path, "Unsupported", UNKNOWN_MEMBER)
         else:

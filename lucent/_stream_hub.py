@@ -113,6 +113,10 @@ class _Reader:
     another raises)."""
     context_keys_to_lux: tuple[str, ...] = ()
     """The context keys it reads when the target is Lux (besides ``context_keys``)."""
+    padding: frozenset[str] = frozenset()
+    """Members of its events (at the top of an event) that only pad the event's size and hold no
+    value of the response: the assembled response has no place for them, so a conversion drops
+    them without a report, as the assembler does (``obfuscation`` of the OpenAI Responses events)."""
     envelope: Any = None
     """A vendor reader's :class:`lucent._stream_envelope.Envelope`, set when the stream has
     delivered it (the pipeline reports the document converter's diagnostics on it, then clears it)."""

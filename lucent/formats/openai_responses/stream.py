@@ -60,7 +60,7 @@ from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_e
 from lucent._stream_envelope import Envelope, emptied, under
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
-from lucent.formats.openai_responses.tables import ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
+from lucent.formats.openai_responses.tables import ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, STREAM_PADDING, item_members_lost, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
     LucentBlockDeltaRefusal,
@@ -104,14 +104,6 @@ SUMMARY_JOIN = "\n\n"
 
 _RESPONSE_ERROR_CODES = frozenset(typing.get_args(ResponseErrorCode))
 """The codes a Responses ``response.failed`` error may carry (#/$defs/ResponseErrorCode)."""
-
-ITEM_CARRIED: dict[str, tuple[str, ...]] = {
-    "reasoning": ("id", "type", "summary", "content", "encrypted_content", "status"),
-    "message": ("id", "type", "status", "content", "role"),
-    "function_call": ("id", "type", "status", "arguments", "call_id", "name"),
-}
-"""The members of an output item that its Lux block carries (``id`` is Degraded, ``status``
-follows from the stream); any other is reported."""
 
 
 def _required(kind: type, name: str) -> bool:
@@ -157,6 +149,8 @@ _LUX_KIND = {"reasoning": "reasoning", "message": "message", "function_call": "f
 
 class OpenAIResponsesReader(_Reader):
     """ResponseStreamEvent -> Lux events (see the module docstring)."""
+
+    padding = STREAM_PADDING
 
     def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
         super().__init__(sink, context, tools, lux_target)
@@ -257,9 +251,9 @@ class OpenAIResponsesReader(_Reader):
         kind = item.get("type")
         lux = self._kinds[n] = _LUX_KIND.get(kind, "drop")
         if lux == "reasoning":
+            # an encrypted_content here is superseded: output_item.done encrypts the reasoning
+            # anew, and that one is the Lux signature (as it is the assembled item's)
             self._blocks.start((n, "item"), "thinking", at, out)
-            if item.get("encrypted_content"):
-                self._sink.report(f"{at}.item.encrypted_content", "Degraded", "the API encrypts the reasoning anew in output_item.done; that one is the Lux signature")
             for what in ("summary", "content"):
                 for k, part in enumerate(item.get(what) or []):
                     self._part_added(what, k, part, n, f"{at}.item.{what}[{k}]", out)
@@ -276,15 +270,12 @@ class OpenAIResponsesReader(_Reader):
         else:
             self._sink.report(f"{at}.item", "Unsupported", f"a Lux stream cannot carry a {kind} output item; dropped with its events")
             return
-        self._members(item, f"{at}.item")
+        self._members({k: v for k, v in item.items() if k != "status"}, f"{at}.item")  # its status is final in output_item.done
 
     def _members(self, item: dict[str, Any], where: str) -> None:
         """Report the members of an output item that its Lux block does not carry."""
-        if "id" in item:
-            self._sink.report(f"{where}.id", "Degraded", "a Lux block has no output item id; a Responses writer numbers its items")
-        for name in item:
-            if name not in ITEM_CARRIED.get(item.get("type", ""), ()) and item[name] not in (None, []):
-                self._sink.report(f"{where}.{name}", "Unsupported", f"a Lux block has no place for the {name} of a {item.get('type')} item; dropped")
+        for name in item_members_lost(item):
+            self._sink.report(f"{where}.{name}", "Unsupported", f"a Lux block has no place for the {name} of a {item.get('type')} item; dropped")
 
     def _part_added(self, what: str, k: int, part: dict[str, Any], n: int, at: str, out: Hub) -> None:
         """A content or summary part (the rules checked that the item holds its type)."""

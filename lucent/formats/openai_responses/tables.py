@@ -84,3 +84,27 @@ def _index(value: Any) -> bool:
 ANNOTATION_TYPES: Final[tuple[str, ...]] = ("url_citation", "file_citation", "container_file_citation", "file_path")
 """The ``type`` of a Responses output_text annotation (#/$defs/Annotation): a diagnostic names
 one of these, never another string it was given."""
+
+
+ITEM_CARRIED: Final[dict[str, tuple[str, ...]]] = {
+    "reasoning": ("type", "summary", "content", "encrypted_content"),
+    "message": ("type", "content", "role"),
+    "function_call": ("type", "arguments", "call_id", "name"),
+}
+"""The members of an output item that its Lux block carries or implies (the type and an output
+message's role give the block kind), per item type."""
+
+
+def item_members_lost(item: dict[str, Any]) -> list[str]:
+    """The members of an output item (a JSON object) that a Lux block has no place for, which a
+    target with no Responses items therefore drops: all but :data:`ITEM_CARRIED`, a null or
+    empty member, and a ``completed`` status (the block ended, as every item of a finished
+    response did). The document converter (``responses_output``, which keeps them in
+    provider_payload.openai_responses.output) and the stream reader name the same ones."""
+    carried = ITEM_CARRIED.get(item.get("type", ""), ("type",))
+    return [k for k, v in item.items() if k not in carried and v not in (None, []) and not (k == "status" and v == "completed")]
+
+
+STREAM_PADDING: Final[frozenset[str]] = frozenset({"obfuscation"})
+"""The member the API adds to stream events to pad their size (``stream_options.include_obfuscation``,
+random characters): it holds no value of the response, which has no place for it."""

@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import own_or_sibling, plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import FAILURE_ERROR, LOGPROBS_INCLUDE, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
+from lucent.formats.openai_responses.tables import FAILURE_ERROR, LOGPROBS_INCLUDE, MADE_ID_PREFIX, STATUS_FROM_LUX, item_members_lost, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -1041,27 +1041,36 @@ def responses_output(output: list[Any], status: Any, details: Any, path: str, cx
             kept = cx.memo.get("members", {}).get(lux, {}).pop("content_parts", None)
             if verbatim_before is not None:
                 cx.memo["members"][lux]["content_parts"] = verbatim_before
-            record: dict[str, Any] = {"blocks": len(blocks) - start, "item": {k: v for k, v in item.items() if k != "content"}}
+            record: dict[str, Any] = {"blocks": len(blocks) - start, "item": _item_members({k: v for k, v in item.items() if k != "content"}, where, cx)}
             if kept:
                 record["parts"] = kept
+                cx.sourced(record, {"parts": f"{where}.content"})
             records.append(record)
         elif kind == "function_call":
             call = LucentToolUse(id=item["call_id"], name=item["name"], arguments=item["arguments"])
             blocks.append(LucentContentToolUse(tool_use=cx.built(where, call, {"id": "call_id", "name": "name", "arguments": "arguments"})))
-            records.append({"blocks": 1, "item": _rest(item, ("call_id", "name", "arguments"), where, cx, ("caller", "namespace"))})
+            records.append({"blocks": 1, "item": _item_members(_rest(item, ("call_id", "name", "arguments"), where, cx, ("caller", "namespace")), where, cx)})
         elif kind == "reasoning":
             at = f"{lux}.content[{start}].thinking"
             blocks.append(LucentContentThinking(thinking=_reasoning_item(item, where, at, cx)))
-            records.append({"blocks": 1, "item": cx.memo.get("members", {}).pop(at, {})})
+            records.append({"blocks": 1, "item": _item_members(cx.memo.get("members", {}).pop(at, {}), where, cx)})
         else:
             cx.report(where, "Degraded", f"a Lux message has no block for a {kind} output item; kept verbatim in provider_payload.openai_responses.output")
-            records.append({"verbatim": item})
-    cx.memo["output"] = records
+            records.append(cx.sourced({"verbatim": item}, {"verbatim": where}))
+    cx.memo["output"] = cx.sourced(records, {}) if records else records  # the list names no source value of its own
     message = LucentMessage(role="assistant", content=blocks)
     finish = _finish_reason(status, details, path.rsplit(".", 1)[0] + ".status", cx)
     if finish == "stop" and any(isinstance(b, LucentContentToolUse) for b in blocks):
         finish = "tool_calls"
     return [LucentChoice(index=0, message=cx.sourced(message, {}), finish_reason=finish)]
+
+
+def _item_members(kept: dict[str, Any], path: str, cx: Cx) -> dict[str, Any]:
+    """The members of the output item at `path` that its record keeps (provider_payload.openai_responses.output);
+    those a Lux block has no place for (``item_members_lost``, which the stream reader names too)
+    are recorded at their own source paths, so that a target with no place for them names each
+    one it drops (``$.output[1].id``), not the whole output."""
+    return cx.sourced(kept, {k: member(path, k) for k in item_members_lost(kept)})
 
 
 def _finish_reason(status: Any, details: Any, path: str, cx: Cx) -> LucentFinishReason:

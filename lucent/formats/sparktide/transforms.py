@@ -475,9 +475,10 @@ def usage_to_sparktide(usage: LucentUsage | UnsetType, path: str, cx: Cx, carrie
     return RemoteModelUsage(**counts)
 
 
-def is_zero(value: Any, src: Any) -> bool:
-    """The value is 0."""
-    return bool(value == 0)
+def choice_is_first(choice: LucentChoice, path: str, cx: Cx) -> bool:
+    """The choice is the first (index 0): the one message a SparkTide response is, so its index
+    is implied (a stream, too, names only a later choice)."""
+    return choice.index == 0
 
 
 def finish_reason_derivable(finish_reason: LucentFinishReason, choice: LucentChoice) -> bool:
