@@ -108,3 +108,8 @@ def item_members_lost(item: dict[str, Any]) -> list[str]:
 STREAM_PADDING: Final[frozenset[str]] = frozenset({"obfuscation"})
 """The member the API adds to stream events to pad their size (``stream_options.include_obfuscation``,
 random characters): it holds no value of the response, which has no place for it."""
+
+
+OUTPUT_TEXT_DEFAULTS: Final[tuple[str, ...]] = ("annotations", "logprobs")
+"""The members of an ``output_text`` part that Lux -> Responses writes as ``[]`` when Lux has
+none: a source part's ``[]`` there is that default, kept nowhere and lost by no target."""

@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import own_or_sibling, plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import FAILURE_ERROR, LOGPROBS_INCLUDE, MADE_ID_PREFIX, STATUS_FROM_LUX, item_members_lost, lux_annotation
+from lucent.formats.openai_responses.tables import FAILURE_ERROR, LOGPROBS_INCLUDE, MADE_ID_PREFIX, OUTPUT_TEXT_DEFAULTS, STATUS_FROM_LUX, item_members_lost, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -191,6 +191,10 @@ def _parts(parts: list[Any], path: str, lux: str, field: str, role: str, cx: Cx,
                 rest["type"] = kind
             else:
                 rest.pop("type")
+            if kind == "output_text":  # [] is what the way back writes for either: nothing to keep
+                for default in OUTPUT_TEXT_DEFAULTS:
+                    if rest.get(default) == []:
+                        del rest[default]
             if rest.get("logprobs"):
                 cx.report(member(where, "logprobs"), "Degraded", "Lux text has no log probabilities; kept in the openai_responses side-car members")
             if "prompt_cache_breakpoint" in rest:
@@ -712,8 +716,8 @@ def _lux_parts(
                 else:
                     cx.report(f"{where}.annotations", "Unsupported", f"Responses {kind} has no annotations")
             if kind == "output_text":
-                part.setdefault("annotations", [])
-                part.setdefault("logprobs", [])
+                for default in OUTPUT_TEXT_DEFAULTS:
+                    part.setdefault(default, [])
             parts.append({**part, **kept})
         elif isinstance(block, LucentContentRefusal):
             if role == "assistant":
@@ -1059,10 +1063,12 @@ def responses_output(output: list[Any], status: Any, details: Any, path: str, cx
             records.append(cx.sourced({"verbatim": item}, {"verbatim": where}))
     cx.memo["output"] = cx.sourced(records, {}) if records else records  # the list names no source value of its own
     message = LucentMessage(role="assistant", content=blocks)
-    finish = _finish_reason(status, details, path.rsplit(".", 1)[0] + ".status", cx)
+    status_path = path.rsplit(".", 1)[0] + ".status"
+    finish = _finish_reason(status, details, status_path, cx)
     if finish == "stop" and any(isinstance(b, LucentContentToolUse) for b in blocks):
         finish = "tool_calls"
-    return [LucentChoice(index=0, message=cx.sourced(message, {}), finish_reason=finish)]
+    # the finish reason stands for the response's status (a target without one names $.status)
+    return [cx.sourced(LucentChoice(index=0, message=cx.sourced(message, {}), finish_reason=finish), {"finish_reason": status_path})]
 
 
 def _item_members(kept: dict[str, Any], path: str, cx: Cx) -> dict[str, Any]:
