@@ -91,11 +91,29 @@ def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: M
     found: list[tuple[str, str, str]] = [(d.field, d.status, d.detail if isinstance(d.detail, str) else "") for d in result.diagnostics]
     if target == "lux":
         found = lux_stream_view(found, envelope.document, source, context)
+    elif target == "sparktide":  # a SparkTide stream states its finish reason, a document does not
+        found = _sparktide_view(found, envelope.document, source, context)
     said = {(d.field, d.status) for d in sink.items if d.field.startswith("target:")}  # by the writer, once
     for field, status, detail in found:
         where = field if field.startswith("target:") else envelope.place(field)
         if where is not None and (where, status) not in said:
             sink.report(where, status, detail)  # type: ignore[arg-type]
+
+
+def _sparktide_view(found: list[tuple[str, str, str]], document: Any, source: str, context: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """:func:`lucent.formats.sparktide.stream.stream_view` of the envelope's diagnostics: its finish
+    reason is the Lux one of the envelope (content emptied: a LENGTH beside tool calls the writer
+    reports at the finish event)."""
+    from lucent._context import read_by
+    from lucent._convert import convert
+    from lucent.formats.sparktide.stream import stream_view
+
+    try:
+        lux = document if source == "lux" else convert(document, source, "lux", kind="response", context=read_by(context, source, "lux", "response")).value
+    except LucentError:  # pragma: no cover - the conversion to SparkTide raised first
+        return found
+    choices = getattr(lux, "choices", None) or []
+    return stream_view(found, choices[0].finish_reason if choices else None, False)
 
 
 LUX_STREAM_LACKS = ("$.created_at", "$.provider_payload")

@@ -31,7 +31,7 @@ from lucent._stream_hub import Hub, Key, Status, _assistant_item, _fail, _lux_ar
 from lucent._stream_one_message import _Block, _OneMessageWriter
 from lucent._validation import RuleViolation, check_json_object_text, described
 from lucent.formats.sparktide.assembler import MAX_TOOL_CALLS
-from lucent.formats.sparktide.tables import FINISH_FROM_SPARKTIDE, FINISH_TO_SPARKTIDE
+from lucent.formats.sparktide.tables import FINISH_FROM_SPARKTIDE, FINISH_TO_SPARKTIDE, NO_DOCUMENT_FINISH
 from lucent.formats.sparktide.transforms import usage_to_lux
 from lucent.generated.convert_lux_sparktide_error import lux_to_sparktide_error
 from lucent.generated.convert_lux_sparktide_response import lux_to_sparktide_response
@@ -413,3 +413,15 @@ class SparkTideWriter(_OneMessageWriter):
         self._write_usage(out)
         self._terminal = True
         out.append(RemoteModelCompleted(protocolVersion="1.0", finishReason=code))
+
+
+def stream_view(found: list[tuple[str, str, str]], reason: str | None, tool_calls: bool) -> list[tuple[str, str, str]]:
+    """The diagnostics (field, status, detail) of converting a response to a SparkTide *document*,
+    as a SparkTide *stream* has them: a RemoteModelResponse has no finish reason
+    (:data:`~lucent.formats.sparktide.tables.NO_DOCUMENT_FINISH`), while a stream states the Lux
+    ``reason`` in ``model.completed`` when it is STOP, TOOL_CALLS or LENGTH without
+    ``tool_calls``; then that diagnostic names no loss (any other reason the stream writer
+    reports itself, as the document does)."""
+    if reason not in FINISH_TO_SPARKTIDE or (reason == "length" and tool_calls):
+        return found
+    return [(f, s, d) for f, s, d in found if d != NO_DOCUMENT_FINISH]

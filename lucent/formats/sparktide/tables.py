@@ -14,3 +14,8 @@ finish reason (a RemoteModelResponse has none), so no document mapping holds thi
 
 FINISH_TO_SPARKTIDE: dict[str, SparkTideFinish] = {lux: spark for spark, lux in FINISH_FROM_SPARKTIDE.items()}
 """Lux finish reason -> SparkTide (the inverse); any other Lux reason becomes the one a reader derives."""
+
+NO_DOCUMENT_FINISH = "a SparkTide non-stream response has no finish reason; a reader derives tool_calls when there are tool calls, else stop"
+"""The detail of the Lux -> SparkTide *response* diagnostic on a finish reason
+(mappings/lux_sparktide_response.toml, ``choice_message.unmapped.finish_reason``): a
+RemoteModelResponse has none, a stream states it (:func:`lucent.formats.sparktide.stream.stream_view`)."""
