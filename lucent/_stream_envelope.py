@@ -120,6 +120,12 @@ LUX_STREAM_LACKS = ("$.created_at", "$.provider_payload")
 """The members of a Lux response that a Lux stream does not carry (``conversation_start.meta``
 has only ``id``, ``model`` and ``usage_input``)."""
 
+_BLOCK_MEMBERS = re.compile(r"\$\.provider_payload\.(?:media|[a-z_]+\.members)(?:[.\[]|$)")
+"""Where a Lux document keeps members of its content blocks (``provider_payload.<format>.members``,
+``provider_payload.media``): a stream carries its blocks as block events, and its reader reports
+the members they do not carry; the other side-car values of content (the Responses output item
+records: ``provider_payload.openai_responses.output``) a Lux stream has no place for."""
+
 _LOST = "a Lux stream has no {}: the Lux document keeps this value there, a stream drops it"
 
 
@@ -130,8 +136,8 @@ def lux_stream_view(found: list[tuple[str, str, str]], document: Any, source: st
     (a Degraded "kept in provider_payload" is a loss in a stream) or, if none names it, at the
     value itself. The places come from the converter's own record of where each Lux value came
     from (:class:`lucent._conversion.Origins`); null values, and source values inside the
-    ``content`` roots (``$.output``: a stream carries its content as blocks, whose diagnostics
-    are the stream's own), are left out."""
+    ``content`` roots (``$.output``) kept as block members (:data:`_BLOCK_MEMBERS`: a stream
+    carries its content as blocks, whose diagnostics are the stream's own), are left out."""
     from lucent._convert import converter_of
     from lucent._conversion import Origins
 
@@ -150,7 +156,7 @@ def lux_stream_view(found: list[tuple[str, str, str]], document: Any, source: st
     for lux_path, source_path in origins.paths().items():
         for lacks in LUX_STREAM_LACKS:
             if lux_path == lacks or lux_path.startswith((lacks + ".", lacks + "[")):
-                if _value_at(tree, lux_path) is not None and not under(source_path, content):
+                if _value_at(tree, lux_path) is not None and not (under(source_path, content) and _BLOCK_MEMBERS.match(lux_path)):
                     lost.setdefault(source_path, lacks[2:])
     if not lost:
         return found
