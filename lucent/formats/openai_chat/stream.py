@@ -236,12 +236,12 @@ class OpenAIChatReader(_Reader):
         blocks = choice.blocks
         if isinstance(delta.content, str):
             if "content" not in blocks.open:
-                blocks.start("content", "text", at, events)
+                blocks.start("content", "text", f"{at}.delta.content", events)  # the block stands for the message content
             if delta.content:
                 blocks.delta("content", LucentBlockDeltaText(text=delta.content), f"{at}.delta.content", events)
         if isinstance(delta.refusal, str):
             if "refusal" not in blocks.open:
-                blocks.start("refusal", "refusal", at, events)
+                blocks.start("refusal", "refusal", f"{at}.delta.refusal", events)
             if delta.refusal:
                 blocks.delta("refusal", LucentBlockDeltaRefusal(text=delta.refusal), f"{at}.delta.refusal", events)
         if delta.tool_calls is not UNSET:
