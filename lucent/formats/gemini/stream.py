@@ -267,7 +267,7 @@ class GeminiReader(_Reader):
 
     def _signature_block(self, candidate: _Candidate, signature: str, at: str, events: Hub) -> None:
         key = ("signature", candidate.blocks.next)
-        candidate.blocks.start(key, "thinking", at, events)
+        candidate.blocks.start(key, "thinking", f"{at}.thoughtSignature", events)  # the block stands for the signature, as in the document
         candidate.blocks.delta(key, LucentBlockDeltaSignature(signature=signature), f"{at}.thoughtSignature", events)
         candidate.blocks.end(key, at, events)
 
