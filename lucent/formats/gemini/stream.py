@@ -312,7 +312,7 @@ class GeminiReader(_Reader):
             call_id = call.get("id")
             if not isinstance(call_id, str):
                 call_id = derived_call_id(name, arguments, self._ids)
-                self._sink.report(f"{at}.functionCall.id", "Degraded", f"the function call has no id, which a Lux tool block needs: derived {call_id!r}; a Gemini writer leaves it out again")
+                self._sink.report(f"{at}.functionCall", "Degraded", f"the function call has no id, which a Lux tool block needs: derived {call_id!r}; a Gemini writer leaves it out again")
             self._ids.add(call_id)
             key = ("call", blocks.next)
             blocks.start(key, LucentBlockTypeToolCall(id=call_id, name=name), at, events)
