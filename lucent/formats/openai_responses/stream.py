@@ -31,7 +31,7 @@ terminal event (its ``response``, ``output`` emptied), which gives its diagnosti
 Writing (Lux -> events) produces the API's shape: ``response.created`` and
 ``response.in_progress`` (the envelope from ``context["response"]``, a Response object whose
 members other than ``id``, ``model``, ``status``, ``output`` and ``usage`` are taken as they
-are; without it, the defaults of an empty request, Degraded ``target:$.response``), then per
+are; without it, the defaults of an empty request, Degraded ``target:$``), then per
 Lux block an output item: ``output_item.added``, its part and delta events, the ``*.done``
 events and ``output_item.done`` (consecutive text and refusal blocks are the content parts of
 one message item, as the document converter writes them); at ``done`` one ``response.completed`` (or
@@ -46,6 +46,7 @@ as the document converter makes them). A Responses target keeps each output item
 
 from __future__ import annotations
 
+import copy
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -60,7 +61,7 @@ from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_e
 from lucent._stream_envelope import Envelope, emptied, under
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
-from lucent.formats.openai_responses.tables import ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, STREAM_PADDING, item_members_lost, lux_annotation
+from lucent.formats.openai_responses.tables import ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, REQUEST_DEFAULTS, STATUS_FROM_LUX, STREAM_PADDING, item_members_lost, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
     LucentBlockDeltaRefusal,
@@ -521,12 +522,12 @@ class OpenAIResponsesWriter(VendorWriter):
         if isinstance(template, Mapping):
             envelope = {k: v for k, v in template.items() if k not in ("output", "usage", "status")}
         else:
-            self._sink.report("target:$.response", "Degraded", "a Responses stream repeats the request's settings in its response envelope, which a Lux stream does not carry; written as an empty request's defaults (supply context['response'])")
+            self._sink.report("target:$", "Degraded", "a Responses stream repeats the request's settings in its response envelope, which a Lux stream does not carry; written as an empty request's defaults (supply context['response'])")
             created = self.context.get("created_at")
             if not isinstance(created, int):
                 self._sink.report("target:$.created_at", "Invalid", "a Response has its creation time (created_at), which a Lux stream does not carry; written as 0 (supply context['created_at'])")
                 created = 0
-            envelope = {"object": "response", "created_at": created, "error": None, "incomplete_details": None, "instructions": None, "metadata": {}, "parallel_tool_calls": True, "temperature": None, "top_p": None, "tool_choice": "auto", "tools": []}
+            envelope = {"object": "response", "created_at": created, "incomplete_details": None, **copy.deepcopy(REQUEST_DEFAULTS)}
         for key in ("id", "model"):
             value = getattr(meta, key)
             if value is UNSET:

@@ -113,3 +113,12 @@ random characters): it holds no value of the response, which has no place for it
 OUTPUT_TEXT_DEFAULTS: Final[tuple[str, ...]] = ("annotations", "logprobs")
 """The members of an ``output_text`` part that Lux -> Responses writes as ``[]`` when Lux has
 none: a source part's ``[]`` there is that default, kept nowhere and lost by no target."""
+
+
+REQUEST_DEFAULTS: Final[dict[str, Any]] = {
+    "tools": [], "metadata": {}, "tool_choice": "auto", "parallel_tool_calls": True,
+    "error": None, "instructions": None, "temperature": None, "top_p": None,
+}
+"""The members a Response requires that restate the request (and its error), as an empty
+request gives them: what Lux -> Responses writes, document or stream, when Lux has none
+(reported Degraded at ``target:$``: the target needs them, the source has no such value)."""

@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import own_or_sibling, plain_members, shown
 from lucent._validation import RuleViolation, convert_as, member
-from lucent.formats.openai_responses.tables import FAILURE_ERROR, LOGPROBS_INCLUDE, MADE_ID_PREFIX, OUTPUT_TEXT_DEFAULTS, STATUS_FROM_LUX, item_members_lost, lux_annotation
+from lucent.formats.openai_responses.tables import FAILURE_ERROR, LOGPROBS_INCLUDE, MADE_ID_PREFIX, OUTPUT_TEXT_DEFAULTS, REQUEST_DEFAULTS, STATUS_FROM_LUX, item_members_lost, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAgentAction,
     LucentAnnotation,
@@ -1325,13 +1325,13 @@ def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, no_cache_write
 def kept_or(kept: Any, path: str, cx: Cx, carried: str) -> Any:
     """A member Responses requires: the kept value, else its default (null, [], {}, "auto",
     true), reported Degraded once per response."""
-    defaults: dict[str, Any] = {"tools": [], "metadata": {}, "tool_choice": "auto", "parallel_tool_calls": True, "error": None, "instructions": None, "temperature": None, "top_p": None}
     if kept is not UNSET:
         return kept
     if not cx.memo.get("defaults_reported"):
         cx.memo["defaults_reported"] = True
-        cx.report("$", "Degraded", "Responses restates the request (tools, tool_choice, temperature, ...), which a Lux response does not carry; written as the defaults")
-    return defaults[carried]
+        cx.report("target:$", "Degraded", "Responses restates the request (tools, tool_choice, temperature, ...), which a Lux response does not carry; written as the defaults")
+    default = REQUEST_DEFAULTS[carried]
+    return type(default)() if isinstance(default, (list, dict)) else default  # a fresh [] / {} per response
 
 
 def kept_value(kept: Any, path: str, cx: Cx) -> Any:
