@@ -31,7 +31,7 @@ from lucent._stream_hub import Hub, Key, Status, _assistant_item, _fail, _lux_ar
 from lucent._stream_one_message import _Block, _OneMessageWriter
 from lucent._validation import RuleViolation, check_json_object_text, described
 from lucent.formats.sparktide.assembler import MAX_TOOL_CALLS
-from lucent.formats.sparktide.tables import FINISH_FROM_SPARKTIDE, FINISH_TO_SPARKTIDE, NO_DOCUMENT_FINISH
+from lucent.formats.sparktide.tables import FINISH_FROM_SPARKTIDE, FINISH_TO_SPARKTIDE, JOINED_TEXT, NO_DOCUMENT_FINISH
 from lucent.formats.sparktide.transforms import usage_to_lux
 from lucent.generated.convert_lux_sparktide_error import lux_to_sparktide_error
 from lucent.generated.convert_lux_sparktide_response import lux_to_sparktide_response
@@ -259,6 +259,7 @@ class SparkTideWriter(_OneMessageWriter):
         self._encoder = msgspec.json.Encoder()
         self._texts: deque[_Block] = deque()  # text blocks not yet written out, in start order
         self._texts_begun = 0
+        self._first_text: str | None = None  # where the first text block began (joined when another follows)
         self._text_written = False
         self._tools = 0
         self._tool_ids: set[str] = set()
@@ -284,7 +285,12 @@ class SparkTideWriter(_OneMessageWriter):
             block.begun = True
             if self._texts_begun:
                 block.sent = True
+                if self._texts_begun == 1 and self._first_text is not None:  # the text before it is joined too
+                    self._sink.report(self._first_text, "Degraded", JOINED_TEXT)
+                self._sink.report(block.origin, "Degraded", JOINED_TEXT)
                 out.append(RemoteModelTextDelta(protocolVersion="1.0", text="\n"))
+            else:
+                self._first_text = block.origin
             self._texts_begun += 1
 
     def _write_text(self, block: _Block, text: str, out: list[Any]) -> None:

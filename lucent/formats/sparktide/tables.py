@@ -19,3 +19,7 @@ NO_DOCUMENT_FINISH = "a SparkTide non-stream response has no finish reason; a re
 """The detail of the Lux -> SparkTide *response* diagnostic on a finish reason
 (mappings/lux_sparktide_response.toml, ``choice_message.unmapped.finish_reason``): a
 RemoteModelResponse has none, a stream states it (:func:`lucent.formats.sparktide.stream.stream_view`)."""
+
+JOINED_TEXT = "a SparkTide message holds one text: the text blocks are joined with a newline"
+"""The Degraded detail of each Lux text (or refusal) block of a message that has several, in a
+SparkTide response (document) and a SparkTide stream alike."""
