@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from lucent._stream_hub import Status, _Sink
+from msgspec import UNSET as UNSET_
+
 from lucent.errors import LucentError
 
 MEMBER = re.compile(r"\$\.([A-Za-z_0-9]+)(.*)", re.S)
@@ -93,6 +95,8 @@ def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: M
         found = lux_stream_view(found, envelope.document, source, context)
     elif target == "sparktide":  # a SparkTide stream states its finish reason, a document does not
         found = _sparktide_view(found, envelope.document, source, context)
+    elif target == "llm-sdk":  # an llm-sdk document holds the usage, a stream does not
+        found = llm_sdk_stream_view(found, envelope.document, source, context)
     said = {(d.field, d.status) for d in sink.items if d.field.startswith("target:")}  # by the writer, once
     for field, status, detail in found:
         where = field if field.startswith("target:") else envelope.place(field)
@@ -114,6 +118,43 @@ def _sparktide_view(found: list[tuple[str, str, str]], document: Any, source: st
         return found
     choices = getattr(lux, "choices", None) or []
     return stream_view(found, choices[0].finish_reason if choices else None, False)
+
+
+NO_USAGE = "an llm-sdk stream (PartialModelResponse) carries no usage: the llm-sdk document keeps it, a stream drops it"
+
+
+def llm_sdk_stream_view(found: list[tuple[str, str, str]], document: Any, source: str, context: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """The diagnostics (field, status, detail) of converting ``document`` to an llm-sdk *document*,
+    as an llm-sdk *stream* has them: a ModelResponse holds the usage, a PartialModelResponse has
+    no place for it, so the source values the Lux usage came from are Unsupported, as a whole and
+    the diagnostics inside them (the first hop's record of where the Lux usage came from,
+    :func:`lucent._convert._source_paths`)."""
+    from lucent._convert import _source_paths, converter_of
+    from lucent._conversion import Origins
+
+    if source == "lux":
+        lost = ["$.usage"] if getattr(document, "usage", UNSET_) is not UNSET_ else []
+    else:
+        converter = converter_of((source, "lux", "response"))
+        if converter is None:
+            return found
+        origins = Origins()
+        try:
+            lux, _ = converter(document, dict(context), origins)
+        except LucentError:  # pragma: no cover - lucent.convert raised first
+            return found
+        if getattr(lux, "usage", UNSET_) is UNSET_:
+            return found
+        lost = [p for p in _source_paths("$.usage", origins.paths()) if not p.startswith("target:")]
+    if not lost:
+        return found
+    out: list[tuple[str, str, str]] = []
+    for field, status, detail in found:
+        if any(field == p or field.startswith((p + ".", p + "[")) for p in lost):
+            status, detail = "Unsupported", f"{detail}; {NO_USAGE}"
+        out.append((field, status, detail))
+    named = {field for field, _, _ in out}
+    return out + [(path, "Unsupported", NO_USAGE) for path in lost if path not in named]  # the usage as a whole
 
 
 LUX_STREAM_LACKS = ("$.created_at", "$.provider_payload")

@@ -15,6 +15,9 @@ as a diagnostic by the stream converter (:func:`normalized`):
   the expected Lux finish reason is the stream's own;
 * an llm-sdk stream (``PartialModelResponse``) has no usage and no cost, so the expected
   ``ModelResponse`` has neither.
+* an llm-sdk *target* stream has no usage: the source values of the usage the document keeps
+  are Unsupported in a stream (``lucent._stream_envelope.llm_sdk_stream_view``, which the
+  stream converter applies to a vendor envelope too);
 * a SparkTide *target* stream states its finish reason (STOP, TOOL_CALLS, LENGTH without tool
   calls) and a ``RemoteModelResponse`` does not: the document's diagnostic that it has none is
   no loss of such a stream (:func:`sparktide_stream_view`);
@@ -62,7 +65,7 @@ from lucent import streams
 from lucent._context import read_by
 from lucent.errors import LucentError, StreamError
 from lucent.formats.sparktide.tables import FINISH_FROM_SPARKTIDE
-from lucent._stream_envelope import lux_stream_view
+from lucent._stream_envelope import llm_sdk_stream_view, lux_stream_view
 from lucent.formats.llm_sdk.transforms import canonical_json
 from lucent.generated.lux_ir_v1 import LucentContentToolUse
 
@@ -478,6 +481,9 @@ _DOCUMENT_PREFIX: dict[str, list[tuple[str, str, str]]] = {
     ],
     "sparktide": [
         ("text.delta", "", "$.message.content"),
+        # a RemoteModelResponse has no finish reason: the document converter derives the Lux one
+        # from the tool calls, and names them for it
+        ("model.completed", ".finishReason", "$.message.tool_calls"),
         ("tool.delta", "", "$.message.tool_calls[]"),
         ("*", "", "$"),
     ],
@@ -667,6 +673,8 @@ def compared(events: Sequence[Any], source: str, target: str, context: Mapping[s
             found = lux_stream_view(found, document, source, context, CONTENT_ROOTS[source])
         if target == "sparktide":  # a SparkTide stream states its finish reason (normalized)
             found = sparktide_stream_view(found, document, source, same)
+        if target == "llm-sdk":  # an llm-sdk stream has no usage (normalized)
+            found = llm_sdk_stream_view(found, document, source, context)
         converted_diagnostics = statuses_by_member([_Diagnostic(f, s) for f, s, _ in found], lambda f: _INDEX.sub("[]", f), lambda f: value_at(tree, f))
     except LucentError as exc:
         converted, converted_diagnostics = ("raised", exc.code), {}

@@ -26,6 +26,7 @@ RESPONSES = "anthropicOpus5AdaptiveThinkingMaxEffortParam/responses/followup-res
 output_item.done replaces) and a message item (id, phase, status in_progress then completed),
 every delta with an ``obfuscation``, an output_text with ``annotations: []`` and ``logprobs: []``."""
 CHAT = "bedrockAnthropicOpus48SamplingParam/chat-completions/followup-response-streaming.json"
+ANTHROPIC = "anthropicMessageWithSystemMessage/anthropic/response-streaming.json"
 GEMINI_SIGNED_TEXT = "googleToolSchemaNumericInt64Param/google/followup-response-streaming.json"
 GEMINI_CALL_WITHOUT_ID = "toolChoiceAnyParam/google/followup-response-streaming.json"
 
@@ -115,3 +116,48 @@ def test_gemini_call_without_id_is_named_at_the_call(target: str) -> None:
     by_stream, by_document = statuses(GEMINI_CALL_WITHOUT_ID, "gemini", target)
     assert by_stream.get("$.candidates[].content.parts[].functionCall") == by_document.get("$.candidates[].content.parts[].functionCall") == "Degraded"
     assert not [m for m in by_stream if re.search(r"functionCall\.id$", m)]
+
+
+def lux_text_stream(texts: list[str], usage: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """A Lux stream of one message whose text blocks are ``texts``, finishing with stop."""
+    events: list[dict[str, Any]] = [
+        {"event": "conversation_start", "meta": {"id": "resp_1", "model": "model-1"}},
+        {"event": "item_start", "index": 0, "item": {"type": "message", "message": {"role": "assistant", "content": []}}},
+    ]
+    for n, text in enumerate(texts):
+        events += [
+            {"event": "block_start", "index": n, "block_type": "text"},
+            {"event": "block_delta", "index": n, "delta": {"type": "text", "text": text}},
+            {"event": "block_end", "index": n},
+        ]
+    events += [{"event": "item_end", "index": 0}, {"event": "finish", "finish_reason": "stop"}]
+    if usage is not None:
+        events.append({"event": "usage", "usage": usage})
+    return events + [{"event": "done"}]
+
+
+def test_a_vendor_usage_to_llm_sdk_is_unsupported_in_the_stream_as_the_document_view_says() -> None:
+    # a PartialModelResponse has no usage: the stream said nothing (the writer's report was left
+    # out as an envelope one, and the document keeps the usage)
+    by_stream, by_document = statuses(ANTHROPIC, "anthropic", "llm-sdk")
+    assert by_stream["$.usage"] == by_document["$.usage"] == "Unsupported"
+    assert by_stream["$.usage.inference_geo"] == by_document["$.usage.inference_geo"] == "Unsupported"
+    assert by_stream == by_document
+
+
+def test_lux_usage_without_details_to_responses_is_degraded_on_both_paths() -> None:
+    events = lux_text_stream(["Hi"], usage={"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5})
+    _, _, by_stream, by_document = compared(events, "lux", "openai-responses")
+    assert by_stream["$.usage"] == by_document["$.usage"] == "Degraded"  # the details written as 0
+    # the request settings a Response restates, written as an empty request's defaults
+    assert by_stream["target:$"] == by_document["target:$"] == "Degraded"
+    assert by_stream == by_document
+
+
+def test_lux_text_blocks_joined_for_sparktide_are_named_block_by_block_on_both_paths() -> None:
+    events = lux_text_stream(["Line one.", "Line two."])
+    streamed, converted, by_stream, by_document = compared(events, "lux", "sparktide")
+    assert streamed == converted
+    assert by_stream["$.choices[].message.content[]"] == by_document["$.choices[].message.content[]"] == "Degraded"
+    assert "$.choices[].message.content" not in by_document
+    assert by_stream == by_document

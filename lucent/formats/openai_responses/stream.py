@@ -55,12 +55,14 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from lucent._conversion import Cx
 from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent._stream_envelope import Envelope, emptied, under
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
+from lucent.formats.openai_responses.transforms import lux_response_usage
 from lucent.formats.openai_responses.tables import ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, REQUEST_DEFAULTS, STATUS_FROM_LUX, STREAM_PADDING, item_members_lost, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
@@ -129,19 +131,15 @@ def usage_to_lux(usage: dict[str, Any]) -> LucentUsage:
     )
 
 
-def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
-    return {
-        "input_tokens": usage.prompt_tokens,
-        "input_tokens_details": {
-            "cached_tokens": 0 if usage.cached_tokens is UNSET else usage.cached_tokens,
-            # required by the openai SDK's ResponseUsage, like the two others: 0 when Lux has no
-            # count, as the document writes it (transforms.lux_response_usage)
-            "cache_write_tokens": 0 if usage.cache_creation_tokens is UNSET else usage.cache_creation_tokens,
-        },
-        "output_tokens": usage.completion_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0 if usage.reasoning_tokens is UNSET else usage.reasoning_tokens},
-        "total_tokens": usage.total_tokens,
-    }
+def usage_from_lux(usage: LucentUsage, where: str, sink: _Sink) -> dict[str, Any]:
+    """Lux usage as Responses usage, by the document converter's own rule
+    (``transforms.lux_response_usage``: a count Lux lacks is written 0, Degraded, since the
+    openai SDK's ResponseUsage requires all three), its reports at ``where`` (the usage event)."""
+    cx = Cx(None)
+    value: dict[str, Any] = lux_response_usage(usage, UNSET, UNSET, "$.usage", cx)
+    for d in cx.diagnostics:
+        sink.report(where + d.field.removeprefix("$.usage"), d.status, d.detail if isinstance(d.detail, str) else "")
+    return value
 
 
 _LUX_KIND = {"reasoning": "reasoning", "message": "message", "function_call": "function_call"}
@@ -446,6 +444,7 @@ class OpenAIResponsesWriter(VendorWriter):
         self._state = "before"
         self._finish: tuple[str, str] | None = None
         self._usage: LucentUsage | None = None
+        self._usage_at = "$"  # where the usage event came from
         self._ended = False
         self._event_type: Any = DECODE_TYPES["ResponseStreamEvent"]
         template = self.context.get("response")
@@ -499,6 +498,7 @@ class OpenAIResponsesWriter(VendorWriter):
             self._finish = (event.finish_reason, self.at(origin, ".finish_reason"))
         elif isinstance(event, LucentStreamEventUsage):
             self._usage = event.usage
+            self._usage_at = self.at(origin, ".usage")
         elif isinstance(event, LucentStreamEventError):
             self._flush_done(out)
             self._ended = True
@@ -510,7 +510,7 @@ class OpenAIResponsesWriter(VendorWriter):
                 self._sink.report(self.at(origin, ".error.provider_code"), "Degraded", f"not a Responses error code; written as {code}, from the error's kind")
             elif error.kind not in ERROR_CODE:
                 self._sink.report(self.at(origin, ".error.kind"), "Degraded", "Responses has no error code for this kind; written as server_error")
-            self._emit({"type": "response.failed", "response": {**self._response("failed", output=self._output, usage=None if self._usage is None else usage_from_lux(self._usage)), "error": {"code": code, "message": error.message}}}, out)
+            self._emit({"type": "response.failed", "response": {**self._response("failed", output=self._output, usage=None if self._usage is None else usage_from_lux(self._usage, self._usage_at, self._sink)), "error": {"code": code, "message": error.message}}}, out)
         elif isinstance(event, LucentStreamEventDone):
             self._done(out)
 
@@ -703,7 +703,7 @@ class OpenAIResponsesWriter(VendorWriter):
     def _done(self, out: list[Any]) -> None:
         if self._ended:
             return
-        usage = None if self._usage is None else usage_from_lux(self._usage)
+        usage = None if self._usage is None else usage_from_lux(self._usage, self._usage_at, self._sink)
         reason, where = self._finish if self._finish is not None else ("stop", "$")
         self._flush_done(out, reason)
         status, incomplete = STATUS_FROM_LUX[reason]
