@@ -73,6 +73,7 @@ class _OneMessageWriter(_Writer):
         self._usage: tuple[LucentUsage, str] | None = None
         self._usage_input: str | None = None
         self._last: dict[str, int] = {}  # the highest Lux index started, per ordering group
+        self._message_at: str | None = None  # the source path of the message (its item_start)
 
     def push(self, event: Any, origin: str, out: list[Any]) -> None:
         if isinstance(event, (LucentStreamEventBlockStart, LucentStreamEventBlockDelta, LucentStreamEventBlockEnd, LucentStreamEventBlockDiscard, LucentStreamEventAnnotations)):
@@ -109,6 +110,8 @@ class _OneMessageWriter(_Writer):
             self._state = "skip"
             return
         self._state = "in"
+        if self._exact:  # a Lux source: its message is the item's (other readers' items stand for a choice)
+            self._message_at = origin + ".item.message"
         assert isinstance(event.item, LucentConversationItemMessage)  # the Lux reader checked it
         message = event.item.message
         if event.index != 0:

@@ -161,3 +161,10 @@ def test_lux_text_blocks_joined_for_sparktide_are_named_block_by_block_on_both_p
     assert by_stream["$.choices[].message.content[]"] == by_document["$.choices[].message.content[]"] == "Degraded"
     assert "$.choices[].message.content" not in by_document
     assert by_stream == by_document
+
+
+def test_a_lux_message_without_content_to_sparktide_is_named_at_the_message_on_both_paths() -> None:
+    events = lux_text_stream([])
+    _, _, by_stream, by_document = compared(events, "lux", "sparktide")
+    assert by_stream["$.choices[].message"] == by_document["$.choices[].message"] == "Degraded"  # content ""
+    assert "$" not in by_stream

@@ -412,10 +412,11 @@ class SparkTideWriter(_OneMessageWriter):
         if code is None or (code == "LENGTH" and self._tools):
             code = "TOOL_CALLS" if self._tools else "STOP"
             self._sink.report(where, "Unsupported", f"SparkTide finishes with STOP, TOOL_CALLS or LENGTH, and LENGTH never with tool calls; {reason} is written as {code}")
+        message = self._message_at if self._message_at is not None else self.at(origin, "")  # as the document names it
         if not self._texts_begun and not self._tools:
-            self._sink.report(self.at(origin, ""), "Degraded", 'neither text nor tool calls; the message content reads as ""')
+            self._sink.report(message, "Degraded", 'neither text nor tool calls; the message content reads as ""')
         elif self._texts_begun and not self._text_written and self._tools:
-            self._sink.report(self.at(origin, ""), "Degraded", 'the text is empty, and next to tool calls a SparkTide stream cannot tell content "" from no content: it reads as null')
+            self._sink.report(message, "Degraded", 'the text is empty, and next to tool calls a SparkTide stream cannot tell content "" from no content: it reads as null')
         self._write_usage(out)
         self._terminal = True
         out.append(RemoteModelCompleted(protocolVersion="1.0", finishReason=code))
