@@ -126,9 +126,9 @@ NO_USAGE = "an llm-sdk stream (PartialModelResponse) carries no usage: the llm-s
 def llm_sdk_stream_view(found: list[tuple[str, str, str]], document: Any, source: str, context: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """The diagnostics (field, status, detail) of converting ``document`` to an llm-sdk *document*,
     as an llm-sdk *stream* has them: a ModelResponse holds the usage, a PartialModelResponse has
-    no place for it, so the source values the Lux usage came from are Unsupported, as a whole and
-    the diagnostics inside them (the first hop's record of where the Lux usage came from,
-    :func:`lucent._convert._source_paths`)."""
+    no place for it, so the source values the Lux usage came from are Unsupported, as a whole
+    (one diagnostic each, for the diagnostics inside them too; the first hop's record of where
+    the Lux usage came from, :func:`lucent._convert._source_paths`)."""
     from lucent._convert import _source_paths, converter_of
     from lucent._conversion import Origins
 
@@ -148,13 +148,9 @@ def llm_sdk_stream_view(found: list[tuple[str, str, str]], document: Any, source
         lost = [p for p in _source_paths("$.usage", origins.paths()) if not p.startswith("target:")]
     if not lost:
         return found
-    out: list[tuple[str, str, str]] = []
-    for field, status, detail in found:
-        if any(field == p or field.startswith((p + ".", p + "[")) for p in lost):
-            status, detail = "Unsupported", f"{detail}; {NO_USAGE}"
-        out.append((field, status, detail))
-    named = {field for field, _, _ in out}
-    return out + [(path, "Unsupported", NO_USAGE) for path in lost if path not in named]  # the usage as a whole
+    # the usage is dropped as a whole: one diagnostic at it stands for those inside it
+    out = [(field, status, detail) for field, status, detail in found if not any(field == p or field.startswith((p + ".", p + "[")) for p in lost)]
+    return out + [(path, "Unsupported", NO_USAGE) for path in lost]
 
 
 LUX_STREAM_LACKS = ("$.created_at", "$.provider_payload")
