@@ -77,6 +77,9 @@ class EnvelopeSink(_Sink):
             return
         self._sink.report(where, status, detail)
 
+    def report_content(self, where: str, status: Status, detail: str) -> None:
+        self._sink.report(where, status, detail)
+
 
 def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: Mapping[str, Any]) -> None:
     """Convert the envelope document source -> target (as :func:`lucent.convert` does, with the
@@ -106,8 +109,7 @@ def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: M
 
 def _sparktide_view(found: list[tuple[str, str, str]], document: Any, source: str, context: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """:func:`lucent.formats.sparktide.stream.stream_view` of the envelope's diagnostics: its finish
-    reason is the Lux one of the envelope (content emptied: a LENGTH beside tool calls the writer
-    reports at the finish event)."""
+    reason is the Lux one of the envelope."""
     from lucent._context import read_by
     from lucent._convert import convert
     from lucent.formats.sparktide.stream import stream_view
@@ -117,6 +119,8 @@ def _sparktide_view(found: list[tuple[str, str, str]], document: Any, source: st
     except LucentError:  # pragma: no cover - the conversion to SparkTide raised first
         return found
     choices = getattr(lux, "choices", None) or []
+    # the content is emptied: a LENGTH beside tool calls, which SparkTide cannot state, the
+    # writer reports itself (report_content)
     return stream_view(found, choices[0].finish_reason if choices else None, False)
 
 

@@ -63,6 +63,13 @@ class _Sink:
             )
 
 
+    def report_content(self, where: str, status: Status, detail: str) -> None:
+        """:meth:`report` of a loss that depends on the content, even on an envelope member
+        (:class:`lucent._stream_envelope.EnvelopeSink` passes it on: the envelope's document has
+        its content emptied, so its diagnostics cannot say it)."""
+        self.report(where, status, detail)
+
+
 class _Unreported(_Sink):
     """Where a reader reports when the events pass unchanged (source == target): nothing is lost."""
 

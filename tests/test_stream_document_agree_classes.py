@@ -168,3 +168,22 @@ def test_a_lux_message_without_content_to_sparktide_is_named_at_the_message_on_b
     _, _, by_stream, by_document = compared(events, "lux", "sparktide")
     assert by_stream["$.choices[].message"] == by_document["$.choices[].message"] == "Degraded"  # content ""
     assert "$" not in by_stream
+
+
+def test_a_vendor_length_beside_tool_calls_to_sparktide_is_unsupported_on_both_paths() -> None:
+    # SparkTide never finishes LENGTH with tool calls: the stream writes TOOL_CALLS; the report is
+    # the writer's (the envelope's document, content emptied, cannot tell), not left out
+    events = recorded("toolCallRequest/anthropic/response-streaming.json")
+    assert any(e.get("type") == "content_block_start" and e["content_block"]["type"] == "tool_use" for e in events)
+    for event in events:
+        if event.get("type") == "message_delta":
+            event["delta"]["stop_reason"] = "max_tokens"
+    _, _, by_stream, by_document = compared(events, "anthropic", "sparktide")
+    assert by_stream["$.stop_reason"] == by_document["$.stop_reason"] == "Unsupported"
+    # and a LENGTH without tool calls is stated by the stream: no loss there
+    plain = recorded(ANTHROPIC)
+    for event in plain:
+        if event.get("type") == "message_delta":
+            event["delta"]["stop_reason"] = "max_tokens"
+    _, _, by_stream, by_document = compared(plain, "anthropic", "sparktide")
+    assert "$.stop_reason" not in by_stream and "$.stop_reason" not in by_document

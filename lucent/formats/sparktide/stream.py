@@ -409,7 +409,11 @@ class SparkTideWriter(_OneMessageWriter):
         assert self._finish is not None  # the Lux reader checked it
         reason, where = self._finish
         code = FINISH_TO_SPARKTIDE.get(reason)
-        if code is None or (code == "LENGTH" and self._tools):
+        if code == "LENGTH" and self._tools:
+            code = "TOOL_CALLS"
+            # what the content makes of the finish: the envelope's document, content emptied, cannot say it
+            self._sink.report_content(where, "Unsupported", f"SparkTide finishes with STOP, TOOL_CALLS or LENGTH, and LENGTH never with tool calls; {reason} is written as {code}")
+        elif code is None:
             code = "TOOL_CALLS" if self._tools else "STOP"
             self._sink.report(where, "Unsupported", f"SparkTide finishes with STOP, TOOL_CALLS or LENGTH, and LENGTH never with tool calls; {reason} is written as {code}")
         message = self._message_at if self._message_at is not None else self.at(origin, "")  # as the document names it
