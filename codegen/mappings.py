@@ -229,7 +229,7 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
     "response_content": ("via", "text (and refusal) blocks joined with a newline; without text null, or no key when carried; without text or tool calls \"\""),
     "response_tool_calls": ("via", "the tool calls SparkTide accepts (id and name of 1-128 characters, not only white space; at most 16); [] when carried"),
     "usage_to_sparktide": ("via", "prompt / completion / total tokens in 0..10^9; without Lux usage the carried partial receipt, else {}"),
-    "is_zero": ("degraded_when", "the value is 0"),
+    "choice_is_first": ("unless", "the choice is the first (index 0), the one message a SparkTide response is"),
     "finish_reason_derivable": ("degraded_when", "the finish reason is the one derived from the message (tool_calls when it has a tool call, else stop)"),
     "failure_message": ("via", "the fixed description of a SparkTide failure code"),
     "failure_code": ("via", "provider_code when it is a SparkTide code, else the code of the kind (content_filter -> MODEL_REQUEST_REJECTED)"),

@@ -217,12 +217,13 @@ def _choice_message(src: LucentChoice, path: str, cx: Cx) -> RemoteModelMessage:
     content: str | None | UnsetType = _sparktide.response_content(parts, path, cx, carried="content_absent")
     # tool_calls <- message.content collect response_block via response_tool_calls
     tool_calls: list[RemoteModelToolCall] | UnsetType = _sparktide.response_tool_calls(parts, path, cx, carried="empty_tool_calls")
-    # index: Unsupported, Degraded when is_zero
-    cx.report(
-        f"{path}.index",
-        "Degraded" if _sparktide.is_zero(src.index, src) else "Unsupported",
-        "a SparkTide response has one message and no choice index",
-    )
+    # index: Unsupported
+    if not _sparktide.choice_is_first(src, path, cx):
+        cx.report(
+            f"{path}.index",
+            "Unsupported",
+            "a SparkTide response has one message and no choice index",
+        )
     # finish_reason: Unsupported, Degraded when finish_reason_derivable
     cx.report(
         f"{path}.finish_reason",

@@ -76,9 +76,8 @@ def document_keys(source: str, target: str, kind: str) -> tuple[str, ...]:
 
 def _stream_classes(source: str, target: str) -> tuple[Any, Any]:
     from lucent import _stream_convert as convert
-    from lucent._stream_convert_vendor import register
 
-    register([source, target])
+    convert.register((source, target))
     return convert._READERS[source], convert._WRITERS[target]
 
 

@@ -1,12 +1,11 @@
-"""Stream conversion for the vendor formats: shared pieces, and their registration.
+"""Stream conversion for the vendor formats: the pieces their readers and writers share.
 
 Each vendor format has a reader (its events -> Lux events, with the rules of its assembler) and a
-writer (Lux events -> its events) in ``lucent._stream_convert_<format>``; this module gives them
-the Lux side (block numbering within an item, usage in Lux terms) and registers them with
-:mod:`lucent._stream_convert`, whose pipeline (source -> Lux -> target), diagnostics and strict
-mode they share. Writers of vendor formats take the caller's ``context`` for the envelope values
-a Lux stream does not carry (``created``, ...); what a Lux stream lacks and the context does not
-give is reported, never invented silently.
+writer (Lux events -> its events) in ``lucent/formats/<format>/stream.py``; this module gives them
+the Lux side (block numbering within an item, usage in Lux terms) and the building of target
+events against the target schema. Writers of vendor formats take the caller's ``context`` for the
+envelope values a Lux stream does not carry (``created``, ...); what a Lux stream lacks and the
+context does not give is reported, never invented silently.
 """
 
 from __future__ import annotations
@@ -18,9 +17,7 @@ from typing import Any, TypeVar, cast
 import msgspec
 
 from lucent._best_error import _container, _fields, _struct_for
-from lucent._first_use import LOCK, imported
-from lucent._stream_convert import Hub, Status, _Sink, _Writer
-from lucent.formats import FORMATS as _REGISTRY
+from lucent._stream_hub import Hub, Status, _Sink, _Writer
 from lucent.errors import EncodeError
 from lucent._validation import RuleViolation, convert_as, violation
 from lucent.generated.lux_ir_v1 import (
@@ -211,28 +208,3 @@ class VendorWriter(_Writer):
         fate = "written as it is" if event is not None else "not written"
         self._sink.report(self.at(self.origin, ""), "Invalid", f"the {self.target} schema refuses the {name} written here, at {built.path}: {built.message} ({built.code}); {fate}")
         return event
-
-
-_MODULES: dict[str, tuple[str, str]] = {
-    name: (module, prefix) for name, f in _REGISTRY.items() if f.stream is not None
-    for module, _, prefix in [f.stream.converter.partition(":")] if module != "lucent._stream_convert"
-}
-"""Format name -> (module, class prefix) of its stream <Prefix>Reader and <Prefix>Writer (lucent.formats)."""
-
-
-def register(formats: list[str]) -> None:
-    """Add the readers and writers of these vendor formats to the stream pipeline (idempotent;
-    each format's modules are imported when first needed, under lucent._first_use.LOCK: a
-    format's writer is registered before its reader, which other threads test for)."""
-    from lucent import _stream_convert as convert
-
-    for name in formats:
-        if name in convert._READERS or name not in _MODULES:
-            continue
-        with LOCK:
-            if name in convert._READERS:
-                continue
-            module, prefix = _MODULES[name]
-            loaded = imported(module)
-            convert._WRITERS[name] = getattr(loaded, f"{prefix}Writer")
-            convert._READERS[name] = getattr(loaded, f"{prefix}Reader")

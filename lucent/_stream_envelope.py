@@ -32,7 +32,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lucent._stream_convert import Status, _Sink
+from lucent._stream_hub import Status, _Sink
+from msgspec import UNSET as UNSET_
+
 from lucent.errors import LucentError
 
 MEMBER = re.compile(r"\$\.([A-Za-z_0-9]+)(.*)", re.S)
@@ -75,6 +77,9 @@ class EnvelopeSink(_Sink):
             return
         self._sink.report(where, status, detail)
 
+    def report_content(self, where: str, status: Status, detail: str) -> None:
+        self._sink.report(where, status, detail)
+
 
 def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: Mapping[str, Any]) -> None:
     """Convert the envelope document source -> target (as :func:`lucent.convert` does, with the
@@ -91,6 +96,10 @@ def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: M
     found: list[tuple[str, str, str]] = [(d.field, d.status, d.detail if isinstance(d.detail, str) else "") for d in result.diagnostics]
     if target == "lux":
         found = lux_stream_view(found, envelope.document, source, context)
+    elif target == "sparktide":  # a SparkTide stream states its finish reason, a document does not
+        found = _sparktide_view(found, envelope.document, source, context)
+    elif target == "llm-sdk":  # an llm-sdk document holds the usage, a stream does not
+        found = llm_sdk_stream_view(found, envelope.document, source, context)
     said = {(d.field, d.status) for d in sink.items if d.field.startswith("target:")}  # by the writer, once
     for field, status, detail in found:
         where = field if field.startswith("target:") else envelope.place(field)
@@ -98,9 +107,65 @@ def report(sink: _Sink, envelope: Envelope, source: str, target: str, context: M
             sink.report(where, status, detail)  # type: ignore[arg-type]
 
 
+def _sparktide_view(found: list[tuple[str, str, str]], document: Any, source: str, context: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """:func:`lucent.formats.sparktide.stream.stream_view` of the envelope's diagnostics: its finish
+    reason is the Lux one of the envelope."""
+    from lucent._context import read_by
+    from lucent._convert import convert
+    from lucent.formats.sparktide.stream import stream_view
+
+    try:
+        lux = document if source == "lux" else convert(document, source, "lux", kind="response", context=read_by(context, source, "lux", "response")).value
+    except LucentError:  # pragma: no cover - the conversion to SparkTide raised first
+        return found
+    choices = getattr(lux, "choices", None) or []
+    # the content is emptied: a LENGTH beside tool calls, which SparkTide cannot state, the
+    # writer reports itself (report_content)
+    return stream_view(found, choices[0].finish_reason if choices else None, False)
+
+
+NO_USAGE = "an llm-sdk stream (PartialModelResponse) carries no usage: the llm-sdk document keeps it, a stream drops it"
+
+
+def llm_sdk_stream_view(found: list[tuple[str, str, str]], document: Any, source: str, context: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """The diagnostics (field, status, detail) of converting ``document`` to an llm-sdk *document*,
+    as an llm-sdk *stream* has them: a ModelResponse holds the usage, a PartialModelResponse has
+    no place for it, so the source values the Lux usage came from are Unsupported, as a whole
+    (one diagnostic each, for the diagnostics inside them too; the first hop's record of where
+    the Lux usage came from, :func:`lucent._convert._source_paths`)."""
+    from lucent._convert import _source_paths, converter_of
+    from lucent._conversion import Origins
+
+    if source == "lux":
+        lost = ["$.usage"] if getattr(document, "usage", UNSET_) is not UNSET_ else []
+    else:
+        converter = converter_of((source, "lux", "response"))
+        if converter is None:
+            return found
+        origins = Origins()
+        try:
+            lux, _ = converter(document, dict(context), origins)
+        except LucentError:  # pragma: no cover - lucent.convert raised first
+            return found
+        if getattr(lux, "usage", UNSET_) is UNSET_:
+            return found
+        lost = [p for p in _source_paths("$.usage", origins.paths()) if not p.startswith("target:")]
+    if not lost:
+        return found
+    # the usage is dropped as a whole: one diagnostic at it stands for those inside it
+    out = [(field, status, detail) for field, status, detail in found if not any(field == p or field.startswith((p + ".", p + "[")) for p in lost)]
+    return out + [(path, "Unsupported", NO_USAGE) for path in lost]
+
+
 LUX_STREAM_LACKS = ("$.created_at", "$.provider_payload")
 """The members of a Lux response that a Lux stream does not carry (``conversation_start.meta``
 has only ``id``, ``model`` and ``usage_input``)."""
+
+_BLOCK_MEMBERS = re.compile(r"\$\.provider_payload\.(?:media|[a-z_]+\.members)(?:[.\[]|$)")
+"""Where a Lux document keeps members of its content blocks (``provider_payload.<format>.members``,
+``provider_payload.media``): a stream carries its blocks as block events, and its reader reports
+the members they do not carry; the other side-car values of content (the Responses output item
+records: ``provider_payload.openai_responses.output``) a Lux stream has no place for."""
 
 _LOST = "a Lux stream has no {}: the Lux document keeps this value there, a stream drops it"
 
@@ -112,8 +177,8 @@ def lux_stream_view(found: list[tuple[str, str, str]], document: Any, source: st
     (a Degraded "kept in provider_payload" is a loss in a stream) or, if none names it, at the
     value itself. The places come from the converter's own record of where each Lux value came
     from (:class:`lucent._conversion.Origins`); null values, and source values inside the
-    ``content`` roots (``$.output``: a stream carries its content as blocks, whose diagnostics
-    are the stream's own), are left out."""
+    ``content`` roots (``$.output``) kept as block members (:data:`_BLOCK_MEMBERS`: a stream
+    carries its content as blocks, whose diagnostics are the stream's own), are left out."""
     from lucent._convert import converter_of
     from lucent._conversion import Origins
 
@@ -132,7 +197,7 @@ def lux_stream_view(found: list[tuple[str, str, str]], document: Any, source: st
     for lux_path, source_path in origins.paths().items():
         for lacks in LUX_STREAM_LACKS:
             if lux_path == lacks or lux_path.startswith((lacks + ".", lacks + "[")):
-                if _value_at(tree, lux_path) is not None and not under(source_path, content):
+                if _value_at(tree, lux_path) is not None and not (under(source_path, content) and _BLOCK_MEMBERS.match(lux_path)):
                     lost.setdefault(source_path, lacks[2:])
     if not lost:
         return found

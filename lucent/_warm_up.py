@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lucent.streams import FORMATS as STREAM_FORMATS
-from lucent.streams import _vendor, assembler
+from lucent.streams import _register, assembler
 from lucent._convert import FORMATS, _decodable, converter_of
 from lucent._decode import _decoder, _route, _skips_values, _writes_what_it_reads, adds_no_member, schema_module
 from lucent._first_use import LOCK, imported
@@ -113,5 +113,4 @@ def _stream(fmt: str) -> None:
     found = spec(fmt)
     _decoder(found.schema, found.definition)
     assembler(fmt)
-    _vendor(fmt)
-    imported("lucent._stream_convert")
+    _register(fmt)

@@ -166,18 +166,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'lucent.streams' has no attribute {name!r}")
 
 
-_VENDOR_FORMATS = tuple(
-    name for name, f in _REGISTRY.items() if f.stream is not None and not f.stream.converter.startswith("lucent._stream_convert:")
-)
-"""The formats whose stream readers and writers live in a module of their own, registered when first
-used (lucent._stream_convert_vendor)."""
-
-
-def _vendor(*formats: str) -> None:
-    """Register the stream readers and writers of the vendor formats among ``formats``."""
-    wanted = [f for f in formats if f in _VENDOR_FORMATS]
-    if wanted:
-        imported("lucent._stream_convert_vendor").register(wanted)
+def _register(*formats: str) -> None:
+    """Load the stream readers and writers of ``formats`` (lucent.formats names their modules)."""
+    imported("lucent._stream_convert").register(formats)
 
 
 Source = bytes | bytearray | memoryview | Iterable[Any]
@@ -512,7 +503,7 @@ def convert_stream(
         that raises while read, or a key the conversion does not read). While iterating: ``invalid_input_type`` for a chunk that is
         not bytes or is a released memoryview.
     """
-    _vendor(source, target)
+    _register(source, target)
     conversion: type[StreamConversion[Any]] = imported("lucent._stream_convert").StreamConversion
     return conversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)
 
@@ -551,6 +542,6 @@ def aconvert_stream(
     An exception raised by the source while reading becomes ``StreamError(code="interrupted")``;
     cancellation propagates unchanged.
     """
-    _vendor(source, target)
+    _register(source, target)
     conversion: type[AsyncStreamConversion[Any]] = imported("lucent._stream_convert").AsyncStreamConversion
     return conversion(events, source, target, context=context, strict=strict, tools=tools, limits=limits)

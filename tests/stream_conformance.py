@@ -15,6 +15,12 @@ as a diagnostic by the stream converter (:func:`normalized`):
   the expected Lux finish reason is the stream's own;
 * an llm-sdk stream (``PartialModelResponse``) has no usage and no cost, so the expected
   ``ModelResponse`` has neither.
+* an llm-sdk *target* stream has no usage: the source values of the usage the document keeps
+  are Unsupported in a stream (``lucent._stream_envelope.llm_sdk_stream_view``, which the
+  stream converter applies to a vendor envelope too);
+* a SparkTide *target* stream states its finish reason (STOP, TOOL_CALLS, LENGTH without tool
+  calls) and a ``RemoteModelResponse`` does not: the document's diagnostic that it has none is
+  no loss of such a stream (:func:`sparktide_stream_view`);
 * a Lux stream has no ``created_at`` and no ``provider_payload``: an envelope value that the
   Lux document keeps there is Unsupported in a stream to Lux (the document diagnostics are seen
   through ``lucent._stream_envelope.lux_stream_view``, which the stream converter applies too).
@@ -58,9 +64,10 @@ import lucent
 from lucent import streams
 from lucent._context import read_by
 from lucent.errors import LucentError, StreamError
-from lucent._stream_convert import FINISH_FROM_SPARKTIDE
-from lucent._stream_envelope import lux_stream_view
+from lucent.formats.sparktide.tables import FINISH_FROM_SPARKTIDE
+from lucent._stream_envelope import llm_sdk_stream_view, lux_stream_view
 from lucent.formats.llm_sdk.transforms import canonical_json
+from lucent.generated.lux_ir_v1 import LucentContentToolUse
 
 FORMATS = ("sparktide", "llm-sdk", "lux")
 PAIRS = [(s, t) for s in FORMATS for t in FORMATS if s != t]
@@ -474,6 +481,9 @@ _DOCUMENT_PREFIX: dict[str, list[tuple[str, str, str]]] = {
     ],
     "sparktide": [
         ("text.delta", "", "$.message.content"),
+        # a RemoteModelResponse has no finish reason: the document converter derives the Lux one
+        # from the tool calls, and names them for it
+        ("model.completed", ".finishReason", "$.message.tool_calls"),
         ("tool.delta", "", "$.message.tool_calls[]"),
         ("*", "", "$"),
     ],
@@ -661,12 +671,29 @@ def compared(events: Sequence[Any], source: str, target: str, context: Mapping[s
         found = [(d.field, d.status, d.detail) for d in result.diagnostics]
         if target == "lux":  # a Lux stream has no created_at and no provider_payload (format_limits)
             found = lux_stream_view(found, document, source, context, CONTENT_ROOTS[source])
+        if target == "sparktide":  # a SparkTide stream states its finish reason (normalized)
+            found = sparktide_stream_view(found, document, source, same)
+        if target == "llm-sdk":  # an llm-sdk stream has no usage (normalized)
+            found = llm_sdk_stream_view(found, document, source, context)
         converted_diagnostics = statuses_by_member([_Diagnostic(f, s) for f, s, _ in found], lambda f: _INDEX.sub("[]", f), lambda f: value_at(tree, f))
     except LucentError as exc:
         converted, converted_diagnostics = ("raised", exc.code), {}
     if source in ("anthropic", "gemini"):
         streamed, converted = arguments_as_json(streamed), arguments_as_json(converted)
     return streamed, converted, streamed_diagnostics, converted_diagnostics
+
+
+def sparktide_stream_view(found: list[tuple[str, str, str]], document: Any, source: str, context: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """The document's diagnostics as a SparkTide *stream* has them
+    (:func:`lucent.formats.sparktide.stream.stream_view`: a stream states the finish reason a
+    RemoteModelResponse lacks), the Lux finish reason and tool calls read from the document."""
+    from lucent.formats.sparktide.stream import stream_view
+
+    lux = document if source == "lux" else lucent.convert(document, source, "lux", kind="response", context=read_by(context, source, "lux", "response")).value
+    choice = lux.choices[0] if lux.choices else None
+    if choice is None:
+        return found
+    return stream_view(found, choice.finish_reason, any(isinstance(block, LucentContentToolUse) for block in choice.message.content))
 
 
 def commutation(events: Sequence[Any], source: str, target: str, context: Mapping[str, Any] | None = None) -> tuple[bool, bool, str]:

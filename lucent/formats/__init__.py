@@ -122,20 +122,20 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format(
         name="lux", schema="lux-ir-v1", module="lux_ir_v1", title="Lux IR v1", label="Lux",
         kinds=("request", "response", "error"), conversation="conversation",
-        stream=Stream(definition="LucentStreamEvent", assembler="lucent.formats.lux.assembler:LuxAssembler", converter="lucent._stream_convert:Lux"),
+        stream=Stream(definition="LucentStreamEvent", assembler="lucent.formats.lux.assembler:LuxAssembler", converter="lucent.formats.lux.stream:Lux"),
     ),
     Format(
         name="sparktide", schema="sparktide-remote-1.0", module="sparktide_remote_1_0", title="SparkTide REMOTE 1.0", label="SparkTide",
         kinds=("request", "response", "error"),
         stream=Stream(
             definition="RemoteModelStreamFrame", assembler="lucent.formats.sparktide.assembler:SparkTideAssembler",
-            converter="lucent._stream_convert:SparkTide", one_object_per_line=True, tool_index_path="$.index",
+            converter="lucent.formats.sparktide.stream:SparkTide", one_object_per_line=True, tool_index_path="$.index",
         ),
         gateway=Gateway(upstream=False),
     ),
     Format(
         name="llm-sdk", schema="llm-sdk", module="llm_sdk", title="llm-sdk", label="llm-sdk", kinds=("request", "response"),
-        stream=Stream(definition="PartialModelResponse", assembler="lucent.formats.llm_sdk.assembler:LlmSdkAssembler", converter="lucent._stream_convert:LlmSdk"),
+        stream=Stream(definition="PartialModelResponse", assembler="lucent.formats.llm_sdk.assembler:LlmSdkAssembler", converter="lucent.formats.llm_sdk.stream:LlmSdk"),
     ),
     Format(name="htmlp", schema="htmlp-model-request", module="htmlp_model_request", title="htmlp", label="htmlp", kinds=("request",)),
     Format(

@@ -46,7 +46,7 @@ import msgspec
 from msgspec import UNSET
 
 from lucent.formats.anthropic.assembler import read_input_json
-from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.formats.anthropic.events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent

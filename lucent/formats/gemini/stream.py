@@ -52,7 +52,7 @@ import msgspec
 from msgspec import UNSET
 
 from lucent._stream_base import parse_arguments
-from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent.formats.gemini.assembler import ENVELOPE_MEMBERS
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
@@ -267,7 +267,7 @@ class GeminiReader(_Reader):
 
     def _signature_block(self, candidate: _Candidate, signature: str, at: str, events: Hub) -> None:
         key = ("signature", candidate.blocks.next)
-        candidate.blocks.start(key, "thinking", at, events)
+        candidate.blocks.start(key, "thinking", f"{at}.thoughtSignature", events)  # the block stands for the signature, as in the document
         candidate.blocks.delta(key, LucentBlockDeltaSignature(signature=signature), f"{at}.thoughtSignature", events)
         candidate.blocks.end(key, at, events)
 
@@ -312,7 +312,7 @@ class GeminiReader(_Reader):
             call_id = call.get("id")
             if not isinstance(call_id, str):
                 call_id = derived_call_id(name, arguments, self._ids)
-                self._sink.report(f"{at}.functionCall.id", "Degraded", f"the function call has no id, which a Lux tool block needs: derived {call_id!r}; a Gemini writer leaves it out again")
+                self._sink.report(f"{at}.functionCall", "Degraded", f"the function call has no id, which a Lux tool block needs: derived {call_id!r}; a Gemini writer leaves it out again")
             self._ids.add(call_id)
             key = ("call", blocks.next)
             blocks.start(key, LucentBlockTypeToolCall(id=call_id, name=name), at, events)

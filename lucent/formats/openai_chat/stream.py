@@ -44,7 +44,7 @@ import msgspec
 from lucent._validation import described
 from msgspec import UNSET
 
-from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent.formats.openai_chat.assembler import completion
 from lucent.errors import StreamError, UsageError
@@ -131,6 +131,7 @@ class _Choice:
     calls: dict[int, _Call] = field(default_factory=dict)
     finish: str | None = None
     finished_at: int = -1
+    finish_path: str = "$"  # the finish_reason member that ended it (the Lux finish event stands for it)
     logprobs: bool = False
 
 
@@ -235,12 +236,12 @@ class OpenAIChatReader(_Reader):
         blocks = choice.blocks
         if isinstance(delta.content, str):
             if "content" not in blocks.open:
-                blocks.start("content", "text", at, events)
+                blocks.start("content", "text", f"{at}.delta.content", events)  # the block stands for the message content
             if delta.content:
                 blocks.delta("content", LucentBlockDeltaText(text=delta.content), f"{at}.delta.content", events)
         if isinstance(delta.refusal, str):
             if "refusal" not in blocks.open:
-                blocks.start("refusal", "refusal", at, events)
+                blocks.start("refusal", "refusal", f"{at}.delta.refusal", events)
             if delta.refusal:
                 blocks.delta("refusal", LucentBlockDeltaRefusal(text=delta.refusal), f"{at}.delta.refusal", events)
         if delta.tool_calls is not UNSET:
@@ -254,6 +255,7 @@ class OpenAIChatReader(_Reader):
         if item.finish_reason is not None:
             choice.finish = item.finish_reason
             choice.finished_at = index
+            choice.finish_path = f"{at}.finish_reason"
             for k in sorted(choice.calls):
                 known = choice.calls[k]
                 if not known.started:
@@ -323,7 +325,7 @@ class OpenAIChatReader(_Reader):
             assert first is not None
             if any(r != first for r in reasons):
                 self._sink.report(f"$[{self._choices[min(self._choices)].finished_at}]", "Degraded", "a Lux stream has one finish reason; the choices' differ, the first choice's is kept")
-            out.append((LucentStreamEventFinish(finish_reason=FINISH_REASON_TO_LUX[first]), f"$[{self._choices[min(self._choices)].finished_at}].choices"))  # type: ignore[arg-type]
+            out.append((LucentStreamEventFinish(finish_reason=FINISH_REASON_TO_LUX[first]), self._choices[min(self._choices)].finish_path))  # type: ignore[arg-type]
         else:
             out.append((LucentStreamEventFinish(finish_reason="stop"), at))
             self._sink.report(at, "Degraded", "no choice came: the Lux stream finishes with stop")

@@ -31,7 +31,7 @@ terminal event (its ``response``, ``output`` emptied), which gives its diagnosti
 Writing (Lux -> events) produces the API's shape: ``response.created`` and
 ``response.in_progress`` (the envelope from ``context["response"]``, a Response object whose
 members other than ``id``, ``model``, ``status``, ``output`` and ``usage`` are taken as they
-are; without it, the defaults of an empty request, Degraded ``target:$.response``), then per
+are; without it, the defaults of an empty request, Degraded ``target:$``), then per
 Lux block an output item: ``output_item.added``, its part and delta events, the ``*.done``
 events and ``output_item.done`` (consecutive text and refusal blocks are the content parts of
 one message item, as the document converter writes them); at ``done`` one ``response.completed`` (or
@@ -46,6 +46,7 @@ as the document converter makes them). A Responses target keeps each output item
 
 from __future__ import annotations
 
+import copy
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -54,13 +55,15 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from lucent._stream_convert import Hub, _fail, _Reader, _Sink
+from lucent._conversion import Cx
+from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent.errors import EncodeError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, build, item_end, item_start, lux_usage
 from lucent._stream_envelope import Envelope, emptied, under
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
-from lucent.formats.openai_responses.tables import ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, STATUS_FROM_LUX, lux_annotation
+from lucent.formats.openai_responses.transforms import lux_response_usage
+from lucent.formats.openai_responses.tables import ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, REQUEST_DEFAULTS, STATUS_FROM_LUX, STREAM_PADDING, item_members_lost, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
     LucentBlockDeltaRefusal,
@@ -105,14 +108,6 @@ SUMMARY_JOIN = "\n\n"
 _RESPONSE_ERROR_CODES = frozenset(typing.get_args(ResponseErrorCode))
 """The codes a Responses ``response.failed`` error may carry (#/$defs/ResponseErrorCode)."""
 
-ITEM_CARRIED: dict[str, tuple[str, ...]] = {
-    "reasoning": ("id", "type", "summary", "content", "encrypted_content", "status"),
-    "message": ("id", "type", "status", "content", "role"),
-    "function_call": ("id", "type", "status", "arguments", "call_id", "name"),
-}
-"""The members of an output item that its Lux block carries (``id`` is Degraded, ``status``
-follows from the stream); any other is reported."""
-
 
 def _required(kind: type, name: str) -> bool:
     info = msgspec.inspect.type_info(kind)
@@ -136,19 +131,15 @@ def usage_to_lux(usage: dict[str, Any]) -> LucentUsage:
     )
 
 
-def usage_from_lux(usage: LucentUsage) -> dict[str, Any]:
-    return {
-        "input_tokens": usage.prompt_tokens,
-        "input_tokens_details": {
-            "cached_tokens": 0 if usage.cached_tokens is UNSET else usage.cached_tokens,
-            # required by the openai SDK's ResponseUsage, like the two others: 0 when Lux has no
-            # count, as the document writes it (transforms.lux_response_usage)
-            "cache_write_tokens": 0 if usage.cache_creation_tokens is UNSET else usage.cache_creation_tokens,
-        },
-        "output_tokens": usage.completion_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0 if usage.reasoning_tokens is UNSET else usage.reasoning_tokens},
-        "total_tokens": usage.total_tokens,
-    }
+def usage_from_lux(usage: LucentUsage, where: str, sink: _Sink) -> dict[str, Any]:
+    """Lux usage as Responses usage, by the document converter's own rule
+    (``transforms.lux_response_usage``: a count Lux lacks is written 0, Degraded, since the
+    openai SDK's ResponseUsage requires all three), its reports at ``where`` (the usage event)."""
+    cx = Cx(None)
+    value: dict[str, Any] = lux_response_usage(usage, UNSET, UNSET, "$.usage", cx)
+    for d in cx.diagnostics:
+        sink.report(where + d.field.removeprefix("$.usage"), d.status, d.detail if isinstance(d.detail, str) else "")
+    return value
 
 
 _LUX_KIND = {"reasoning": "reasoning", "message": "message", "function_call": "function_call"}
@@ -157,6 +148,8 @@ _LUX_KIND = {"reasoning": "reasoning", "message": "message", "function_call": "f
 
 class OpenAIResponsesReader(_Reader):
     """ResponseStreamEvent -> Lux events (see the module docstring)."""
+
+    padding = STREAM_PADDING
 
     def __init__(self, sink: _Sink, context: Mapping[str, Any], tools: frozenset[str] | None, lux_target: bool) -> None:
         super().__init__(sink, context, tools, lux_target)
@@ -257,9 +250,9 @@ class OpenAIResponsesReader(_Reader):
         kind = item.get("type")
         lux = self._kinds[n] = _LUX_KIND.get(kind, "drop")
         if lux == "reasoning":
+            # an encrypted_content here is superseded: output_item.done encrypts the reasoning
+            # anew, and that one is the Lux signature (as it is the assembled item's)
             self._blocks.start((n, "item"), "thinking", at, out)
-            if item.get("encrypted_content"):
-                self._sink.report(f"{at}.item.encrypted_content", "Degraded", "the API encrypts the reasoning anew in output_item.done; that one is the Lux signature")
             for what in ("summary", "content"):
                 for k, part in enumerate(item.get(what) or []):
                     self._part_added(what, k, part, n, f"{at}.item.{what}[{k}]", out)
@@ -276,15 +269,12 @@ class OpenAIResponsesReader(_Reader):
         else:
             self._sink.report(f"{at}.item", "Unsupported", f"a Lux stream cannot carry a {kind} output item; dropped with its events")
             return
-        self._members(item, f"{at}.item")
+        self._members({k: v for k, v in item.items() if k != "status"}, f"{at}.item")  # its status is final in output_item.done
 
     def _members(self, item: dict[str, Any], where: str) -> None:
         """Report the members of an output item that its Lux block does not carry."""
-        if "id" in item:
-            self._sink.report(f"{where}.id", "Degraded", "a Lux block has no output item id; a Responses writer numbers its items")
-        for name in item:
-            if name not in ITEM_CARRIED.get(item.get("type", ""), ()) and item[name] not in (None, []):
-                self._sink.report(f"{where}.{name}", "Unsupported", f"a Lux block has no place for the {name} of a {item.get('type')} item; dropped")
+        for name in item_members_lost(item):
+            self._sink.report(f"{where}.{name}", "Unsupported", f"a Lux block has no place for the {name} of a {item.get('type')} item; dropped")
 
     def _part_added(self, what: str, k: int, part: dict[str, Any], n: int, at: str, out: Hub) -> None:
         """A content or summary part (the rules checked that the item holds its type)."""
@@ -454,6 +444,7 @@ class OpenAIResponsesWriter(VendorWriter):
         self._state = "before"
         self._finish: tuple[str, str] | None = None
         self._usage: LucentUsage | None = None
+        self._usage_at = "$"  # where the usage event came from
         self._ended = False
         self._event_type: Any = DECODE_TYPES["ResponseStreamEvent"]
         template = self.context.get("response")
@@ -507,6 +498,7 @@ class OpenAIResponsesWriter(VendorWriter):
             self._finish = (event.finish_reason, self.at(origin, ".finish_reason"))
         elif isinstance(event, LucentStreamEventUsage):
             self._usage = event.usage
+            self._usage_at = self.at(origin, ".usage")
         elif isinstance(event, LucentStreamEventError):
             self._flush_done(out)
             self._ended = True
@@ -518,7 +510,7 @@ class OpenAIResponsesWriter(VendorWriter):
                 self._sink.report(self.at(origin, ".error.provider_code"), "Degraded", f"not a Responses error code; written as {code}, from the error's kind")
             elif error.kind not in ERROR_CODE:
                 self._sink.report(self.at(origin, ".error.kind"), "Degraded", "Responses has no error code for this kind; written as server_error")
-            self._emit({"type": "response.failed", "response": {**self._response("failed", output=self._output, usage=None if self._usage is None else usage_from_lux(self._usage)), "error": {"code": code, "message": error.message}}}, out)
+            self._emit({"type": "response.failed", "response": {**self._response("failed", output=self._output, usage=None if self._usage is None else usage_from_lux(self._usage, self._usage_at, self._sink)), "error": {"code": code, "message": error.message}}}, out)
         elif isinstance(event, LucentStreamEventDone):
             self._done(out)
 
@@ -530,12 +522,12 @@ class OpenAIResponsesWriter(VendorWriter):
         if isinstance(template, Mapping):
             envelope = {k: v for k, v in template.items() if k not in ("output", "usage", "status")}
         else:
-            self._sink.report("target:$.response", "Degraded", "a Responses stream repeats the request's settings in its response envelope, which a Lux stream does not carry; written as an empty request's defaults (supply context['response'])")
+            self._sink.report("target:$", "Degraded", "a Responses stream repeats the request's settings in its response envelope, which a Lux stream does not carry; written as an empty request's defaults (supply context['response'])")
             created = self.context.get("created_at")
             if not isinstance(created, int):
                 self._sink.report("target:$.created_at", "Invalid", "a Response has its creation time (created_at), which a Lux stream does not carry; written as 0 (supply context['created_at'])")
                 created = 0
-            envelope = {"object": "response", "created_at": created, "error": None, "incomplete_details": None, "instructions": None, "metadata": {}, "parallel_tool_calls": True, "temperature": None, "top_p": None, "tool_choice": "auto", "tools": []}
+            envelope = {"object": "response", "created_at": created, "incomplete_details": None, **copy.deepcopy(REQUEST_DEFAULTS)}
         for key in ("id", "model"):
             value = getattr(meta, key)
             if value is UNSET:
@@ -711,7 +703,7 @@ class OpenAIResponsesWriter(VendorWriter):
     def _done(self, out: list[Any]) -> None:
         if self._ended:
             return
-        usage = None if self._usage is None else usage_from_lux(self._usage)
+        usage = None if self._usage is None else usage_from_lux(self._usage, self._usage_at, self._sink)
         reason, where = self._finish if self._finish is not None else ("stop", "$")
         self._flush_done(out, reason)
         status, incomplete = STATUS_FROM_LUX[reason]

@@ -31,14 +31,8 @@ incomplete response). ResponseErrorCode has no code for either: ``server_error``
 gives for a failure of the model itself. Documents and streams (``response.failed``) write the
 same object."""
 
-WRITTEN_DEFAULTS: Final[dict[str, Any]] = {
-    "tools": [], "metadata": {}, "tool_choice": "auto", "parallel_tool_calls": True, "error": None, "instructions": None, "temperature": None, "top_p": None,
-}
-"""The members a Responses response requires that restate the request (and ``error``), as a Lux
--> Responses writer writes them when the Lux response does not carry them."""
-
 RESTATED_DEFAULTS: Final[tuple[str, ...]] = ("tools", "metadata", "tool_choice", "parallel_tool_calls", "instructions")
-"""The members of :data:`WRITTEN_DEFAULTS` a Responses source's value of which, when it is that
+"""The members of :data:`REQUEST_DEFAULTS` a Responses source's value of which, when it is that
 default, is not kept in the Lux side-car but noted (``restated_defaults``, a spelling): the way
 back writes it again, and another format loses nothing (temperature and top_p: a kept null is
 a value, docs/semantics.md)."""
@@ -101,3 +95,41 @@ def _index(value: Any) -> bool:
 ANNOTATION_TYPES: Final[tuple[str, ...]] = ("url_citation", "file_citation", "container_file_citation", "file_path")
 """The ``type`` of a Responses output_text annotation (#/$defs/Annotation): a diagnostic names
 one of these, never another string it was given."""
+
+
+ITEM_CARRIED: Final[dict[str, tuple[str, ...]]] = {
+    "reasoning": ("type", "summary", "content", "encrypted_content"),
+    "message": ("type", "content", "role"),
+    "function_call": ("type", "arguments", "call_id", "name"),
+}
+"""The members of an output item that its Lux block carries or implies (the type and an output
+message's role give the block kind), per item type."""
+
+
+def item_members_lost(item: dict[str, Any]) -> list[str]:
+    """The members of an output item (a JSON object) that a Lux block has no place for, which a
+    target with no Responses items therefore drops: all but :data:`ITEM_CARRIED`, a null or
+    empty member, and a ``completed`` status (the block ended, as every item of a finished
+    response did). The document converter (``responses_output``, which keeps them in
+    provider_payload.openai_responses.output) and the stream reader name the same ones."""
+    carried = ITEM_CARRIED.get(item.get("type", ""), ("type",))
+    return [k for k, v in item.items() if k not in carried and v not in (None, []) and not (k == "status" and v == "completed")]
+
+
+STREAM_PADDING: Final[frozenset[str]] = frozenset({"obfuscation"})
+"""The member the API adds to stream events to pad their size (``stream_options.include_obfuscation``,
+random characters): it holds no value of the response, which has no place for it."""
+
+
+OUTPUT_TEXT_DEFAULTS: Final[tuple[str, ...]] = ("annotations", "logprobs")
+"""The members of an ``output_text`` part that Lux -> Responses writes as ``[]`` when Lux has
+none: a source part's ``[]`` there is that default, kept nowhere and lost by no target."""
+
+
+REQUEST_DEFAULTS: Final[dict[str, Any]] = {
+    "tools": [], "metadata": {}, "tool_choice": "auto", "parallel_tool_calls": True,
+    "error": None, "instructions": None, "temperature": None, "top_p": None,
+}
+"""The members a Response requires that restate the request (and its error), as an empty
+request gives them: what Lux -> Responses writes, document or stream, when Lux has none
+(reported Degraded at ``target:$``: the target needs them, the source has no such value)."""

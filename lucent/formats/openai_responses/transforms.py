@@ -27,9 +27,11 @@ from lucent.formats.openai_responses.tables import (
     INCOMPLETE_REASON_TO_LUX,
     LOGPROBS_INCLUDE,
     MADE_ID_PREFIX,
+    OUTPUT_TEXT_DEFAULTS,
+    REQUEST_DEFAULTS,
     RESTATED_DEFAULTS,
     STATUS_FROM_LUX,
-    WRITTEN_DEFAULTS,
+    item_members_lost,
     lux_annotation,
 )
 from lucent.generated.lux_ir_v1 import (
@@ -203,10 +205,10 @@ def _parts(parts: list[Any], path: str, lux: str, field: str, role: str, cx: Cx,
                 rest["type"] = kind
             else:
                 rest.pop("type")
-            if kind == "output_text":  # [] is what the way back writes (lux_parts): nothing to keep
-                for key in ("annotations", "logprobs"):
-                    if rest.get(key) == []:
-                        del rest[key]
+            if kind == "output_text":  # [] is what the way back writes for either: nothing to keep
+                for default in OUTPUT_TEXT_DEFAULTS:
+                    if rest.get(default) == []:
+                        del rest[default]
             if rest.get("logprobs"):
                 cx.report(member(where, "logprobs"), "Degraded", "Lux text has no log probabilities; kept in the openai_responses side-car members")
             if "prompt_cache_breakpoint" in rest:
@@ -739,8 +741,8 @@ def _lux_parts(
                 else:
                     cx.report(f"{where}.annotations", "Unsupported", f"Responses {kind} has no annotations")
             if kind == "output_text":
-                part.setdefault("annotations", [])
-                part.setdefault("logprobs", [])
+                for default in OUTPUT_TEXT_DEFAULTS:
+                    part.setdefault(default, [])
             parts.append({**part, **kept})
         elif isinstance(block, LucentContentRefusal):
             if role == "assistant":
@@ -1084,27 +1086,38 @@ def responses_output(output: list[Any], status: Any, details: Any, path: str, cx
             kept = cx.memo.get("members", {}).get(lux, {}).pop("content_parts", None)
             if verbatim_before is not None:
                 cx.memo["members"][lux]["content_parts"] = verbatim_before
-            record: dict[str, Any] = {"blocks": len(blocks) - start, "item": {k: v for k, v in item.items() if k != "content"}}
+            record: dict[str, Any] = {"blocks": len(blocks) - start, "item": _item_members({k: v for k, v in item.items() if k != "content"}, where, cx)}
             if kept:
                 record["parts"] = kept
+                cx.sourced(record, {"parts": f"{where}.content"})
             records.append(record)
         elif kind == "function_call":
             call = LucentToolUse(id=item["call_id"], name=item["name"], arguments=item["arguments"])
             blocks.append(LucentContentToolUse(tool_use=cx.built(where, call, {"id": "call_id", "name": "name", "arguments": "arguments"})))
-            records.append({"blocks": 1, "item": _rest(item, ("call_id", "name", "arguments"), where, cx, ("caller", "namespace"))})
+            records.append({"blocks": 1, "item": _item_members(_rest(item, ("call_id", "name", "arguments"), where, cx, ("caller", "namespace")), where, cx)})
         elif kind == "reasoning":
             at = f"{lux}.content[{start}].thinking"
             blocks.append(LucentContentThinking(thinking=_reasoning_item(item, where, at, cx)))
-            records.append({"blocks": 1, "item": cx.memo.get("members", {}).pop(at, {})})
+            records.append({"blocks": 1, "item": _item_members(cx.memo.get("members", {}).pop(at, {}), where, cx)})
         else:
             cx.report(where, "Degraded", f"a Lux message has no block for a {kind} output item; kept verbatim in provider_payload.openai_responses.output")
-            records.append({"verbatim": item})
-    cx.memo["output"] = records
+            records.append(cx.sourced({"verbatim": item}, {"verbatim": where}))
+    cx.memo["output"] = cx.sourced(records, {}) if records else records  # the list names no source value of its own
     message = LucentMessage(role="assistant", content=blocks)
-    finish = _finish_reason(status, details, path.rsplit(".", 1)[0] + ".status", cx)
+    status_path = path.rsplit(".", 1)[0] + ".status"
+    finish = _finish_reason(status, details, status_path, cx)
     if finish == "stop" and any(isinstance(b, LucentContentToolUse) for b in blocks):
         finish = "tool_calls"
-    return [LucentChoice(index=0, message=cx.sourced(message, {}), finish_reason=finish)]
+    # the finish reason stands for the response's status (a target without one names $.status)
+    return [cx.sourced(LucentChoice(index=0, message=cx.sourced(message, {}), finish_reason=finish), {"finish_reason": status_path})]
+
+
+def _item_members(kept: dict[str, Any], path: str, cx: Cx) -> dict[str, Any]:
+    """The members of the output item at `path` that its record keeps (provider_payload.openai_responses.output);
+    those a Lux block has no place for (``item_members_lost``, which the stream reader names too)
+    are recorded at their own source paths, so that a target with no place for them names each
+    one it drops (``$.output[1].id``), not the whole output."""
+    return cx.sourced(kept, {k: member(path, k) for k in item_members_lost(kept)})
 
 
 def _finish_reason(status: Any, details: Any, path: str, cx: Cx) -> LucentFinishReason:
@@ -1138,7 +1151,7 @@ def restated(value: Any, path: str, cx: Cx) -> Any:
     """A member restating the request (tables.RESTATED_DEFAULTS), kept unless it holds the
     default a Lux -> Responses writer writes: that one is noted for ``restated_defaults``."""
     name = path.rsplit(".", 1)[-1]
-    if value is not UNSET and _is(value, WRITTEN_DEFAULTS[name]):
+    if value is not UNSET and _is(value, REQUEST_DEFAULTS[name]):
         cast("list[str]", cx.memo.setdefault("restated", [])).append(name)
         return UNSET
     return value
@@ -1400,17 +1413,18 @@ def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, no_cache_write
 @reports("Degraded", "Invalid")
 def kept_or(kept: Any, path: str, cx: Cx, carried: str) -> Any:
     """A member Responses requires: the kept value, else its default (null, [], {}, "auto",
-    true: tables.WRITTEN_DEFAULTS), reported Degraded once per response, unless the Responses
-    source held that default (``restated_defaults``)."""
-    defaults = WRITTEN_DEFAULTS
+    true: tables.REQUEST_DEFAULTS), reported Degraded once per response (at ``target:$``), unless
+    the Responses source held that default (``restated_defaults``)."""
     if kept is not UNSET:
         return kept
     if carried in RESTATED_DEFAULTS and cx.from_carried("restated_defaults", "boolean") is True:
-        return defaults[carried]  # the Responses source held the default
+        default = REQUEST_DEFAULTS[carried]  # the Responses source held the default
+        return type(default)() if isinstance(default, (list, dict)) else default
     if not cx.memo.get("defaults_reported"):
         cx.memo["defaults_reported"] = True
-        cx.report("$", "Degraded", "Responses restates the request (tools, tool_choice, temperature, ...), which a Lux response does not carry; written as the defaults")
-    return defaults[carried]
+        cx.report("target:$", "Degraded", "Responses restates the request (tools, tool_choice, temperature, ...), which a Lux response does not carry; written as the defaults")
+    default = REQUEST_DEFAULTS[carried]
+    return type(default)() if isinstance(default, (list, dict)) else default  # a fresh [] / {} per response
 
 
 def kept_value(kept: Any, path: str, cx: Cx) -> Any:

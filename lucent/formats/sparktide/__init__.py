@@ -1,1 +1,1 @@
-"""The SparkTide REMOTE 1.0 format: its hand-written transforms (transforms.py), stream assembler (assembler.py; its stream reader and writer are in lucent/_stream_convert.py)."""
+"""The SparkTide REMOTE 1.0 format: its hand-written transforms (transforms.py), value tables (tables.py), stream assembler (assembler.py), stream reader and writer (stream.py)."""

@@ -17,6 +17,7 @@ from msgspec import UNSET, UnsetType
 from lucent._conversion import Cx, reports, Status
 from lucent._transforms import shown, unchecked, written
 from lucent._validation import member
+from lucent.formats.sparktide.tables import JOINED_TEXT
 from lucent.generated.lux_ir_v1 import (
     LucentChoice,
     LucentContentToolUse,
@@ -419,8 +420,9 @@ def _accepted_calls(parts: MessageParts) -> list[tuple[RemoteModelToolCall, str,
 @reports("Degraded", "Invalid")
 def response_content(parts: MessageParts, path: str, cx: Cx, carried: str) -> str | None | UnsetType:
     """The text of a response message; null (or no key) without text; "" with nothing at all."""
-    if len(parts.texts) > 1:
-        cx.report(f"{path}.message.content", "Degraded", f"{len(parts.texts)} text blocks joined with a newline into one string")
+    if len(parts.texts) > 1:  # each block of the joined text (a stream names them so too)
+        for _, block in parts.texts:
+            cx.report(block, "Degraded", JOINED_TEXT)
     if parts.texts:
         return "\n".join(text for text, _ in parts.texts)
     if any(problem is None for _, _, problem in _accepted_calls(parts)):
@@ -475,9 +477,10 @@ def usage_to_sparktide(usage: LucentUsage | UnsetType, path: str, cx: Cx, carrie
     return RemoteModelUsage(**counts)
 
 
-def is_zero(value: Any, src: Any) -> bool:
-    """The value is 0."""
-    return bool(value == 0)
+def choice_is_first(choice: LucentChoice, path: str, cx: Cx) -> bool:
+    """The choice is the first (index 0): the one message a SparkTide response is, so its index
+    is implied (a stream, too, names only a later choice)."""
+    return choice.index == 0
 
 
 def finish_reason_derivable(finish_reason: LucentFinishReason, choice: LucentChoice) -> bool:

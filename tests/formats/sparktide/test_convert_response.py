@@ -75,9 +75,10 @@ def round_trip(doc: dict[str, Any]) -> tuple[Any, list[ConversionDiagnostic], li
     return out, there.diagnostics, back.diagnostics
 
 
-# The diagnostics every Lux -> SparkTide response reports: a SparkTide reply has no id, model,
-# choice index or finish reason (the platform knows the first two; the others are derived).
-IMPLIED = [("$.choices[0].index", "Degraded"), ("$.choices[0].finish_reason", "Degraded"), ("$.id", "Degraded"), ("$.model", "Degraded")]
+# The diagnostics every Lux -> SparkTide response reports: a SparkTide reply has no id, model
+# or finish reason (the platform knows the first two; the finish reason is derived). The index
+# of the one choice is implied: the reply is that choice, index 0, as a SparkTide stream says too.
+IMPLIED = [("$.choices[0].finish_reason", "Degraded"), ("$.id", "Degraded"), ("$.model", "Degraded")]
 
 TEXT_REPLY = {
     "message": {"role": "assistant", "content": "Oslo: 12 °C, light rain. Bring an umbrella."},
@@ -244,7 +245,6 @@ def test_refusal_is_written_as_the_message_text_degraded() -> None:
     assert as_json(result.value)["message"] == {"role": "assistant", "content": "I can't help with that."}
     assert diag(result) == [
         ("$.choices[0].message.content[0]", "Degraded"),
-        ("$.choices[0].index", "Degraded"),
         ("$.choices[0].finish_reason", "Unsupported"),
         ("$.id", "Degraded"),
         ("$.model", "Degraded"),
@@ -269,6 +269,14 @@ def test_a_token_count_sparktide_cannot_hold_is_invalid_and_dropped() -> None:
     assert as_json(result.value)["usage"] == {"completion_tokens": 10}
     assert ("$.usage.prompt_tokens", "Invalid") in diag(result)
     assert ("$.usage.total_tokens", "Invalid") in diag(result)
+
+
+def test_the_index_of_the_one_choice_is_implied_and_another_index_is_unsupported() -> None:
+    # issue 15: a SparkTide stream names no index 0 either (the reply is that choice)
+    assert ("$.choices[0].index", "Degraded") not in diag(to_sparktide(lux_reply([{"type": "text", "text": "A"}])))
+    doc = lux_reply([{"type": "text", "text": "A"}])
+    doc["choices"][0]["index"] = 1
+    assert ("$.choices[0].index", "Unsupported") in diag(to_sparktide(doc))
 
 
 def test_further_choices_are_unsupported_and_a_missing_choice_is_invalid() -> None:
@@ -305,7 +313,10 @@ def test_several_text_blocks_are_joined_and_another_role_is_degraded() -> None:
     result = to_sparktide(doc)
     assert as_json(result.value)["message"] == {"role": "assistant", "content": "Line one.\nLine two."}
     assert ("$.choices[0].message.role", "Degraded") in diag(result)
-    assert ("$.choices[0].message.content", "Degraded") in diag(result)
+    # each block of the joined text, as a SparkTide stream names them
+    assert ("$.choices[0].message.content[0]", "Degraded") in diag(result)
+    assert ("$.choices[0].message.content[1]", "Degraded") in diag(result)
+    assert ("$.choices[0].message.content", "Degraded") not in diag(result)
 
 
 @pytest.mark.parametrize(
