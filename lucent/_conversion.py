@@ -10,6 +10,7 @@ from typing import Any, Literal, TypeVar
 from msgspec import UNSET, Struct, UnsetType
 
 from lucent._context import DeclaredContext
+from lucent._unknown import holder_steps, relative, restore
 from lucent._validation import member, printable
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 
@@ -23,6 +24,7 @@ Origin = str | tuple[str, ...]
 """Where a built member came from: a source member (dotted), or the members one of which gave it."""
 Status = Literal["Exact", "Degraded", "Unsupported", "Invalid"]
 F = TypeVar("F", bound=Callable[..., Any])
+V = TypeVar("V")
 
 
 def reports(*statuses: Status) -> Callable[[F], F]:
@@ -463,6 +465,8 @@ class Cx:
             for name, kept in value.items():
                 if name == "members" and isinstance(kept, dict) and "members" not in spelled:
                     self._report_members(member(car, name), kept, spelled, status, detail)
+                elif name == "unknown" and isinstance(kept, dict):  # lucent._unknown: each member
+                    self._report_members(member(car, name), kept, (), status, detail)
                 elif not _spelled(name, kept, spelled):
                     self.report(member(car, name), status, detail)
 
@@ -558,25 +562,49 @@ class Cx:
                     self.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
 
     def finish(
-        self, value: Any, origins: dict[str, str] | Origins | None = None, *, sidecar: str = "", spaces: tuple[str, ...] = ()
-    ) -> None:
-        """End one conversion.
+        self,
+        value: V,
+        origins: dict[str, str] | Origins | None = None,
+        *,
+        sidecar: str = "",
+        spaces: tuple[str, ...] = (),
+        unknown: Iterable[tuple[str, list[str | int], Any]] = (),
+        unknown_space: str = "",
+    ) -> V:
+        """End one conversion; returns the value (a Lux source's, with the members its
+        side-car kept for it written back: a new value when there are some).
 
         A Lux target (`sidecar`, the member of the root that holds side-cars: ``extra`` or
-        ``provider_payload``) gets the kept values, keyed by Lux path. A Lux source (`spaces`, the
-        side-car spaces the spec reads) has every entry no rule read reported Unsupported. With
+        ``provider_payload``) gets the kept values, keyed by Lux path, and the source members
+        its Structs do not hold (`unknown`: path, steps, JSON value each, which lucent.convert
+        finds beside the decode) in `unknown_space` (``openai_chat.unknown``), keyed by the Lux
+        path of the deepest object built from their object (or its nearest holder with a record)
+        and their JSON path relative to that object, each reported Degraded (lucent._unknown).
+        A Lux source (`spaces`, the side-car spaces the spec reads) has every entry no rule read
+        reported Unsupported, and the members its own side-car's ``unknown`` keeps written into
+        the objects built from their Lux objects (:func:`lucent._unknown.restore`). With
         `origins`, every target path the conversion recorded is mapped to its source path (an
         :class:`Origins` is worked out when first read).
         """
         for space in spaces:
             self.report_unread_entries(space)
+        if self.carried and "unknown" in self.carried:
+            value = restore(self, value, self.carried["unknown"])
+        if unknown and not (sidecar and unknown_space):
+            for source, _steps, _item in unknown:
+                self.report(source, "Unsupported", "a member the schema does not define; this conversion has no side-car to keep it in")
+        elif unknown:
+            recorded = {record[1] for record in self._built.values()}
+            for source, steps, item in unknown:
+                k = holder_steps(steps, recorded)
+                self._kept.append((unknown_space, relative(steps[:k]), relative(steps[k:]), item, source))
         if not self._kept:
             if isinstance(origins, Origins):
                 origins._work = lambda: self._walked(value)[0]
                 origins._around = lambda field: self._walked_to(value, field)
             elif origins is not None:
                 origins.update(self._walked(value)[0])
-            return
+            return value
         table, deepest = self._walked(value) if origins is not None else ({}, self._deepest(value, {k[1] for k in self._kept}))
         for space, path, key, kept, source in self._kept:
             at = deepest.get(path)
@@ -592,6 +620,8 @@ class Cx:
                 node = node.setdefault(seg, {})
             node.setdefault(at, {})[key] = kept
             where = member(member(f"$.{sidecar}.{space}", at), key)
+            if space == unknown_space:
+                self.report(source, "Degraded", f"a member the schema does not define; kept in {sidecar}.{space} for a conversion back to this format")
             if isinstance(kept, list) and kept and all(self._recorded(item) for item in kept):
                 self._walk(kept, where, table, {})  # verbatim items: each names its own source
             else:
@@ -600,6 +630,7 @@ class Cx:
             origins._paths = table
         elif origins is not None:
             origins.update(table)
+        return value
 
     def _walked(self, value: Any) -> tuple[dict[str, str], dict[str, str]]:
         """(target path -> source path, source path -> the deepest target path built from it)."""
