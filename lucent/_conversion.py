@@ -10,7 +10,7 @@ from typing import Any, Literal, TypeVar
 from msgspec import UNSET, Struct, UnsetType
 
 from lucent._context import DeclaredContext
-from lucent._unknown import holder_steps, relative, restore
+from lucent._unknown import keep as keep_unknown, restore
 from lucent._validation import member, printable
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 
@@ -578,8 +578,9 @@ class Cx:
         ``provider_payload``) gets the kept values, keyed by Lux path, and the source members
         its Structs do not hold (`unknown`: path, steps, JSON value each, which lucent.convert
         finds beside the decode) in `unknown_space` (``openai_chat.unknown``), keyed by the Lux
-        path of the deepest object built from their object (or its nearest holder with a record)
-        and their JSON path relative to that object, each reported Degraded (lucent._unknown).
+        path of the outermost object built from their object (or its nearest holder with a
+        record) and their JSON path relative to that object, each reported Degraded
+        (:func:`lucent._unknown.keep`).
         A Lux source (`spaces`, the side-car spaces the spec reads) has every entry no rule read
         reported Unsupported, and the members its own side-car's ``unknown`` keeps written into
         the objects built from their Lux objects (:func:`lucent._unknown.restore`). With
@@ -590,22 +591,21 @@ class Cx:
             self.report_unread_entries(space)
         if self.carried and "unknown" in self.carried:
             value = restore(self, value, self.carried["unknown"])
+        kept_unknown: dict[str, str] = {}
         if unknown and not (sidecar and unknown_space):
             for source, _steps, _item in unknown:
                 self.report(source, "Unsupported", "a member the schema does not define; this conversion has no side-car to keep it in")
         elif unknown:
-            recorded = {record[1] for record in self._built.values()}
-            for source, steps, item in unknown:
-                k = holder_steps(steps, recorded)
-                self._kept.append((unknown_space, relative(steps[:k]), relative(steps[k:]), item, source))
-        if not self._kept:
+            kept_unknown = keep_unknown(self, value, sidecar, unknown_space, unknown)
+        if not self._kept and not kept_unknown:
             if isinstance(origins, Origins):
                 origins._work = lambda: self._walked(value)[0]
                 origins._around = lambda field: self._walked_to(value, field)
             elif origins is not None:
                 origins.update(self._walked(value)[0])
             return value
-        table, deepest = self._walked(value) if origins is not None else ({}, self._deepest(value, {k[1] for k in self._kept}))
+        table, deepest = self._walked(value) if origins is not None else ({}, self._deepest(value, {k[1] for k in self._kept}) if self._kept else {})
+        table.update(kept_unknown)
         for space, path, key, kept, source in self._kept:
             at = deepest.get(path)
             if at is None or not sidecar:
@@ -620,8 +620,6 @@ class Cx:
                 node = node.setdefault(seg, {})
             node.setdefault(at, {})[key] = kept
             where = member(member(f"$.{sidecar}.{space}", at), key)
-            if space == unknown_space:
-                self.report(source, "Degraded", f"a member the schema does not define; kept in {sidecar}.{space} for a conversion back to this format")
             if isinstance(kept, list) and kept and all(self._recorded(item) for item in kept):
                 self._walk(kept, where, table, {})  # verbatim items: each names its own source
             else:

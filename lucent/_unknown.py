@@ -23,7 +23,7 @@ import copy
 import keyword
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -34,7 +34,7 @@ from lucent._validation import member
 if TYPE_CHECKING:
     from lucent._conversion import Cx
 
-__all__ = ["MAX_CLASSES", "built_from", "holder_steps", "holding", "put_members", "relative", "restore", "steps_of"]
+__all__ = ["MAX_CLASSES", "built_from", "holder_steps", "holding", "keep", "put_members", "relative", "restore", "steps_of"]
 
 MAX_CLASSES = 256
 """How many holding subclasses (one per Struct and set of member names) are kept for reuse."""
@@ -217,7 +217,7 @@ def restore(cx: Cx, value: Any, entries: Any) -> Any:
             wanted.setdefault(lux_path, []).append((member(member(where, lux_path), rel), steps, item))
     if not wanted:
         return value
-    found = built_from(value, cx._built, set(wanted))
+    found = built_from(value, cx._built, set(wanted), inside=True)
     members: list[tuple[list[str | int], Any]] = []
     paths: list[str] = []
     for lux_path, kept in wanted.items():
@@ -234,26 +234,77 @@ def restore(cx: Cx, value: Any, entries: Any) -> Any:
     return value
 
 
-def built_from(value: Any, built: Mapping[int, tuple[Any, ...]], wanted: Collection[str]) -> dict[str, list[str | int]]:
-    """The steps of the deepest value under ``value`` built from each source path in ``wanted``
-    (``built``: ``Cx._built``, id -> (value, source path, ...)); one walk of ``value``."""
-    found: dict[str, list[str | int]] = {}
+def built_from(value: Any, built: Mapping[int, tuple[Any, ...]], wanted: Collection[str], inside: bool = False) -> dict[str, list[str | int]]:
+    """The steps of the outermost value under ``value`` built from each source path in
+    ``wanted`` (``built``: ``Cx._built``, id -> (value, source path, ...)); with ``inside``, for a
+    path from which no value was built, the value built from the nearest source path inside it
+    (the outermost one of those). One walk of ``value``, in document order."""
+    found: dict[str, tuple[int, int, list[str | int]]] = {}  # path -> (distance, depth, steps)
     stack: list[tuple[Any, list[str | int]]] = [(value, [])]
     while stack:
         node, steps = stack.pop()
         record = built.get(id(node))
-        if record is not None and record[0] is node and record[1] in wanted and len(steps) >= len(found.get(record[1], ())):
-            found[record[1]] = steps
+        if record is not None and record[0] is node:
+            for path, distance in _holders(record[1], wanted, inside):
+                best = found.get(path)
+                if best is None or (distance, len(steps)) < best[:2]:
+                    found[path] = (distance, len(steps), steps)
         if isinstance(node, msgspec.Struct):
-            children: Iterable[tuple[str | int, Any]] = zip(node.__struct_encode_fields__, (getattr(node, f) for f in node.__struct_fields__))
+            children: list[tuple[str | int, Any]] = list(zip(node.__struct_encode_fields__, (getattr(node, f) for f in node.__struct_fields__)))
         elif isinstance(node, dict):
-            children = node.items()
+            children = list(node.items())
         elif isinstance(node, list):
-            children = enumerate(node)
+            children = list(enumerate(node))
         else:
             continue
-        stack.extend((item, [*steps, step]) for step, item in children if isinstance(item, _CONTAINERS))
-    return found
+        stack.extend((item, [*steps, step]) for step, item in reversed(children) if isinstance(item, _CONTAINERS))
+    return {path: steps for path, (_, _, steps) in found.items()}
+
+
+def _holders(source: str, wanted: Collection[str], inside: bool) -> Iterator[tuple[str, int]]:
+    """The paths of ``wanted`` that are ``source`` (distance 0) or, with ``inside``, hold it
+    (distance: how many steps up)."""
+    if source in wanted:
+        yield source, 0
+    if not inside or source == "$":
+        return
+    steps = segments(source)
+    for k in range(len(steps) - 1, -1, -1):
+        path = relative(steps[:k])
+        if path in wanted:
+            yield path, len(steps) - k
+
+
+def keep(cx: Cx, value: Any, sidecar: str, space: str, unknown: Iterable[tuple[str, list[str | int], Any]]) -> dict[str, str]:
+    """X -> Lux: keep each source member the Structs do not hold in the side-car ``space`` of
+    ``value``'s ``sidecar`` member, under the Lux path of the outermost Lux object built from
+    its object (or from the nearest holder of it that has a record: a transform's value may have
+    none; the root always has) and its JSON path relative to that object; each reported
+    Degraded at its source path. Returns (side-car path -> source path) for the provenance."""
+    recorded = {record[1] for record in cx._built.values()}
+    placed: list[tuple[str, str, str, Any]] = []
+    for source, steps, item in unknown:
+        k = holder_steps(steps, recorded)
+        placed.append((relative(steps[:k]), relative(steps[k:]), source, item))
+    found = built_from(value, cx._built, {holder for holder, _, _, _ in placed})
+    table: dict[str, str] = {}
+    for holder, rel, source, item in placed:
+        at = found.get(holder)
+        if at is None:  # pragma: no cover - every holder has a record (holder_steps), and the root is built
+            cx.report(source, "Unsupported", "no Lux object was built from its object, so it cannot be kept")
+            continue
+        lux_path = relative(at)
+        car = getattr(value, sidecar)
+        if not isinstance(car, dict):
+            car = {}
+            setattr(value, sidecar, car)
+        node = car
+        for seg in space.split("."):
+            node = node.setdefault(seg, {})
+        node.setdefault(lux_path, {})[rel] = item
+        table[member(member(f"$.{sidecar}.{space}", lux_path), rel)] = source
+        cx.report(source, "Degraded", f"a member the schema does not define; kept in {sidecar}.{space} for a conversion back to this format")
+    return table
 
 
 _CONTAINERS = (msgspec.Struct, dict, list)

@@ -562,7 +562,7 @@ def _lux_input(conversation: list[LucentConversationItem], string: Any, absent: 
             action = item.agent_action
             payload = action.provider_payload
             if isinstance(payload, dict) and payload.get("type") == action.kind and _accepted(lambda: dispatch_InputItem(payload, "$")):
-                items.append(payload)
+                items.append(cx.built(f"{where}.agent_action", payload))  # recorded: its kept members come back to it
             else:
                 cx.report(f"{where}.agent_action", "Unsupported", f"a {action.kind} agent action that is not a Responses input item; dropped")
     return items
