@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import keyword
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Iterator, Mapping
@@ -39,6 +40,9 @@ __all__ = ["MAX_CLASSES", "built_from", "holder_steps", "holding", "keep", "put_
 MAX_CLASSES = 256
 """How many holding subclasses (one per Struct and set of member names) are kept for reuse."""
 
+_NAMEABLE = re.compile(r'[^"\\\x00-\x1f]*')
+"""A member name a Struct field can be written as (msgspec refuses a quote, a backslash or a
+control character in a renamed field)."""
 _CLASSES: OrderedDict[tuple[type, tuple[str, ...]], tuple[type, type]] = OrderedDict()
 _LOCK = threading.Lock()
 _MEMBERS = "__lucent_unknown__"  # on a holding subclass: its extra fields, attribute -> JSON name
@@ -63,7 +67,8 @@ def steps_of(path: str) -> list[str | int] | None:
 def holding(struct: msgspec.Struct, members: Mapping[str, Any]) -> msgspec.Struct | None:
     """A copy of ``struct`` that also writes ``members`` (JSON name -> JSON value), an instance of
     a subclass of its class (None when the class is closed: ``forbid_unknown_fields``, or
-    ``array_like``; or when it defines one of the names). Built without its ``__post_init__``
+    ``array_like``; when it defines one of the names; or for a name holding a quote, a
+    backslash or a control character, which msgspec cannot write as a field's name). Built without its ``__post_init__``
     (the conversion's check names what breaks the target); the members it held already beyond
     its class's fields are kept."""
     cls = type(struct)
@@ -74,7 +79,7 @@ def holding(struct: msgspec.Struct, members: Mapping[str, Any]) -> msgspec.Struc
     if config.forbid_unknown_fields or config.array_like:
         return None
     defined = set(base.__struct_encode_fields__) | ({config.tag_field} if config.tag_field else set())  # type: ignore[attr-defined]
-    if any(name in defined for name in members):
+    if any(name in defined or not _NAMEABLE.fullmatch(name) for name in members):
         return None
     held.update(members)
     names = tuple(held)
@@ -147,7 +152,8 @@ def _put(node: Any, steps: list[str | int], named: dict[str, tuple[int, Any]]) -
             taken = {name for name in named if name in node}
             return {**node, **{name: value for name, (_, value) in named.items() if name not in taken}}, taken
         if isinstance(node, msgspec.Struct):
-            taken = {name for name in named if _attribute(type(node), name) is not None or name == type(node).__struct_config__.tag_field}
+            tag = type(node).__struct_config__.tag_field
+            taken = {name for name in named if _attribute(type(node), name) is not None or name == tag or not _NAMEABLE.fullmatch(name)}
             made = holding(node, {name: value for name, (_, value) in named.items() if name not in taken}) if len(taken) < len(named) else node
             return (node, set(named)) if made is None else (made, taken)
         return node, set(named)

@@ -232,3 +232,14 @@ def test_relative_paths_read_back() -> None:
     for steps in (["a", 0, "x-y"], [], ['q"u\\o', 3], ["\u202e"]):
         assert _unknown.steps_of(_unknown.relative(steps)) == steps
     assert _unknown.steps_of("a.b") is None and _unknown.steps_of("$.a..b") is None
+
+
+def test_a_name_msgspec_cannot_write_as_a_field_is_reported_not_raised() -> None:
+    source = chat_response()
+    source["usage"]['quo"te'] = 1  # msgspec refuses a quote, a backslash or a control character in a field name
+    source["usage"]["tab\t"] = 2
+    source["usage"]["fine"] = 3
+    there, back, out = round_trip(source, "openai-chat", "response")
+    base = '$.provider_payload.openai_chat.unknown["$.usage"]'
+    assert {d.field: d.status for d in back.diagnostics} == {f'{base}["$[\\"quo\\\\\\"te\\"]"]': "Unsupported", f'{base}["$[\\"tab\\\\t\\"]"]': "Unsupported"}
+    assert out["usage"] == {**chat_response()["usage"], "fine": 3}
