@@ -112,7 +112,7 @@ def _subclass(base: type, names: tuple[str, ...]) -> tuple[type, type]:
             bases=(base,),
             rename=attrs,
             module=base.__module__,
-            namespace={_MEMBERS: attrs, "__lucent_base__": base},
+            namespace={_MEMBERS: attrs, "__lucent_base__": base, "__reduce__": _reduce},
         )
 
         def restore(self: Any) -> None:
@@ -123,6 +123,22 @@ def _subclass(base: type, names: tuple[str, ...]) -> tuple[type, type]:
         if len(_CLASSES) > MAX_CLASSES:
             _CLASSES.popitem(last=False)
         return found
+
+
+def _reduce(self: Any) -> tuple[Any, tuple[Any, ...]]:
+    """Pickle a holding Struct as its base class's values and its members (the subclass itself
+    is not importable by name)."""
+    cls = type(self)
+    base = cls.__lucent_base__
+    values = {name: getattr(self, name) for name in base.__struct_fields__}
+    return _rebuilt, (base, values, {name: getattr(self, attr) for attr, name in getattr(cls, _MEMBERS).items()})
+
+
+def _rebuilt(base: type, values: dict[str, Any], members: dict[str, Any]) -> msgspec.Struct:
+    """A holding Struct again, from what :func:`_reduce` gave."""
+    sub, unchecked = _subclass(base, tuple(members))
+    made: msgspec.Struct = unchecked(**values, **{attr: members[name] for attr, name in getattr(sub, _MEMBERS).items()})
+    return made
 
 
 def put_members(root: Any, members: Iterable[tuple[list[str | int], Any]]) -> tuple[Any, list[int]]:

@@ -243,3 +243,12 @@ def test_a_name_msgspec_cannot_write_as_a_field_is_reported_not_raised() -> None
     base = '$.provider_payload.openai_chat.unknown["$.usage"]'
     assert {d.field: d.status for d in back.diagnostics} == {f'{base}["$[\\"quo\\\\\\"te\\"]"]': "Unsupported", f'{base}["$[\\"tab\\\\t\\"]"]': "Unsupported"}
     assert out["usage"] == {**chat_response()["usage"], "fine": 3}
+
+
+def test_a_holding_struct_pickles_and_deep_copies() -> None:
+    import pickle
+
+    value = lucent.decode(json.dumps(chat_response()).encode(), "openai-chat", "CreateChatCompletionResponse")
+    made, _ = _unknown.put_members(value, [(["vendor"], {"a": [1]}), (["usage", "cost"], 2)])
+    for again in (pickle.loads(pickle.dumps(made)), copy.deepcopy(made)):
+        assert as_json(again) == as_json(made) and type(again) is type(made)
