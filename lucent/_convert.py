@@ -15,7 +15,7 @@ import sys
 import uuid
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import msgspec
 
@@ -47,6 +47,7 @@ from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, Convers
 
 if TYPE_CHECKING:
     from lucent._conversion import Origins
+    from lucent._converters import ToLux
     from lucent.generated.anthropic import CreateMessageParams, Message
     from lucent.generated.gemini import GenerateContentRequest, GenerateContentResponse
     from lucent.generated.htmlp_model_request import ModelRequest
@@ -229,7 +230,7 @@ def convert(
         diagnostics.extend(_unkept(unknown, source, target))
     try:
         if converter is not None and unknown and target == "lux":
-            value, found = converter(document, context, unknown=unknown)  # kept in the Lux side-car
+            value, found = cast("ToLux", converter)(document, context, unknown=unknown)  # kept in the Lux side-car
         elif converter is not None:
             value, found = converter(document, context)
         elif hops is not None:

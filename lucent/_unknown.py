@@ -200,7 +200,8 @@ def _put(node: Any, steps: list[str | int], named: dict[str, tuple[int, Any]]) -
 
 def _attribute(cls: type, name: str) -> str | None:
     """The attribute of the Struct class ``cls`` that is written as the member ``name``."""
-    for attr, encoded in zip(cls.__struct_fields__, cls.__struct_encode_fields__):  # type: ignore[attr-defined]
+    fields: tuple[str, ...] = cls.__struct_fields__  # type: ignore[attr-defined]
+    for attr, encoded in zip(fields, cls.__struct_encode_fields__):  # type: ignore[attr-defined]
         if encoded == name:
             return attr
     return None
