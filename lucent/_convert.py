@@ -238,7 +238,7 @@ def convert(
         else:
             value, found = document, []  # source == target: the document as decoded
             if unknown:  # and the members its Structs do not hold, where they were
-                value, found = _put_back(document, unknown)
+                value = _put_back(document, unknown, diagnostics)
     except LucentError:
         raise
     except Exception:
@@ -638,6 +638,7 @@ def _not_json(value: Any, path: str) -> str:
 
 
 _UNKNOWN = "a property the schema does not define (its object allows more); the bindings do not keep it, so it is dropped"
+_DUPLICATE = "a property the object names more than once: the last value is kept, as JSON Schema reads it; the earlier ones are dropped"
 
 
 def _unkept(unknown: Unknown, source: str, target: str) -> Iterator[ConversionDiagnostic]:
@@ -651,14 +652,15 @@ def _unkept(unknown: Unknown, source: str, target: str) -> Iterator[ConversionDi
         yield ConversionDiagnostic(field=path, status="Unsupported", detail=detail)
 
 
-def _put_back(document: Any, unknown: Unknown) -> tuple[Any, list[ConversionDiagnostic]]:
+def _put_back(document: Any, unknown: Unknown, diagnostics: list[ConversionDiagnostic]) -> Any:
     """A same-format conversion: the document with the members its Structs do not hold written
-    back where they were (lucent._unknown.put_members), and Unsupported for any it cannot hold."""
+    back where they were (lucent._unknown.put_members); each it cannot hold (a name msgspec
+    cannot give a field) is added to ``diagnostics``, Unsupported."""
     from lucent._unknown import put_members
 
     value, refused = put_members(document, [(steps, item) for _, steps, item in unknown])
-    return value, [ConversionDiagnostic(field=unknown[i][0], status="Unsupported", detail=_UNKNOWN) for i in refused]
-_DUPLICATE = "a property the object names more than once: the last value is kept, as JSON Schema reads it; the earlier ones are dropped"
+    diagnostics.extend(ConversionDiagnostic(field=unknown[i][0], status="Unsupported", detail=_UNKNOWN) for i in refused)
+    return value
 
 
 def _duplicates(text: bytes) -> list[ConversionDiagnostic]:

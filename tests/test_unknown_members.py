@@ -153,6 +153,10 @@ def test_a_same_format_conversion_keeps_them_where_they_were() -> None:
     source["usage"]["cost"] = 2
     result = lucent.convert(source, "openai-chat", "openai-chat", "response")
     assert as_json(result.value) == source and result.diagnostics == []
+    source["usage"]['x"y'] = 3  # no Struct field can be written so (msgspec): named, not lost silently
+    result = lucent.convert(source, "openai-chat", "openai-chat", "response")
+    assert [(d.field, d.status) for d in result.diagnostics] == [('$.usage["x\\"y"]', "Unsupported")]
+    assert as_json(result.value)["usage"]["cost"] == 2
 
 
 def test_writing_them_back_changes_neither_the_lux_document_nor_what_it_shares() -> None:
