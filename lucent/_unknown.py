@@ -66,11 +66,11 @@ def steps_of(path: str) -> list[str | int] | None:
 
 def holding(struct: msgspec.Struct, members: Mapping[str, Any]) -> msgspec.Struct | None:
     """A copy of ``struct`` that also writes ``members`` (JSON name -> JSON value), an instance of
-    a subclass of its class (None when the class is closed: ``forbid_unknown_fields``, or
-    ``array_like``; when it defines one of the names; or for a name holding a quote, a
-    backslash or a control character, which msgspec cannot write as a field's name). Built without its ``__post_init__``
-    (the conversion's check names what breaks the target); the members it held already beyond
-    its class's fields are kept."""
+    a subclass of its class; None when the class is closed (``forbid_unknown_fields``,
+    ``array_like``), defines one of the names, or a name holds a quote, a backslash or a control
+    character (msgspec writes no field so named). Built without its ``__post_init__`` (the
+    conversion's check names what breaks the target); the members it held already beyond its
+    class's fields are kept."""
     cls = type(struct)
     extra: dict[str, str] = getattr(cls, _MEMBERS, {})
     held: dict[str, Any] = {name: getattr(struct, attr) for attr, name in extra.items()}
@@ -221,7 +221,8 @@ def holder_steps(steps: list[str | int], recorded: Collection[str]) -> int:
 def restore(cx: Cx, value: Any, entries: Any) -> Any:
     """Lux -> X: ``value`` (the converted X value) with the members kept in the Lux side-car
     space ``<format>.unknown`` (``entries``: Lux path -> {relative JSON path -> JSON value})
-    written into the deepest X object built from each Lux path; an entry that is not such an
+    written into the outermost X object built from each Lux path (or from the nearest Lux path
+    inside it: :func:`built_from`), at the member's relative path; an entry that is not such an
     object is reported Invalid, a member no object takes Unsupported, at its side-car path."""
     where = f"{cx.carried_path}.unknown"
     if not isinstance(entries, dict):
