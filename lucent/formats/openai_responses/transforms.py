@@ -551,13 +551,13 @@ def _lux_input(conversation: list[LucentConversationItem], string: Any, absent: 
         if isinstance(item, LucentConversationItemMessage):
             _lux_message(item.message, f"{where}.message", items, members, cx)
         elif isinstance(item, LucentConversationItemToolCall):
-            items.append(_function_call(item.tool_call, f"{where}.tool_call", members, cx))
+            items.append(cx.built(f"{where}.tool_call", _function_call(item.tool_call, f"{where}.tool_call", members, cx)))
         elif isinstance(item, LucentConversationItemToolResult):
-            items.append(_function_call_output(item.tool_result, f"{where}.tool_result", members, cx))
+            items.append(cx.built(f"{where}.tool_result", _function_call_output(item.tool_result, f"{where}.tool_result", members, cx)))
         elif isinstance(item, LucentConversationItemReasoning):
             reasoning = _lux_reasoning(item.reasoning, f"{where}.reasoning", members, cx)
             if reasoning is not None:
-                items.append(reasoning)
+                items.append(cx.built(f"{where}.reasoning", reasoning))
         else:
             action = item.agent_action
             payload = action.provider_payload
@@ -644,10 +644,10 @@ def _lux_message(message: LucentMessage, path: str, items: list[Any], members: _
         where = f"{path}.content[{index}]"
         if isinstance(block, LucentContentToolUse):
             cx.report(where, "Degraded", "written as a function_call item after its message (it comes back as an item)")
-            after.append(_function_call(block.tool_use, f"{where}.tool_use", members, cx))
+            after.append(cx.built(f"{where}.tool_use", _function_call(block.tool_use, f"{where}.tool_use", members, cx)))
         elif isinstance(block, LucentContentToolResult):
             cx.report(where, "Degraded", "written as a function_call_output item before its message (it comes back as an item)")
-            before.append(_function_call_output(block.tool_result, f"{where}.tool_result", members, cx))
+            before.append(cx.built(f"{where}.tool_result", _function_call_output(block.tool_result, f"{where}.tool_result", members, cx)))
         elif isinstance(block, LucentContentThinking):
             cx.report(where, "Unsupported", "Responses messages hold no reasoning; dropped")
         else:
@@ -657,14 +657,14 @@ def _lux_message(message: LucentMessage, path: str, items: list[Any], members: _
     string = _flag(kept, "content_string", path, cx)
     if blocks or verbatim or not (before or after):
         if string and verbatim is None and len(blocks) == 1 and isinstance(blocks[0][1], LucentContentText) and blocks[0][1].annotations is UNSET:
-            items.append({"role": role, "content": blocks[0][1].text, **kept})
+            items.append(cx.built(path, {"role": role, "content": blocks[0][1].text, **kept}))
         else:
             content = _lux_parts([b for _i, b in blocks], f"{path}.content", role, verbatim, members, cx, [i for i, _b in blocks], member(_members_path(path, cx), "content_parts"))
             if role == "assistant" and not kept:
                 # an assistant turn from another format: the input form of a message, its text a string
-                items.append(_easy_assistant(content, path, cx))
+                items.append(cx.built(path, _easy_assistant(content, path, cx)))
             else:
-                items.append({"role": role, "content": content, **kept})
+                items.append(cx.built(path, {"role": role, "content": content, **kept}))
     else:
         # only tool calls and results: each is an item of its own, and the message is not written
         cx.report(f"{path}.role", "Degraded", f"the {message.role} message holds only tool calls and results, written as items of their own; its role is not kept")
@@ -714,18 +714,18 @@ def _lux_parts(
             if kind == "output_text":
                 part.setdefault("annotations", [])
                 part.setdefault("logprobs", [])
-            parts.append({**part, **kept})
+            parts.append(cx.built(where, {**part, **kept}))
         elif isinstance(block, LucentContentRefusal):
             if role == "assistant":
-                parts.append({"type": "refusal", "refusal": block.refusal, **kept})
+                parts.append(cx.built(where, {"type": "refusal", "refusal": block.refusal, **kept}))
             else:
                 cx.report(where, "Degraded", f"a {role} message has no refusal part; written as text")
-                parts.append({"type": "input_text", "text": block.refusal, **kept})
+                parts.append(cx.built(where, {"type": "input_text", "text": block.refusal, **kept}))
         elif isinstance(block, LucentContentImage) and role != "assistant":
             image = _lux_image(block.image, f"{where}.image", cx)
             if image is None:
                 continue
-            parts.append({"type": "input_image", **image, **({"detail": "auto"} | kept)})
+            parts.append(cx.built(where, {"type": "input_image", **image, **({"detail": "auto"} | kept)}))
         else:
             cx.report(where, "Unsupported", f"Responses {role} messages have no {_tag(block)} part; dropped")
     return _put_back(parts, verbatim, verbatim_at, cx)
@@ -770,7 +770,7 @@ def lux_tools(tools: list[LucentTool] | UnsetType, verbatim: Any, path: str, cx:
             fn["description"] = tool.description
         fn["parameters"] = parameters
         fn["strict"] = tool.strict if tool.strict is not UNSET else False
-        written.append(fn)
+        written.append(cx.built(f"{path}[{index}]", fn))
     _put_back(written, verbatim, f"{cx.carried_path}.tools", cx)
     return written if written or tools is not UNSET or verbatim is not UNSET else UNSET
 
@@ -1214,10 +1214,11 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
             content = _lux_parts([b for _i, b in taken], f"{where}.content", "assistant", record.get("parts"), members, cx, [i for i, _b in taken], f"{cx.carried_path}.output[{n}].parts")
             items.append({**item, "content": content})
         elif kind == "reasoning" and count == 1 and isinstance(taken[0][1], LucentContentThinking):
-            items.append(_reasoning_out(taken[0][1].thinking, dict(item), f"{where}.content[{taken[0][0]}].thinking", cx))
+            at = f"{where}.content[{taken[0][0]}].thinking"
+            items.append(cx.built(at, _reasoning_out(taken[0][1].thinking, dict(item), at, cx)))
         elif count == 1 and isinstance(taken[0][1], LucentContentToolUse):
             call = taken[0][1].tool_use
-            items.append({**item, "call_id": call.id, "name": call.name, "arguments": call.arguments})
+            items.append(cx.built(f"{where}.content[{taken[0][0]}].tool_use", {**item, "call_id": call.id, "name": call.name, "arguments": call.arguments}))
         else:
             cx.report(f"{cx.carried_path}.output[{n}]", "Unsupported", "the kept record does not match the Lux blocks at its place; it and the records after it are not read")
             blocks = taken + blocks
@@ -1241,7 +1242,7 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
         flush()
         if isinstance(block, LucentContentToolUse):
             call = block.tool_use
-            items.append({"type": "function_call", "id": _made_id(MADE_ID_PREFIX["function_call"], made, at, cx), "call_id": call.id, "name": call.name, "arguments": call.arguments, "status": "completed"})
+            items.append(cx.built(f"{at}.tool_use", {"type": "function_call", "id": _made_id(MADE_ID_PREFIX["function_call"], made, at, cx), "call_id": call.id, "name": call.name, "arguments": call.arguments, "status": "completed"}))
         elif isinstance(block, LucentContentThinking) and not block.thinking.redacted:
             item = {"type": "reasoning", "id": _made_id(MADE_ID_PREFIX["reasoning"], made, at, cx)}
             if block.thinking.signature is not UNSET:
@@ -1249,7 +1250,7 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
                 # Responses stream has none (a Lux stream has no side-car), and a stream writer
                 # keeps the signature as well.
                 cx.report(f"{at}.thinking.signature", "Degraded", "written as encrypted_content; Responses decrypts only the encrypted_content it issued, and this block has no Responses record (it may hold another provider's signature)")
-            items.append(_reasoning_out(block.thinking, item, f"{at}.thinking", cx))
+            items.append(cx.built(f"{at}.thinking", _reasoning_out(block.thinking, item, f"{at}.thinking", cx)))
         else:
             cx.report(at, "Unsupported", f"Responses output has no {_tag(block)} item; dropped")
     flush()
