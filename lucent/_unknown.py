@@ -260,11 +260,12 @@ def restore(cx: Cx, value: Any, entries: Any) -> Any:
 
 def built_from(value: Any, built: Mapping[int, tuple[Any, ...]], wanted: Collection[str], inside: bool = False) -> dict[str, list[str | int]]:
     """The steps of the outermost value under ``value`` built from each source path in
-    ``wanted`` (``built``: ``Cx._built``, id -> (value, source path, {member: source member},
-    source value)): a recorded value, or a member of one that copies a source member (a Gemini
-    ``usageMetadata`` from the Lux ``usage``); with ``inside``, for a path from which no value
-    was built, the value built from the nearest source path inside it (the outermost one of
-    those). One walk of ``value``, in document order."""
+    ``wanted`` (``built``: ``Cx._built``, id -> (value, source path, ...)); with ``inside``, for
+    a path from which no value was built, the value built from the nearest source path inside
+    it (the outermost one of those). A member a recorded value copies from a source member is
+    not taken for its counterpart (a Responses ``text`` is built from the Lux structured output
+    and holds it as ``format``): only recorded values are. One walk of ``value``, in document
+    order."""
     found: dict[str, tuple[int, int, list[str | int]]] = {}  # path -> (distance, depth, steps)
 
     def consider(source: str, steps: list[str | int]) -> None:
@@ -279,12 +280,6 @@ def built_from(value: Any, built: Mapping[int, tuple[Any, ...]], wanted: Collect
         record = built.get(id(node))
         if record is not None and record[0] is node:
             consider(record[1], steps)
-            for target, origin in (record[2] or {}).items():  # the members it copies, each from its source member
-                if isinstance(origin, tuple):  # several: the first one the source value has
-                    origin = next((o for o in origin if record[3] is not None and _field(record[3], o) is not None), None)
-                held = _field(node, target) if origin is not None else None
-                if held is not None and isinstance(held[1], _CONTAINERS):
-                    consider(f"{record[1]}.{origin}" if origin else record[1], [*steps, *held[0]])
         if isinstance(node, msgspec.Struct):
             children: list[tuple[str | int, Any]] = list(zip(node.__struct_encode_fields__, (getattr(node, f) for f in node.__struct_fields__)))
         elif isinstance(node, dict):
@@ -295,27 +290,6 @@ def built_from(value: Any, built: Mapping[int, tuple[Any, ...]], wanted: Collect
             continue
         stack.extend((item, [*steps, step]) for step, item in reversed(children) if isinstance(item, _CONTAINERS))
     return {path: steps for path, (_, _, steps) in found.items()}
-
-
-def _field(value: Any, dotted: str) -> tuple[list[str | int], Any] | None:
-    """(The JSON steps, the value) of the member at ``dotted`` (attribute names, as a mapping's
-    fields name them) of a built value; None when one is not set."""
-    steps: list[str | int] = []
-    for name in dotted.split("."):
-        if isinstance(value, msgspec.Struct):
-            fields = value.__struct_fields__
-            if name not in fields:
-                return None
-            steps.append(value.__struct_encode_fields__[fields.index(name)])
-            value = getattr(value, name)
-        elif isinstance(value, dict) and name in value:
-            steps.append(name)
-            value = value[name]
-        else:
-            return None
-        if value is msgspec.UNSET:
-            return None
-    return steps, value
 
 
 def _holders(source: str, wanted: Collection[str], inside: bool) -> Iterator[tuple[str, int]]:

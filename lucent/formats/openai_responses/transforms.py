@@ -849,7 +849,7 @@ def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, chat_schema:
         if not isinstance(members.get("name"), str):
             cx.report(path, "Degraded", "Responses json_schema needs a name; written as \"response\"")
             members["name"] = "response"
-        text["format"] = {"type": "json_schema", "name": members.pop("name"), "schema": output.schema, **members}
+        text["format"] = cx.built(path, {"type": "json_schema", "name": members.pop("name"), "schema": output.schema, **members})  # recorded: its kept members come back to it
     elif rest is not None and not no_format:
         text["format"] = rest
     return text or UNSET
@@ -885,7 +885,7 @@ def lux_reasoning(config: LucentReasoningConfig | UnsetType, kept: Any, path: st
     if config.budget_tokens is not UNSET:
         cx.report(f"{path}.budget_tokens", "Unsupported", "Responses reasoning has no token budget (only an effort)")
     reasoning.update(rest)
-    return reasoning
+    return cx.built(path, reasoning)  # recorded: its kept members come back to it
 
 
 def lux_stream(stream: bool, absent: Any, path: str, cx: Cx) -> bool | UnsetType:
@@ -1298,13 +1298,13 @@ def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, no_cache_write
     details: dict[str, Any] = {"cached_tokens": usage.cached_tokens if usage.cached_tokens is not UNSET else 0}
     if cache_write is not UNSET or no_cache_write is not True:
         details["cache_write_tokens"] = cache_write if cache_write is not UNSET else 0
-    return {
+    return cx.built(path, {  # recorded: its kept members come back to it
         "input_tokens": usage.prompt_tokens,
         "input_tokens_details": details,
         "output_tokens": usage.completion_tokens,
         "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens if usage.reasoning_tokens is not UNSET else 0},
         "total_tokens": usage.total_tokens,
-    }
+    })
 
 
 @reports("Degraded")
