@@ -256,3 +256,39 @@ def test_a_holding_struct_pickles_and_deep_copies() -> None:
     made, _ = _unknown.put_members(value, [(["vendor"], {"a": [1]}), (["usage", "cost"], 2)])
     for again in (pickle.loads(pickle.dumps(made)), copy.deepcopy(made)):
         assert as_json(again) == as_json(made) and type(again) is type(made)
+
+
+def _with_probe(case: str, folder: str, name: str, where: Any) -> dict[str, Any]:
+    """A recorded document with a member ``x_probe`` added to each object ``where`` picks."""
+    document = recorded(case, folder, name)
+    for holder in where(document):
+        holder["x_probe"] = {"kept": True}
+    return document
+
+
+PLACES = [  # (format, kind, case, folder, file, the objects that get a member): each kind of open object
+    ("openai-chat", "request", "toolCallRequest", "chat-completions", "followup-request.json",
+     lambda d: [d["tools"][0], d["tools"][0]["function"], *(m for m in d["messages"] if m["role"] == "tool"),
+                *(c for m in d["messages"] for c in m.get("tool_calls") or [])]),
+    ("openai-chat", "response", "toolCallRequest", "chat-completions", "response.json",
+     lambda d: [d["choices"][0]["message"]["tool_calls"][0], d["usage"]]),
+    ("openai-responses", "request", "toolCallRequest", "responses", "followup-request.json",
+     lambda d: [*d["input"], d["tools"][0], *([d["reasoning"]] if isinstance(d.get("reasoning"), dict) else [])]),
+    ("openai-responses", "response", "simpleRequest", "responses", "response.json",
+     lambda d: [*d["output"], *(p for i in d["output"] for p in i.get("content") or []), d["usage"]]),
+    ("anthropic", "response", "toolCallRequest", "anthropic", "response.json", lambda d: [*d["content"], d["usage"]]),
+    ("gemini", "request", "toolCallRequest", "google", "request.json",
+     lambda d: [d["tools"][0], d["tools"][0]["functionDeclarations"][0], *(p for c in d["contents"] for p in c["parts"])]),
+    ("gemini", "response", "toolCallRequest", "google", "response.json",
+     lambda d: [d["candidates"][0], d["candidates"][0]["content"], *d["candidates"][0]["content"]["parts"], d["usageMetadata"]]),
+]
+
+
+@pytest.mark.parametrize("fmt, kind, case, folder, name, where", PLACES, ids=[f"{p[0]}:{p[1]}" for p in PLACES])
+def test_a_member_of_every_kind_of_open_object_comes_back(fmt: str, kind: str, case: str, folder: str, name: str, where: Any) -> None:
+    source = _with_probe(case, folder, name, where)
+    there, back, out = round_trip(source, fmt, kind)
+    kept = [d.field for d in there.diagnostics if d.field.endswith(".x_probe")]
+    assert len(kept) == len(where(source)) > 0 and {d.status for d in there.diagnostics if d.field in kept} == {"Degraded"}
+    assert out == source, [d.field for d in back.diagnostics]
+    assert not [d for d in back.diagnostics if ".unknown" in d.field]
