@@ -24,7 +24,7 @@ import keyword
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -60,8 +60,14 @@ def steps_of(path: str) -> list[str | int] | None:
     """The steps of a JSON path (:func:`relative`'s reverse); None when ``path`` is not one."""
     if not isinstance(path, str) or not path.startswith("$"):
         return None
+    if _PLAIN.fullmatch(path):  # names and indexes only: read as they are
+        return [int(step[1:-1]) if step[0] == "[" else step[1:] for step in _STEP.findall(path)]
     found = segments(path)
     return found if relative(found) == path else None
+
+
+_PLAIN = re.compile(r"\$(?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:0|[1-9][0-9]*)\])*")
+_STEP = re.compile(r"\.[A-Za-z_][A-Za-z0-9_]*|\[[0-9]+\]")
 
 
 def holding(struct: msgspec.Struct, members: Mapping[str, Any]) -> msgspec.Struct | None:
@@ -121,7 +127,9 @@ def _subclass(base: type, names: tuple[str, ...]) -> tuple[type, type]:
         unchecked = type(base.__name__, (sub,), {"__post_init__": restore, "__module__": base.__module__})
         found = _CLASSES[key] = (sub, unchecked)
         if len(_CLASSES) > MAX_CLASSES:
-            _CLASSES.popitem(last=False)
+            _, gone = _CLASSES.popitem(last=False)
+            for cls in gone:
+                _ATTRIBUTES.pop(cls, None)
         return found
 
 
@@ -200,11 +208,14 @@ def _put(node: Any, steps: list[str | int], named: dict[str, tuple[int, Any]]) -
 
 def _attribute(cls: type, name: str) -> str | None:
     """The attribute of the Struct class ``cls`` that is written as the member ``name``."""
-    fields: tuple[str, ...] = cls.__struct_fields__  # type: ignore[attr-defined]
-    for attr, encoded in zip(fields, cls.__struct_encode_fields__):  # type: ignore[attr-defined]
-        if encoded == name:
-            return attr
-    return None
+    table = _ATTRIBUTES.get(cls)
+    if table is None:
+        table = _ATTRIBUTES[cls] = dict(zip(cls.__struct_encode_fields__, cls.__struct_fields__))  # type: ignore[attr-defined]
+    return table.get(name)
+
+
+_ATTRIBUTES: dict[type, dict[str, str]] = {}
+"""Struct class -> {JSON name: attribute}; a holding class's entry leaves with it (MAX_CLASSES)."""
 
 
 # ------------------------------------------------------------------ the two hops of a conversion
@@ -238,23 +249,23 @@ def restore(cx: Cx, value: Any, entries: Any) -> Any:
             if not steps or not isinstance(steps[-1], str):
                 cx.report(member(member(where, lux_path), rel), "Invalid", "not the JSON path of a member; ignored")
                 continue
-            wanted.setdefault(lux_path, []).append((member(member(where, lux_path), rel), steps, item))
+            wanted.setdefault(lux_path, []).append((rel, steps, item))
     if not wanted:
         return value
     found = built_from(value, cx._built, set(wanted), inside=True)
     members: list[tuple[list[str | int], Any]] = []
-    paths: list[str] = []
+    paths: list[tuple[str, str]] = []
     for lux_path, kept in wanted.items():
         at = found.get(lux_path)
-        for path, steps, item in kept:
+        for rel, steps, item in kept:
             if at is None:
-                cx.report(path, "Unsupported", "no object of the target was built from this Lux object, so the member is not written")
+                cx.report(member(member(where, lux_path), rel), "Unsupported", "no object of the target was built from this Lux object, so the member is not written")
                 continue
             members.append(([*at, *steps], item))
-            paths.append(path)
+            paths.append((lux_path, rel))
     value, refused = put_members(value, members)
     for index in refused:
-        cx.report(paths[index], "Unsupported", "the target object built from this Lux object has no place for it (no such object inside, or it defines the member), so it is not written")
+        cx.report(member(member(where, paths[index][0]), paths[index][1]), "Unsupported", "the target object built from this Lux object has no place for it (no such object inside, or it defines the member), so it is not written")
     return value
 
 
@@ -266,44 +277,36 @@ def built_from(value: Any, built: Mapping[int, tuple[Any, ...]], wanted: Collect
     not taken for its counterpart (a Responses ``text`` is built from the Lux structured output
     and holds it as ``format``): only recorded values are. One walk of ``value``, in document
     order."""
-    found: dict[str, tuple[int, int, list[str | int]]] = {}  # path -> (distance, depth, steps)
-
-    def consider(source: str, steps: list[str | int]) -> None:
-        for path, distance in _holders(source, wanted, inside):
-            best = found.get(path)
-            if best is None or (distance, len(steps)) < best[:2]:
-                found[path] = (distance, len(steps), steps)
-
+    found: dict[str, list[str | int]] = {}
+    others: list[tuple[str, list[str | int]]] = []  # the other records, for `inside`
     stack: list[tuple[Any, list[str | int]]] = [(value, [])]
     while stack:
         node, steps = stack.pop()
         record = built.get(id(node))
         if record is not None and record[0] is node:
-            consider(record[1], steps)
+            source = record[1]
+            if source in wanted:
+                if source not in found or len(steps) < len(found[source]):
+                    found[source] = steps
+            elif inside:
+                others.append((source, steps))
         if isinstance(node, msgspec.Struct):
-            children: list[tuple[str | int, Any]] = list(zip(node.__struct_encode_fields__, (getattr(node, f) for f in node.__struct_fields__)))
+            names = node.__struct_encode_fields__
+            children: Iterable[tuple[str | int, Any]] = [(names[i], getattr(node, f)) for i, f in enumerate(node.__struct_fields__)]
         elif isinstance(node, dict):
-            children = list(node.items())
+            children = node.items()
         elif isinstance(node, list):
-            children = list(enumerate(node))
+            children = enumerate(node)
         else:
             continue
-        stack.extend((item, [*steps, step]) for step, item in reversed(children) if isinstance(item, _CONTAINERS))
-    return {path: steps for path, (_, _, steps) in found.items()}
-
-
-def _holders(source: str, wanted: Collection[str], inside: bool) -> Iterator[tuple[str, int]]:
-    """The paths of ``wanted`` that are ``source`` (distance 0) or, with ``inside``, hold it
-    (distance: how many steps up)."""
-    if source in wanted:
-        yield source, 0
-    if not inside or source == "$":
-        return
-    steps = segments(source)
-    for k in range(len(steps) - 1, -1, -1):
-        path = relative(steps[:k])
-        if path in wanted:
-            yield path, len(steps) - k
+        stack.extend(reversed([(item, [*steps, step]) for step, item in children if isinstance(item, _CONTAINERS)]))
+    best: dict[str, tuple[int, int]] = {}
+    for path in [path for path in wanted if path not in found] if inside else []:
+        for source, steps in others:  # the nearest recorded source path inside it: the shortest
+            if source.startswith(path) and source[len(path) : len(path) + 1] in (".", "[") and (len(source), len(steps)) < best.get(path, (1 << 62, 0)):
+                best[path] = (len(source), len(steps))
+                found[path] = steps
+    return found
 
 
 def keep(cx: Cx, value: Any, sidecar: str, space: str, unknown: Iterable[tuple[str, list[str | int], Any]]) -> dict[str, str]:
