@@ -1185,17 +1185,30 @@ class Lowering:
                 for key, _, value in (entry.partition("=") for entry in self.spec.pair.get("idle_values", ()))
             )),
             "finish_args": self._finish_args(),
+            "keeps_unknown": self._keeps_unknown(),
             "constants": self.constants,
             "uses": sorted(self.uses),
             "needs_parts": any(f.mode == "collect" or any(s["kind"] == "collect" for s in f.body) for f in fns),
             "collectors": sorted({f.collector for f in fns if f.mode == "collect"} | {s["collector"] for f in fns for s in f.body if s["kind"] == "collect"}),
         }
 
+    def _keeps_unknown(self) -> str:
+        """Where an X -> Lux converter keeps the source members its Structs do not hold
+        (``extra.openai_chat.unknown``; lucent._unknown): "" for another target, "nowhere" for a
+        spec without a side-car (each is then reported Unsupported)."""
+        if self.spec.target_format.name != "lux":
+            return ""
+        root, _, key = self.carried.partition(".")
+        return f"{root}.{key}.unknown" if root and key and "." not in key else "nowhere"
+
     def _finish_args(self) -> list[str]:
-        """Cx.finish: a Lux target gets its side-car member; a Lux source names the spaces read."""
+        """Cx.finish: a Lux target gets its side-car member (and the source members its Structs
+        do not hold, kept in ``<carried key>.unknown``); a Lux source names the spaces read."""
         root = self.carried.split(".")[0]
         if self.spec.target_format.name == "lux" and root:
-            return [f"sidecar={_lit(root)}"]
+            return [f"sidecar={_lit(root)}", "unknown=unknown", f"unknown_space={_lit(self._keeps_unknown().split('.', 1)[1])}"]
+        if self.spec.target_format.name == "lux":
+            return ["unknown=unknown"]
         if not self.carried_in_source:
             return []
         spaces = {r["kept"] for m in self.spec.maps.values() for r in self._rules_of(m) if "kept" in r}
@@ -1969,7 +1982,7 @@ class Lowering:
         return [(u, d) for m in self.spec.maps.values() for u, d in m.get("unmapped", {}).items()]
 
     def _carried_keys_read(self) -> set[str]:
-        keys = set()
+        keys = {"unknown"}  # the members X's Structs do not hold: Cx.finish writes them back (lucent._unknown)
         prefix = self.carried + "."
         own = self.carried.split(".")[-1] + "."
         for m in self.spec.maps.values():

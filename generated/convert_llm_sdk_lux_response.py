@@ -7,7 +7,7 @@ Each function is one [maps.NAME] table of the spec, and each commented step one 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from msgspec import UNSET, UnsetType
@@ -80,6 +80,7 @@ def llm_sdk_to_lux_response(
     src: ModelResponse,
     context: Mapping[str, Any] | None = None,
     origins: dict[str, str] | Origins | None = None,
+    unknown: Iterable[tuple[str, list[str | int], Any]] = (),
 ) -> tuple[LucentResponse, list[ConversionDiagnostic]]:
     """Convert a llm-sdk ModelResponse into a Lux IR v1 LucentResponse.
 
@@ -89,10 +90,18 @@ def llm_sdk_to_lux_response(
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
+    `unknown`: the members of the source its Structs do not hold (JSON path, steps, JSON value;
+    lucent.convert finds them beside the decode), kept in provider_payload.llm_sdk.unknown (lucent._unknown).
     """
     cx = Cx(context, CONTEXT, "llm_sdk_to_lux_response")
     value = _response(src, "$", cx)
-    cx.finish(value, origins, sidecar="provider_payload")
+    value = cx.finish(
+        value,
+        origins,
+        sidecar="provider_payload",
+        unknown=unknown,
+        unknown_space="llm_sdk.unknown",
+    )
     return value, cx.diagnostics
 
 

@@ -79,7 +79,7 @@ def lux_to_anthropic_request(
     cx = Cx(context, CONTEXT, "lux_to_anthropic_request")
     cx.carried = cx.load_carried(src.extra, "anthropic", "$.extra.anthropic", _CARRIED_TYPES)
     value = _request(src, "$", cx)
-    cx.finish(value, origins, spaces=("anthropic.members", "media"))
+    value = cx.finish(value, origins, spaces=("anthropic.members", "media"))
     return value, cx.diagnostics
 
 
@@ -234,7 +234,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
     cx.report_unread(
         cx.carried,
         f"{path}.extra.anthropic",
-        ("cache_control", "container", "disable_parallel_tool_use", "inference_geo", "members", "metadata", "output_config", "service_tier", "stream", "system_form", "thinking_absent", "thinking_display", "tools"),
+        ("cache_control", "container", "disable_parallel_tool_use", "inference_geo", "members", "metadata", "output_config", "service_tier", "stream", "system_form", "thinking_absent", "thinking_display", "tools", "unknown"),
         "Unsupported",
         "not an Anthropic value this mapping reads",
     )

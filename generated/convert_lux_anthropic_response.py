@@ -62,7 +62,7 @@ def lux_to_anthropic_response(
     cx = Cx(context, CONTEXT, "lux_to_anthropic_response")
     cx.carried = cx.load_carried(src.provider_payload, "anthropic", "$.provider_payload.anthropic", _CARRIED_TYPES)
     value = _response(src, "$", cx)
-    cx.finish(value, origins, spaces=("media",))
+    value = cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
 
 
@@ -120,7 +120,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Message:
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.anthropic",
-        ("blocks", "cache_creation_zero", "container", "members", "stop_details", "stop_details_null", "stop_reason", "stop_reason_absent", "stop_sequence", "stop_sequence_null", "usage"),
+        ("blocks", "cache_creation_zero", "container", "members", "stop_details", "stop_details_null", "stop_reason", "stop_reason_absent", "stop_sequence", "stop_sequence_null", "unknown", "usage"),
         "Unsupported",
         "not an Anthropic value this mapping reads",
     )

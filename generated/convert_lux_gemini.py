@@ -63,7 +63,7 @@ def lux_to_gemini_request(
     cx = Cx(context, CONTEXT, "lux_to_gemini_request")
     cx.carried = cx.load_carried(src.extra, "gemini", "$.extra.gemini", _CARRIED_TYPES)
     value = _request(src, "$", cx)
-    cx.finish(value, origins, spaces=("media",))
+    value = cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
 
 
@@ -155,7 +155,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
     cx.report_unread(
         cx.carried,
         f"{path}.extra.gemini",
-        ("cachedContent", "contents", "generationConfig", "members", "model", "safetySettings", "serviceTier", "store", "systemInstruction", "toolConfig", "tools"),
+        ("cachedContent", "contents", "generationConfig", "members", "model", "safetySettings", "serviceTier", "store", "systemInstruction", "toolConfig", "tools", "unknown"),
         "Unsupported",
         "not a Gemini value this mapping reads",
     )

@@ -59,7 +59,7 @@ def lux_to_gemini_response(
     cx = Cx(context, CONTEXT, "lux_to_gemini_response")
     cx.carried = cx.load_carried(src.provider_payload, "gemini", "$.provider_payload.gemini", _CARRIED_TYPES)
     value = _response(src, "$", cx)
-    cx.finish(value, origins, spaces=("media",))
+    value = cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
 
 
@@ -114,7 +114,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.gemini",
-        ("candidates", "members", "modelStatus", "modelVersion", "promptFeedback", "responseId", "usageMetadata"),
+        ("candidates", "members", "modelStatus", "modelVersion", "promptFeedback", "responseId", "unknown", "usageMetadata"),
         "Unsupported",
         "not a Gemini value this mapping reads",
     )

@@ -118,7 +118,7 @@ def lux_to_htmlp_request(
     cx = Cx(context, CONTEXT, "lux_to_htmlp_request")
     cx.carried = cx.load_carried(src.extra, "htmlp", "$.extra.htmlp")
     value = _request(src, "$", cx)
-    cx.finish(value, origins, spaces=("media",))
+    value = cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
 
 
@@ -253,7 +253,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> ModelRequest:
     cx.report_unread(
         cx.carried,
         f"{path}.extra.htmlp",
-        ("max_output_tokens", "members", "thinking_level"),
+        ("max_output_tokens", "members", "thinking_level", "unknown"),
         "Unsupported",
         "not an htmlp field this mapping reads",
     )

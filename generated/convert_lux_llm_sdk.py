@@ -144,7 +144,7 @@ def lux_to_llm_sdk_request(
     cx = Cx(context, CONTEXT, "lux_to_llm_sdk_request")
     cx.carried = cx.load_carried(src.extra, "llm_sdk", "$.extra.llm_sdk")
     value = _request(src, "$", cx)
-    cx.finish(value, origins, spaces=("llm_sdk.members", "media"))
+    value = cx.finish(value, origins, spaces=("llm_sdk.members", "media"))
     return value, cx.diagnostics
 
 
@@ -256,7 +256,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> LanguageModelInput:
     cx.report_unread(
         cx.carried,
         f"{path}.extra.llm_sdk",
-        ("empty_tool_messages", "extra", "frequencyPenalty", "members", "modalities", "presencePenalty", "tool_message_starts", "topK"),
+        ("empty_tool_messages", "extra", "frequencyPenalty", "members", "modalities", "presencePenalty", "tool_message_starts", "topK", "unknown"),
         "Unsupported",
         "not an llm-sdk value this mapping reads",
     )

@@ -95,7 +95,7 @@ def lux_to_llm_sdk_response(
     cx = Cx(context, CONTEXT, "lux_to_llm_sdk_response")
     cx.carried = cx.load_carried(src.provider_payload, "llm_sdk", "$.provider_payload.llm_sdk")
     value = _response(src, "$", cx)
-    cx.finish(value, origins, spaces=("llm_sdk.members", "media"))
+    value = cx.finish(value, origins, spaces=("llm_sdk.members", "media"))
     return value, cx.diagnostics
 
 
@@ -144,7 +144,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> ModelResponse:
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.llm_sdk",
-        ("cost", "inputTokensDetail", "members", "outputTokensDetail"),
+        ("cost", "inputTokensDetail", "members", "outputTokensDetail", "unknown"),
         "Unsupported",
         "not an llm-sdk value this mapping reads",
     )

@@ -97,7 +97,7 @@ def lux_to_openai_chat_request(
     cx = Cx(context, CONTEXT, "lux_to_openai_chat_request")
     cx.carried = cx.load_carried(src.extra, "openai_chat", "$.extra.openai_chat", _CARRIED_TYPES)
     value = _request(src, "$", cx)
-    cx.finish(value, origins, spaces=("media",))
+    value = cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
 
 
@@ -436,7 +436,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateChatCompletionReque
     cx.report_unread(
         cx.carried,
         f"{path}.extra.openai_chat",
-        ("audio", "frequency_penalty", "function_call", "functions", "json_schema", "limit_field", "logit_bias", "logprobs", "max_completion_tokens", "max_tokens", "members", "metadata", "modalities", "moderation", "n", "parallel_tool_calls", "prediction", "presence_penalty", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning_effort", "response_format", "safety_identifier", "seed", "service_tier", "stop", "stop_string", "store", "stream", "stream_absent", "stream_options", "temperature", "tool_choice", "top_logprobs", "top_p", "user", "verbosity", "web_search_options"),
+        ("audio", "frequency_penalty", "function_call", "functions", "json_schema", "limit_field", "logit_bias", "logprobs", "max_completion_tokens", "max_tokens", "members", "metadata", "modalities", "moderation", "n", "parallel_tool_calls", "prediction", "presence_penalty", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning_effort", "response_format", "safety_identifier", "seed", "service_tier", "stop", "stop_string", "store", "stream", "stream_absent", "stream_options", "temperature", "tool_choice", "top_logprobs", "top_p", "unknown", "user", "verbosity", "web_search_options"),
         "Unsupported",
         "not a Chat Completions value this mapping reads",
     )

@@ -66,7 +66,7 @@ def lux_to_openai_chat_response(
     cx = Cx(context, CONTEXT, "lux_to_openai_chat_response")
     cx.carried = cx.load_carried(src.provider_payload, "openai_chat", "$.provider_payload.openai_chat")
     value = _response(src, "$", cx)
-    cx.finish(value, origins, spaces=("openai_chat.members",))
+    value = cx.finish(value, origins, spaces=("openai_chat.members",))
     return value, cx.diagnostics
 
 
@@ -103,7 +103,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> CreateChatCompletionRes
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.openai_chat",
-        ("members", "moderation", "service_tier", "system_fingerprint", "usage"),
+        ("members", "moderation", "service_tier", "system_fingerprint", "unknown", "usage"),
         "Unsupported",
         "not a Chat Completions value this mapping reads",
     )

@@ -89,7 +89,7 @@ def lux_to_openai_responses_request(
     cx = Cx(context, CONTEXT, "lux_to_openai_responses_request")
     cx.carried = cx.load_carried(src.extra, "openai_responses", "$.extra.openai_responses", _CARRIED_TYPES)
     value = _request(src, "$", cx)
-    cx.finish(value, origins, spaces=("media",))
+    value = cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
 
 
@@ -307,7 +307,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateResponse:
     cx.report_unread(
         cx.carried,
         f"{path}.extra.openai_responses",
-        ("background", "context_management", "conversation", "include", "input_absent", "input_string", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store", "stream_absent", "stream_options", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "user"),
+        ("background", "context_management", "conversation", "include", "input_absent", "input_string", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier", "service_tier", "store", "stream_absent", "stream_options", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "unknown", "user"),
         "Unsupported",
         "not a Responses member this mapping reads",
     )

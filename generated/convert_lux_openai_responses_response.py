@@ -87,7 +87,7 @@ def lux_to_openai_responses_response(
     cx = Cx(context, CONTEXT, "lux_to_openai_responses_response")
     cx.carried = cx.load_carried(src.provider_payload, "openai_responses", "$.provider_payload.openai_responses", _CARRIED_TYPES)
     value = _response(src, "$", cx)
-    cx.finish(value, origins, spaces=("media",))
+    value = cx.finish(value, origins, spaces=("media",))
     return value, cx.diagnostics
 
 
@@ -325,7 +325,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> Response:
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.openai_responses",
-        ("background", "cache_write_absent", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "restated_defaults", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "usage", "user"),
+        ("background", "cache_write_absent", "completed_at", "conversation", "error", "incomplete_details", "instructions", "max_output_tokens", "max_tool_calls", "members", "metadata", "moderation", "object", "output", "output_text", "parallel_tool_calls", "previous_response_id", "prompt", "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "restated_defaults", "safety_identifier", "service_tier", "status", "temperature", "text", "tool_choice", "tools", "top_logprobs", "top_p", "truncation", "unknown", "usage", "user"),
         "Unsupported",
         "not a Responses member this mapping reads",
     )

@@ -138,7 +138,7 @@ def lux_to_sparktide_request(
     cx = Cx(context, CONTEXT, "lux_to_sparktide_request")
     cx.carried = cx.load_carried(src.extra, "sparktide", "$.extra.sparktide", _CARRIED_TYPES)
     value = _request(src, "$", cx)
-    cx.finish(value, origins)
+    value = cx.finish(value, origins)
     return value, cx.diagnostics
 
 
@@ -634,7 +634,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> RemoteModelRequest:
     cx.report_unread(
         cx.carried,
         f"{path}.extra.sparktide",
-        ("appId", "content_absent", "deadline", "empty_tool_calls", "invocationId", "json_schema", "protocolVersion", "purpose", "response_format", "runId", "subjectId", "tenantId", "tool_choice", "tools", "traceId"),
+        ("appId", "content_absent", "deadline", "empty_tool_calls", "invocationId", "json_schema", "protocolVersion", "purpose", "response_format", "runId", "subjectId", "tenantId", "tool_choice", "tools", "traceId", "unknown"),
         "Unsupported",
         "not a SparkTide field this mapping reads",
     )

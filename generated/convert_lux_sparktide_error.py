@@ -50,7 +50,7 @@ def lux_to_sparktide_error(
     """
     cx = Cx(context, CONTEXT, "lux_to_sparktide_error")
     value = _failure(src, "$", cx)
-    cx.finish(value, origins)
+    value = cx.finish(value, origins)
     return value, cx.diagnostics
 
 

@@ -88,7 +88,7 @@ def lux_to_sparktide_response(
     cx = Cx(context, CONTEXT, "lux_to_sparktide_response")
     cx.carried = cx.load_carried(src.provider_payload, "sparktide", "$.provider_payload.sparktide")
     value = _response(src, "$", cx)
-    cx.finish(value, origins)
+    value = cx.finish(value, origins)
     return value, cx.diagnostics
 
 
@@ -163,7 +163,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> RemoteModelResponse:
     cx.report_unread(
         cx.carried,
         f"{path}.provider_payload.sparktide",
-        ("content_absent", "empty_tool_calls", "usage"),
+        ("content_absent", "empty_tool_calls", "unknown", "usage"),
         "Unsupported",
         "not a SparkTide field this mapping reads",
     )

@@ -7,7 +7,7 @@ Each function is one [maps.NAME] table of the spec, and each commented step one 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from msgspec import UNSET, UnsetType
@@ -66,6 +66,7 @@ def openai_chat_to_lux_response(
     src: CreateChatCompletionResponse,
     context: Mapping[str, Any] | None = None,
     origins: dict[str, str] | Origins | None = None,
+    unknown: Iterable[tuple[str, list[str | int], Any]] = (),
 ) -> tuple[LucentResponse, list[ConversionDiagnostic]]:
     """Convert a OpenAI Chat Completions CreateChatCompletionResponse into a Lux IR v1 LucentResponse.
 
@@ -75,10 +76,18 @@ def openai_chat_to_lux_response(
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
+    `unknown`: the members of the source its Structs do not hold (JSON path, steps, JSON value;
+    lucent.convert finds them beside the decode), kept in provider_payload.openai_chat.unknown (lucent._unknown).
     """
     cx = Cx(context, CONTEXT, "openai_chat_to_lux_response")
     value = _response(src, "$", cx)
-    cx.finish(value, origins, sidecar="provider_payload")
+    value = cx.finish(
+        value,
+        origins,
+        sidecar="provider_payload",
+        unknown=unknown,
+        unknown_space="openai_chat.unknown",
+    )
     return value, cx.diagnostics
 
 

@@ -7,7 +7,7 @@ Each function is one [maps.NAME] table of the spec, and each commented step one 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from msgspec import UNSET, UnsetType
@@ -76,6 +76,7 @@ def openai_responses_to_lux_response(
     src: Response,
     context: Mapping[str, Any] | None = None,
     origins: dict[str, str] | Origins | None = None,
+    unknown: Iterable[tuple[str, list[str | int], Any]] = (),
 ) -> tuple[LucentResponse, list[ConversionDiagnostic]]:
     """Convert a OpenAI Responses Response into a Lux IR v1 LucentResponse.
 
@@ -85,10 +86,18 @@ def openai_responses_to_lux_response(
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
+    `unknown`: the members of the source its Structs do not hold (JSON path, steps, JSON value;
+    lucent.convert finds them beside the decode), kept in provider_payload.openai_responses.unknown (lucent._unknown).
     """
     cx = Cx(context, CONTEXT, "openai_responses_to_lux_response")
     value = _response(src, "$", cx)
-    cx.finish(value, origins, sidecar="provider_payload")
+    value = cx.finish(
+        value,
+        origins,
+        sidecar="provider_payload",
+        unknown=unknown,
+        unknown_space="openai_responses.unknown",
+    )
     return value, cx.diagnostics
 
 

@@ -7,7 +7,7 @@ Each function is one [maps.NAME] table of the spec, and each commented step one 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from msgspec import UNSET, UnsetType
@@ -90,6 +90,7 @@ def sparktide_to_lux_request(
     src: RemoteModelRequest,
     context: Mapping[str, Any] | None = None,
     origins: dict[str, str] | Origins | None = None,
+    unknown: Iterable[tuple[str, list[str | int], Any]] = (),
 ) -> tuple[LucentRequest, list[ConversionDiagnostic]]:
     """Convert a SparkTide REMOTE 1.0 RemoteModelRequest into a Lux IR v1 LucentRequest.
 
@@ -99,10 +100,18 @@ def sparktide_to_lux_request(
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
+    `unknown`: the members of the source its Structs do not hold (JSON path, steps, JSON value;
+    lucent.convert finds them beside the decode), kept in extra.sparktide.unknown (lucent._unknown).
     """
     cx = Cx(context, CONTEXT, "sparktide_to_lux_request")
     value = _request(src, "$", cx)
-    cx.finish(value, origins, sidecar="extra")
+    value = cx.finish(
+        value,
+        origins,
+        sidecar="extra",
+        unknown=unknown,
+        unknown_space="sparktide.unknown",
+    )
     return value, cx.diagnostics
 
 

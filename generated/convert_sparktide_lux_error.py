@@ -7,7 +7,7 @@ Each function is one [maps.NAME] table of the spec, and each commented step one 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from msgspec import UNSET, UnsetType
@@ -50,6 +50,7 @@ def sparktide_to_lux_error(
     src: RemoteModelFailure,
     context: Mapping[str, Any] | None = None,
     origins: dict[str, str] | Origins | None = None,
+    unknown: Iterable[tuple[str, list[str | int], Any]] = (),
 ) -> tuple[LucentError, list[ConversionDiagnostic]]:
     """Convert a SparkTide REMOTE 1.0 RemoteModelFailure into a Lux IR v1 LucentError.
 
@@ -59,10 +60,12 @@ def sparktide_to_lux_error(
     filled with the JSON path of every target value the conversion recorded, mapped to the path of
     the source value it came from (lucent.convert uses it to name a second hop's findings); an
     ``Origins`` is filled when first read.
+    `unknown`: the members of the source its Structs do not hold (JSON path, steps, JSON value;
+    lucent.convert finds them beside the decode), each reported Unsupported: no side-car keeps them.
     """
     cx = Cx(context, CONTEXT, "sparktide_to_lux_error")
     value = _failure(src, "$", cx)
-    cx.finish(value, origins)
+    value = cx.finish(value, origins, unknown=unknown)
     return value, cx.diagnostics
 
 

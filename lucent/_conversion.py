@@ -11,6 +11,7 @@ from typing import Any, Literal, TypeVar
 from msgspec import UNSET, Struct, UnsetType
 
 from lucent._context import DeclaredContext
+from lucent._unknown import keep as keep_unknown, restore
 from lucent._validation import member, printable
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 
@@ -29,6 +30,7 @@ Origin = str | tuple[str, ...]
 """Where a built member came from: a source member (dotted), or the members one of which gave it."""
 Status = Literal["Exact", "Degraded", "Unsupported", "Invalid"]
 F = TypeVar("F", bound=Callable[..., Any])
+V = TypeVar("V")
 
 
 def reports(*statuses: Status) -> Callable[[F], F]:
@@ -479,6 +481,8 @@ class Cx:
             for name, kept in value.items():
                 if name == "members" and isinstance(kept, dict) and "members" not in spelled:
                     self._report_members(member(car, name), kept, spelled, status, detail)
+                elif name == "unknown" and isinstance(kept, dict):  # lucent._unknown: each member
+                    self._report_members(member(car, name), kept, (), status, detail)
                 elif not _spelled(name, kept, spelled):
                     self.report(member(car, name), status, detail)
 
@@ -574,30 +578,55 @@ class Cx:
                     self.report(member(member(where, path), key), "Unsupported", "no value at this Lux path of the target reads it")
 
     def finish(
-        self, value: Any, origins: dict[str, str] | Origins | None = None, *, sidecar: str = "", spaces: tuple[str, ...] = ()
-    ) -> None:
-        """End one conversion.
+        self,
+        value: V,
+        origins: dict[str, str] | Origins | None = None,
+        *,
+        sidecar: str = "",
+        spaces: tuple[str, ...] = (),
+        unknown: Iterable[tuple[str, list[str | int], Any]] = (),
+        unknown_space: str = "",
+    ) -> V:
+        """End one conversion; returns the value (a Lux source's, with the members its
+        side-car kept for it written back: a new value when there are some).
 
         A Lux target (`sidecar`, the member of the root that holds side-cars: ``extra`` or
-        ``provider_payload``) gets the kept values, keyed by Lux path. A Lux source (`spaces`, the
-        side-car spaces the spec reads) has every entry no rule read reported Unsupported. With
+        ``provider_payload``) gets the kept values, keyed by Lux path, and the source members
+        its Structs do not hold (`unknown`: path, steps, JSON value each, which lucent.convert
+        finds beside the decode) in `unknown_space` (``openai_chat.unknown``), keyed by the Lux
+        path of the outermost object built from their object (or its nearest holder with a
+        record) and their JSON path relative to that object, each reported Degraded
+        (:func:`lucent._unknown.keep`).
+        A Lux source (`spaces`, the side-car spaces the spec reads) has every entry no rule read
+        reported Unsupported, and the members its own side-car's ``unknown`` keeps written into
+        the objects built from their Lux objects (:func:`lucent._unknown.restore`). With
         `origins`, every target path the conversion recorded is mapped to its source path (an
         :class:`Origins` is worked out when first read).
         """
         for space in spaces:
             self.report_unread_entries(space)
-        if not self._kept:
+        if self.carried and "unknown" in self.carried:
+            value = restore(self, value, self.carried["unknown"])
+        kept_unknown: dict[str, str] = {}
+        if unknown and not (sidecar and unknown_space):
+            for source, _steps, _item in unknown:
+                self.report(source, "Unsupported", "a member the schema does not define; this conversion has no side-car to keep it in")
+        elif unknown:
+            kept_unknown = keep_unknown(self, value, sidecar, unknown_space, unknown)
+        if not self._kept and not kept_unknown:
             if isinstance(origins, Origins):
                 origins._work = lambda: self._walked(value)[0]
                 origins._around = lambda field: self._walked_to(value, field)
             elif origins is not None:
                 origins.update(self._walked(value)[0])
-            return
-        lazy = isinstance(origins, Origins) and not self._kept_over(value, sidecar)
+            return value
+        # kept unknown members are in the document already: the table is worked out now
+        lazy = not kept_unknown and isinstance(origins, Origins) and not self._kept_over(value, sidecar)
         if origins is not None and not lazy:  # the table of the document before the kept values are put in
             table, deepest = self._walked(value)
         else:
-            table, deepest = {}, self._deepest(value, {k[1] for k in self._kept})
+            table, deepest = {}, self._deepest(value, {k[1] for k in self._kept}) if self._kept else {}
+        table.update(kept_unknown)
         extras: list[tuple[str, str | list[Any]]] = []  # what the kept values add to the table, in order
         inserted: set[str] = set()  # the paths of what is put in below: the values kept, the objects made for them
         for space, path, key, kept, source in self._kept:
@@ -630,7 +659,7 @@ class Cx:
             assert isinstance(origins, Origins)
             origins._work = lambda: self._walked_but(value, inserted, extras)
             origins._around = lambda field: self._walked_to_but(value, field, inserted, extras)
-            return
+            return value
         for where, named in extras:
             if isinstance(named, list):
                 self._walk(named, where, table, {})
@@ -640,6 +669,7 @@ class Cx:
             origins._paths = table
         elif origins is not None:
             origins.update(table)
+        return value
 
     def _kept_over(self, value: Any, sidecar: str) -> bool:
         """Whether a kept value would take the place of a member the side-car `sidecar` of

@@ -15,7 +15,7 @@ import sys
 import uuid
 from bisect import bisect_left
 from collections.abc import Collection, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import msgspec
 
@@ -48,6 +48,7 @@ from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, Convers
 
 if TYPE_CHECKING:
     from lucent._conversion import Origins
+    from lucent._converters import ToLux
     from lucent.generated.anthropic import CreateMessageParams, Message
     from lucent.generated.gemini import GenerateContentRequest, GenerateContentResponse
     from lucent.generated.htmlp_model_request import ModelRequest
@@ -222,14 +223,20 @@ def convert(
     strict = flag(strict, "strict")
     if converter is None and hops is None and source != target:
         raise UsageError(f"converting {kind} from {source} to {target} is not implemented yet", code="unsupported_conversion")
-    document, diagnostics, incomplete = _decode_source(data, FORMATS[source], source_definition, limits)
+    document, diagnostics, incomplete, unknown = _decode_keeping(data, FORMATS[source], source_definition, limits)
+    if unknown and (converter is None or target != "lux"):  # kept only on the way to Lux, or back to the source
+        diagnostics.extend(_unkept(unknown, source, target))
     try:
-        if converter is not None:
+        if converter is not None and unknown and target == "lux":
+            value, found = cast("ToLux", converter)(document, context, unknown=unknown)  # kept in the Lux side-car
+        elif converter is not None:
             value, found = converter(document, context)
         elif hops is not None:
             value, found = _compose(hops, document, context, source)  # no direct converter: through Lux
         else:
             value, found = document, []  # source == target: the document as decoded
+            if unknown:  # and the members its Structs do not hold, where they were
+                value = _put_back(document, unknown, diagnostics)
     except LucentError:
         raise
     except Exception:
@@ -576,7 +583,23 @@ def _definition(fmt: str, kind: str) -> str:
 def _decode_source(data: Any, schema: str, definition: str, limits: Limits | None = None) -> tuple[Any, list[ConversionDiagnostic], ValidationError | None]:
     """The source Struct; diagnostics: an Invalid one for a protocol rule it breaks (if any), an
     Unsupported one for each member the Struct cannot keep; and, for a Struct given that breaks
-    its schema, its first fault (else None).
+    its schema, its first fault (else None). :func:`_decode_keeping` gives those members too."""
+    document, found, incomplete, unknown = _decode_keeping(data, schema, definition, limits)
+    found.extend(ConversionDiagnostic(field=path, status="Unsupported", detail=_UNKNOWN) for path, _, _ in unknown)
+    return document, found, incomplete
+
+
+Unknown = list[tuple[str, list[str | int], Any]]
+"""The members of a source its Structs do not hold: (JSON path, steps from the root, JSON value)."""
+
+
+def _decode_keeping(data: Any, schema: str, definition: str, limits: Limits | None = None) -> tuple[Any, list[ConversionDiagnostic], ValidationError | None, Unknown]:
+    """:func:`_decode_source`'s document, diagnostics (but for the members the Struct cannot
+    keep) and first fault, and those members (path, steps, JSON value each), which a conversion
+    to Lux keeps in its side-car (lucent._unknown). They are found only where the decode may have
+    dropped some: when no Struct under the definition ignores unknown members, or the text has
+    as many members as the document writes (:func:`lucent._decode.same_colons`), there are none
+    and nothing more is read.
 
     A Struct is checked as its JSON text is: its constructor checks no constraint, and its fields
     can be set to anything after it is made. A value of the wrong type raises. A Struct that
@@ -610,7 +633,7 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
         except ValidationError as broken:
             if struct is None or broken.code == "type":
                 raise  # text breaks its schema; a Struct's value of the wrong type no converter reads
-            return struct, [ConversionDiagnostic(field=broken.path, status="Invalid", detail=f"{broken.message} ({broken.code})")], broken
+            return struct, [ConversionDiagnostic(field=broken.path, status="Invalid", detail=f"{broken.message} ({broken.code})")], broken, []
         found = Diagnostics([ConversionDiagnostic(field=fault.path, status="Invalid", detail=f"{fault.message} ({fault.code})")])
     tp: Any = type(document)
     text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
@@ -619,9 +642,9 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     if not _skips_values(tp):  # every member of the text is in the document, but a duplicate's
         if not named and not _no_key_lost(text, document, tp):
             found.extend(_duplicates(text))
-        return document, found, None
+        return document, found, None, []
     if adds_no_member(tp) and same_colons(text, document):
-        return document, found, None  # no member of the text is missing from the document
+        return document, found, None, []  # no member of the text is missing from the document
     try:
         raw = msgspec.json.decode(text)
     except msgspec.ValidationError:
@@ -633,9 +656,8 @@ def _decode_source(data: Any, schema: str, definition: str, limits: Limits | Non
     # The texts, keys sorted, compared in C: to_builtins(document) == raw would copy the document
     # whole (24 bytes a byte of the body for many empty objects). A difference the walk finds
     # nothing in (1 read into a float field as 1.0) costs only the walk.
-    unknown = () if _SORTED.encode(raw) == _SORTED.encode(document) else _unknown_members(raw, document, "$")
-    found.extend(ConversionDiagnostic(field=path, status="Unsupported", detail=_UNKNOWN) for path in unknown)
-    return document, found, None
+    unknown = [] if _SORTED.encode(raw) == _SORTED.encode(document) else list(_unknown_members(raw, document, "$", []))
+    return document, found, None, unknown
 
 
 _WRITTEN_AS_TEXT = (bytes, bytearray, memoryview, datetime.datetime, datetime.date, datetime.time, datetime.timedelta, uuid.UUID, decimal.Decimal)
@@ -679,6 +701,28 @@ _UNKNOWN = "a property the schema does not define (its object allows more); the 
 _DUPLICATE = "a property the object names more than once: the last value is kept, as JSON Schema reads it; the earlier ones are dropped"
 
 
+def _unkept(unknown: Unknown, source: str, target: str) -> Iterator[ConversionDiagnostic]:
+    """Unsupported, once each, for the members of the source its Structs do not hold, converted
+    to another format than Lux (which keeps them in its side-car) or the source's own."""
+    if source == target:
+        return
+    name, other = _REGISTRY[source].label, _REGISTRY[target].label
+    detail = f"a member the {name} schema does not define (its object allows more); lucent gives such members back only to {name}, so {other} does not get it"
+    for path, _, _ in unknown:
+        yield ConversionDiagnostic(field=path, status="Unsupported", detail=detail)
+
+
+def _put_back(document: Any, unknown: Unknown, diagnostics: list[ConversionDiagnostic]) -> Any:
+    """A same-format conversion: the document with the members its Structs do not hold written
+    back where they were (lucent._unknown.put_members); each it cannot hold (a name msgspec
+    cannot give a field) is added to ``diagnostics``, Unsupported."""
+    from lucent._unknown import put_members
+
+    value, refused = put_members(document, [(steps, item) for _, steps, item in unknown])
+    diagnostics.extend(ConversionDiagnostic(field=unknown[i][0], status="Unsupported", detail=_UNKNOWN) for i in refused)
+    return value
+
+
 def _duplicates(text: bytes) -> list[ConversionDiagnostic]:
     """An Unsupported diagnostic for each property ``text`` names twice (RFC 8259 section 4),
     folded past the first 1,000 as they are found (``lucent._conversion.Diagnostics``)."""
@@ -690,26 +734,26 @@ def _duplicates(text: bytes) -> list[ConversionDiagnostic]:
     return found
 
 
-def _unknown_members(raw: Any, kept: Any, path: str) -> Iterator[str]:
-    """The paths of the members of the JSON value `raw` that its decoded form `kept` (a Struct,
-    or a JSON value holding Structs) lacks.
+def _unknown_members(raw: Any, kept: Any, path: str, steps: list[str | int]) -> Iterator[tuple[str, list[str | int], Any]]:
+    """The members of the JSON value `raw` (at `path`, `steps` from the root) that its decoded
+    form `kept` (a Struct, or a JSON value holding Structs) lacks: (path, steps, JSON value).
 
-    An object the schema leaves open (no ``additionalProperties: false``: Lux, htmlp) accepts
-    members it does not define, and the generated Struct does not keep them; naming each one
-    keeps a conversion from losing it silently.
+    An object the schema leaves open (no ``additionalProperties: false``: Lux, htmlp, vendor
+    objects) accepts members it does not define, and the generated Struct does not keep them;
+    a conversion keeps each one for its format (lucent._unknown) or names it.
     """
     if isinstance(kept, msgspec.Struct):
         kept = _members_of(kept)
     if isinstance(raw, dict) and isinstance(kept, dict):
         for key, item in raw.items():
             if key not in kept:
-                yield member(path, key)
+                yield member(path, key), [*steps, key], item
             elif item.__class__ in _CONTAINERS:  # a scalar holds no member
-                yield from _unknown_members(item, kept[key], member(path, key))
+                yield from _unknown_members(item, kept[key], member(path, key), [*steps, key])
     elif isinstance(raw, list) and isinstance(kept, list) and len(raw) == len(kept):
         for index, item in enumerate(raw):
             if item.__class__ in _CONTAINERS:
-                yield from _unknown_members(item, kept[index], f"{path}[{index}]")
+                yield from _unknown_members(item, kept[index], f"{path}[{index}]", [*steps, index])
 
 
 _CONTAINERS = (dict, list)

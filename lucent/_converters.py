@@ -8,14 +8,14 @@ generated/convert_registry.py (rendered by codegen from the mapping specs) holds
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from lucent._conversion import Origins
     from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic
 
-__all__ = ["Converter", "LazyConverters"]
+__all__ = ["Converter", "LazyConverters", "ToLux"]
 
 
 class Converter(Protocol):
@@ -23,6 +23,19 @@ class Converter(Protocol):
 
     def __call__(
         self, src: Any, context: Mapping[str, Any] | None = None, origins: dict[str, str] | Origins | None = None
+    ) -> tuple[Any, list[ConversionDiagnostic]]: ...
+
+
+class ToLux(Protocol):
+    """A generated converter to Lux, which also keeps the source members its Structs do not
+    hold (``unknown``: JSON path, steps, JSON value each) in the Lux side-car (lucent._unknown)."""
+
+    def __call__(
+        self,
+        src: Any,
+        context: Mapping[str, Any] | None = None,
+        origins: dict[str, str] | Origins | None = None,
+        unknown: Iterable[tuple[str, list[str | int], Any]] = (),
     ) -> tuple[Any, list[ConversionDiagnostic]]: ...
 
 

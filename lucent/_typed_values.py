@@ -12,8 +12,10 @@ Struct inside). ``lucent.convert`` returns instead:
 * for a target with faults, which no decode accepts, :func:`typed_parts`: a copy whose Structs
   have run their ``__post_init__`` (each dispatched union it reaches gets its Struct); a Struct
   whose rules fail keeps what its ``__post_init__`` typed before the failing rule;
-* the converter's value as it is when neither typed form writes the same JSON (a member the
-  target's Structs do not define, which they would drop).
+* where a typed form drops members the target's Structs do not define (an open object's, such
+  as a tool schema's ``additionalProperties``), that form with them written back on holding
+  Structs (subclasses of their Structs with a field per member: lucent._unknown);
+* the converter's value as it is when none of these writes the same JSON.
 """
 
 from __future__ import annotations
@@ -35,13 +37,16 @@ _ENCODER = msgspec.json.Encoder()
 def typed(value: Any, decoded: Any | None, text: bytes | None = None) -> Any:
     """The value ``lucent.convert`` returns for the converter's ``value``: ``decoded`` (the
     target decode of ``text``, the JSON text of ``value``; None when the target has faults),
-    else :func:`typed_parts`, whichever writes the same JSON value as ``value``; else ``value``
-    itself.
+    else :func:`typed_parts`, whichever writes the same JSON value as ``value``; else that typed
+    form with the members it dropped written back on holding Structs (:func:`_holding`); else
+    ``value`` itself.
 
     The typed forms differ from ``value`` only where the target's Structs read its text
     otherwise than it was built: a member an open object does not define is dropped (a Struct
-    cannot hold it; NOTES.md). ``value`` is then returned as the converter wrote it, so that
-    the result writes what the conversion wrote. When no Struct of the target's module has a
+    has no field for it). A holding Struct, a subclass of the Struct with a field per such
+    member (lucent._unknown), writes it; where none can (a closed object, a name msgspec cannot
+    write as a field), ``value`` is returned as the converter wrote it, so that the result writes
+    what the conversion wrote. When no Struct of the target's module has a
     default (:func:`_adds_no_member`), a decode writes only what its text held, each value as
     the same encoder wrote it there, or less: the text's length, written back, says nothing was
     dropped (one encode; a number respelled, ``1.0`` read as ``1``, is shorter too, and takes the
@@ -55,7 +60,24 @@ def typed(value: Any, decoded: Any | None, text: bytes | None = None) -> Any:
         elif _SORTED.encode(decoded) == _SORTED.encode(value):
             return decoded
     parts = typed_parts(value)
-    return parts if _SORTED.encode(parts) == _SORTED.encode(value) else value
+    if _SORTED.encode(parts) == _SORTED.encode(value):
+        return parts
+    held = _holding(parts if decoded is None else decoded, value)
+    return value if held is None else held
+
+
+def _holding(form: Any, value: Any) -> Any | None:
+    """The typed ``form`` with the members it dropped from ``value`` (an open object's members
+    its Struct does not define) written back on holding Structs (:func:`lucent._unknown.holding`:
+    still their classes), when that writes what ``value`` writes; else None."""
+    from lucent._convert import _unknown_members
+    from lucent._unknown import put_members
+
+    dropped = [(steps, item) for _, steps, item in _unknown_members(msgspec.json.decode(_ENCODER.encode(value)), form, "$", [])]
+    if not dropped:
+        return None
+    made, refused = put_members(form, dropped)
+    return made if not refused and _SORTED.encode(made) == _SORTED.encode(value) else None
 
 
 @once

@@ -164,20 +164,27 @@ def test_typing_the_parts_leaves_the_converted_value_as_it_was() -> None:
     assert out.tools[0].input_schema is not tools[0]["input_schema"]
 
 
-def test_a_member_the_typed_form_would_drop_keeps_the_converted_value() -> None:
-    """``InputSchema`` keeps no undeclared member (NOTES.md): a converter's tool whose schema has
-    one would lose it as a Struct, so the value stays as the converter wrote it."""
+def test_a_member_the_typed_form_would_drop_is_written_back_on_a_holding_struct() -> None:
+    """``InputSchema`` defines no ``additionalProperties``: a converter's tool whose schema has
+    it would lose it as a plain Struct, so the typed form is an ``InputSchema`` subclass that
+    writes it too (lucent._unknown.holding); where no Struct can write the member (a name
+    msgspec cannot give a field), the value stays as the converter wrote it."""
     typed_request = lucent.convert(FOLLOWUP.read_bytes(), "openai-chat", "anthropic", context={"max_tokens": 1024}).value
     raw = changed(typed_request, tools=[{"name": "n", "input_schema": {"type": "object", "additionalProperties": False}}])
-    assert typed(raw, None) is raw
-    assert msgspec.to_builtins(typed(raw, None))["tools"][0]["input_schema"]["additionalProperties"] is False
+    made = typed(raw, None)
+    assert type(made.tools[0]) is anthropic.Tool and isinstance(made.tools[0].input_schema, anthropic.InputSchema)
+    assert msgspec.to_builtins(made)["tools"][0]["input_schema"] == {"type": "object", "additionalProperties": False}
+    assert untyped(ConversionResult(value=made, diagnostics=[]), "anthropic", "request") == []
     kept = changed(typed_request, tools=[{"name": "n", "input_schema": {"type": "object"}}])
     assert type(typed(kept, None).tools[0]) is anthropic.Tool
+    unwritable = changed(typed_request, tools=[{"name": "n", "input_schema": {"type": "object", 'x"y': 1}}])
+    assert typed(unwritable, None) is unwritable
     # the decode of the text, as convert has it: its length says a member was dropped
     text = lucent.encode(raw)
     decoded = lucent.decode(text, "anthropic", "CreateMessageParams")
     assert b"additionalProperties" not in lucent.encode(decoded)
-    assert typed(raw, decoded, text) is raw
+    again = typed(raw, decoded, text)
+    assert json.loads(lucent.encode(again)) == json.loads(text) and type(again.tools[0]) is anthropic.Tool  # the member's position may differ
     text = lucent.encode(kept)
     decoded = lucent.decode(text, "anthropic", "CreateMessageParams")
     assert typed(kept, decoded, text) is decoded

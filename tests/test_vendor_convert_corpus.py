@@ -70,6 +70,20 @@ def test_every_listed_difference_is_needed(fmt: str) -> None:
     assert [(d.list, d.patterns) for d in stale] == [], "entries no round trip needs"
 
 
+def test_at_least_95_percent_of_the_recorded_documents_come_back_equal() -> None:
+    # issue 16, section 7: members the schemas do not define come back too (lucent._unknown);
+    # 525 of 676 came back equal when it was filed, 671 of 671 (the 5 refused apart) after
+    trips = [Pair(fmt, fmt, kind) for fmt in VENDORS for kind in ("request", "response")]
+    missing = [m for m in map(missing_converter, trips) if m is not None]
+    if missing:
+        pytest.skip("; ".join(missing))
+    tallies = [_tally(pair) for pair in trips]
+    exact = sum(t.counts["exact"] for t in tallies)
+    converted = sum(t.cases for t in tallies)
+    assert converted > 600
+    assert exact >= 0.95 * converted, f"{exact} of {converted} come back equal"
+
+
 # ------------------------------------------------------------------ the harness itself
 def test_one_row_per_vendor_kind_and_target() -> None:
     assert len(PAIRS) == 4 * 3 * 4

@@ -1140,7 +1140,7 @@ def anthropic_content(choices: list[Any], path: str, cx: Cx) -> list[ContentBloc
                 continue
             converted = _convert(written, ContentBlock, bpath, cx)
             if converted is not None:
-                blocks.append(converted)
+                blocks.append(cx.built(bpath, converted))  # recorded: its kept members come back to it
     _merge_response_blocks(blocks, cx)
     cx.report_unread_entries(MEMBERS)
     return blocks

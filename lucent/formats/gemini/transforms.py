@@ -1160,7 +1160,7 @@ def gemini_generation_config(
     if not out and not present:
         return UNSET
     try:  # the kept members were checked one by one above
-        return cast(GenerationConfig, convert_as(out, GenerationConfig))
+        return cx.built(path, cast(GenerationConfig, convert_as(out, GenerationConfig)))  # recorded: its kept members come back to it
     except (msgspec.ValidationError, RecursionError) as exc:
         cx.report(path, "Invalid", f"not a Gemini GenerationConfig ({described(exc)}); dropped")
         return UNSET
@@ -1477,7 +1477,7 @@ def gemini_usage_out(usage: LucentUsage | UnsetType, kept: Any, path: str, cx: C
             cx.report(path, "Unsupported", f"Gemini {key} is an int32; a count outside -2^31..2^31-1 is left out")
             out.pop(key)
     converted = _convert(out, UsageMetadata, f"{cx.carried_path}.usageMetadata", cx)
-    return cast(UsageMetadata, converted) if converted is not None else UNSET
+    return cx.built(path, cast(UsageMetadata, converted)) if converted is not None else UNSET  # recorded: its kept members come back to it
 
 
 def absent_marker(value: Any, path: str, cx: Cx) -> None | UnsetType:

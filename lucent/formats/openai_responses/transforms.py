@@ -571,18 +571,18 @@ def _lux_input(conversation: list[LucentConversationItem], string: Any, absent: 
         if isinstance(item, LucentConversationItemMessage):
             _lux_message(item.message, f"{where}.message", items, members, cx)
         elif isinstance(item, LucentConversationItemToolCall):
-            items.append(_function_call(item.tool_call, f"{where}.tool_call", members, cx))
+            items.append(cx.built(f"{where}.tool_call", _function_call(item.tool_call, f"{where}.tool_call", members, cx)))
         elif isinstance(item, LucentConversationItemToolResult):
-            items.append(_function_call_output(item.tool_result, f"{where}.tool_result", members, cx))
+            items.append(cx.built(f"{where}.tool_result", _function_call_output(item.tool_result, f"{where}.tool_result", members, cx)))
         elif isinstance(item, LucentConversationItemReasoning):
             reasoning = _lux_reasoning(item.reasoning, f"{where}.reasoning", members, cx)
             if reasoning is not None:
-                items.append(reasoning)
+                items.append(cx.built(f"{where}.reasoning", reasoning))
         else:
             action = item.agent_action
             payload = action.provider_payload
             if isinstance(payload, dict) and payload.get("type") == action.kind and _accepted(lambda: dispatch_InputItem(payload, "$")):
-                items.append(payload)
+                items.append(cx.built(f"{where}.agent_action", payload))  # recorded: its kept members come back to it
             else:
                 cx.report(f"{where}.agent_action", "Unsupported", f"a {action.kind} agent action that is not a Responses input item; dropped")
     return items
@@ -669,14 +669,14 @@ def _lux_message(message: LucentMessage, path: str, items: list[Any], members: _
                 restructured(cx, where, "tool_call_place", detail)
             else:
                 cx.report(where, "Degraded", detail + "; it is moved after the blocks that follow it")
-            after.append(_function_call(block.tool_use, f"{where}.tool_use", members, cx))
+            after.append(cx.built(f"{where}.tool_use", _function_call(block.tool_use, f"{where}.tool_use", members, cx)))
         elif isinstance(block, LucentContentToolResult):
             detail = "written as a function_call_output item before its message (it comes back as an item)"
             if all(isinstance(b, LucentContentToolResult) for b in content[:index]):  # in place (lucent._forms)
                 restructured(cx, where, "tool_result_place", detail)
             else:
                 cx.report(where, "Degraded", detail + "; it is moved ahead of the blocks before it")
-            before.append(_function_call_output(block.tool_result, f"{where}.tool_result", members, cx))
+            before.append(cx.built(f"{where}.tool_result", _function_call_output(block.tool_result, f"{where}.tool_result", members, cx)))
         elif isinstance(block, LucentContentThinking):
             cx.report(where, "Unsupported", "Responses messages hold no reasoning; dropped")
         else:
@@ -686,14 +686,14 @@ def _lux_message(message: LucentMessage, path: str, items: list[Any], members: _
     string = _flag(kept, "content_string", path, cx)
     if blocks or verbatim or not (before or after):
         if string and verbatim is None and len(blocks) == 1 and isinstance(blocks[0][1], LucentContentText) and blocks[0][1].annotations is UNSET:
-            items.append({"role": role, "content": blocks[0][1].text, **kept})
+            items.append(cx.built(path, {"role": role, "content": blocks[0][1].text, **kept}))
         else:
             content = _lux_parts([b for _i, b in blocks], f"{path}.content", role, verbatim, members, cx, [i for i, _b in blocks], member(_members_path(path, cx), "content_parts"))
             if role == "assistant" and not kept:
                 # an assistant turn from another format: the input form of a message, its text a string
-                items.append(_easy_assistant(content, path, cx))
+                items.append(cx.built(path, _easy_assistant(content, path, cx)))
             else:
-                items.append({"role": role, "content": content, **kept})
+                items.append(cx.built(path, {"role": role, "content": content, **kept}))
     else:
         # only tool calls and results: each is an item of its own, and the message is not written
         restructured(cx, f"{path}.role", "holder_role", f"the {message.role} message holds only tool calls and results, written as items of their own; its role is not kept")
@@ -743,18 +743,18 @@ def _lux_parts(
             if kind == "output_text":
                 for default in OUTPUT_TEXT_DEFAULTS:
                     part.setdefault(default, [])
-            parts.append({**part, **kept})
+            parts.append(cx.built(where, {**part, **kept}))
         elif isinstance(block, LucentContentRefusal):
             if role == "assistant":
-                parts.append({"type": "refusal", "refusal": block.refusal, **kept})
+                parts.append(cx.built(where, {"type": "refusal", "refusal": block.refusal, **kept}))
             else:
                 cx.report(where, "Degraded", f"a {role} message has no refusal part; written as text")
-                parts.append({"type": "input_text", "text": block.refusal, **kept})
+                parts.append(cx.built(where, {"type": "input_text", "text": block.refusal, **kept}))
         elif isinstance(block, LucentContentImage) and role != "assistant":
             image = _lux_image(block.image, f"{where}.image", cx)
             if image is None:
                 continue
-            parts.append({"type": "input_image", **image, **({"detail": "auto"} | kept)})
+            parts.append(cx.built(where, {"type": "input_image", **image, **({"detail": "auto"} | kept)}))
         else:
             cx.report(where, "Unsupported", f"Responses {role} messages have no {_tag(block)} part; dropped")
     return _put_back(parts, verbatim, verbatim_at, cx)
@@ -799,7 +799,7 @@ def lux_tools(tools: list[LucentTool] | UnsetType, verbatim: Any, path: str, cx:
             fn["description"] = tool.description
         fn["parameters"] = parameters
         fn["strict"] = tool.strict if tool.strict is not UNSET else False
-        written.append(fn)
+        written.append(cx.built(f"{path}[{index}]", fn))
     _put_back(written, verbatim, f"{cx.carried_path}.tools", cx)
     return written if written or tools is not UNSET or verbatim is not UNSET else UNSET
 
@@ -878,7 +878,7 @@ def lux_text(output: LucentStructuredOutput | UnsetType, kept: Any, chat_schema:
         if not isinstance(members.get("name"), str):
             cx.report(path, "Degraded", "Responses json_schema needs a name; written as \"response\"")
             members["name"] = "response"
-        text["format"] = {"type": "json_schema", "name": members.pop("name"), "schema": output.schema, **members}
+        text["format"] = cx.built(path, {"type": "json_schema", "name": members.pop("name"), "schema": output.schema, **members})  # recorded: its kept members come back to it
     elif rest is not None and not no_format:
         text["format"] = rest
     return text or UNSET
@@ -914,7 +914,7 @@ def lux_reasoning(config: LucentReasoningConfig | UnsetType, kept: Any, path: st
     if config.budget_tokens is not UNSET:
         cx.report(f"{path}.budget_tokens", "Unsupported", "Responses reasoning has no token budget (only an effort)")
     reasoning.update(rest)
-    return reasoning
+    return cx.built(path, reasoning)  # recorded: its kept members come back to it
 
 
 def lux_stream(stream: bool, absent: Any, path: str, cx: Cx) -> bool | UnsetType:
@@ -1318,10 +1318,11 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
             content = _lux_parts([b for _i, b in taken], f"{where}.content", "assistant", record.get("parts"), members, cx, [i for i, _b in taken], f"{cx.carried_path}.output[{n}].parts")
             items.append({**item, "content": content})
         elif kind == "reasoning" and count == 1 and isinstance(taken[0][1], LucentContentThinking):
-            items.append(_reasoning_out(taken[0][1].thinking, dict(item), f"{where}.content[{taken[0][0]}].thinking", cx))
+            at = f"{where}.content[{taken[0][0]}].thinking"
+            items.append(cx.built(at, _reasoning_out(taken[0][1].thinking, dict(item), at, cx)))
         elif count == 1 and isinstance(taken[0][1], LucentContentToolUse):
             call = taken[0][1].tool_use
-            items.append({**item, "call_id": call.id, "name": call.name, "arguments": call.arguments})
+            items.append(cx.built(f"{where}.content[{taken[0][0]}].tool_use", {**item, "call_id": call.id, "name": call.name, "arguments": call.arguments}))
         else:
             cx.report(f"{cx.carried_path}.output[{n}]", "Unsupported", "the kept record does not match the Lux blocks at its place; it and the records after it are not read")
             blocks = taken + blocks
@@ -1345,7 +1346,7 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
         flush()
         if isinstance(block, LucentContentToolUse):
             call = block.tool_use
-            items.append({"type": "function_call", "id": _made_id(MADE_ID_PREFIX["function_call"], made, at, cx), "call_id": call.id, "name": call.name, "arguments": call.arguments, "status": "completed"})
+            items.append(cx.built(f"{at}.tool_use", {"type": "function_call", "id": _made_id(MADE_ID_PREFIX["function_call"], made, at, cx), "call_id": call.id, "name": call.name, "arguments": call.arguments, "status": "completed"}))
         elif isinstance(block, LucentContentThinking) and not block.thinking.redacted:
             item = {"type": "reasoning", "id": _made_id(MADE_ID_PREFIX["reasoning"], made, at, cx)}
             if block.thinking.signature is not UNSET:
@@ -1353,7 +1354,7 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
                 # Responses stream has none (a Lux stream has no side-car), and a stream writer
                 # keeps the signature as well.
                 cx.report(f"{at}.thinking.signature", "Degraded", "written as encrypted_content; Responses decrypts only the encrypted_content it issued, and this block has no Responses record (it may hold another provider's signature)")
-            items.append(_reasoning_out(block.thinking, item, f"{at}.thinking", cx))
+            items.append(cx.built(f"{at}.thinking", _reasoning_out(block.thinking, item, f"{at}.thinking", cx)))
         else:
             cx.report(at, "Unsupported", f"Responses output has no {_tag(block)} item; dropped")
     flush()
@@ -1401,13 +1402,13 @@ def lux_response_usage(usage: LucentUsage | UnsetType, kept: Any, no_cache_write
     details: dict[str, Any] = {"cached_tokens": usage.cached_tokens if usage.cached_tokens is not UNSET else 0}
     if cache_write is not UNSET or no_cache_write is not True:
         details["cache_write_tokens"] = cache_write if cache_write is not UNSET else 0
-    return {
+    return cx.built(path, {  # recorded: its kept members come back to it
         "input_tokens": usage.prompt_tokens,
         "input_tokens_details": details,
         "output_tokens": usage.completion_tokens,
         "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens if usage.reasoning_tokens is not UNSET else 0},
         "total_tokens": usage.total_tokens,
-    }
+    })
 
 
 @reports("Degraded", "Invalid")

@@ -104,7 +104,7 @@ def _pattern(glob: str) -> re.Pattern[str]:
     return re.compile("^" + re.escape(glob).replace(r"\[\*\]", r"\[\d+\]") + "$")
 
 
-PATTERNS = [(_pattern(p), entry["class"]) for entry in EXPECTED["difference"] for p in entry["patterns"]]
+PATTERNS = [(_pattern(p), entry["class"]) for entry in EXPECTED.get("difference", []) for p in entry["patterns"]]
 
 
 def lux_request(conversation: list[dict[str, Any]], **fields: Any) -> dict[str, Any]:
@@ -145,12 +145,12 @@ def test_every_corpus_document_that_decodes_comes_back_equal_or_differs_only_as_
         exact += not diffs
         listed += bool(diffs)
     assert exact + listed >= (90 if kind == "request" else 0)
-    assert exact >= 3 * listed
-    assert used <= {entry["class"] for entry in EXPECTED["difference"]}
+    assert listed == 0  # members the schema does not define come back too (lucent._unknown)
+    assert used <= {entry["class"] for entry in EXPECTED.get("difference", [])}
 
 
 def test_the_expected_difference_list_is_shorter_than_linguas_and_every_class_is_needed() -> None:
-    ours = sum(len(entry["patterns"]) for entry in EXPECTED["difference"])
+    ours = sum(len(entry["patterns"]) for entry in EXPECTED.get("difference", []))
     assert ours <= 2
     lingua = REPO.parent / "shared" / "corpus" / "lingua"
     if lingua.is_dir():  # lingua's entries that apply to Anthropic -> Anthropic (34 when written)
@@ -168,7 +168,7 @@ def test_the_expected_difference_list_is_shorter_than_linguas_and_every_class_is
             if decodes(data, kind):
                 source = json.loads(data)
                 seen.update(name for at in differences(source, round_trip(source, kind)[0]) for pattern, name in PATTERNS if pattern.match(at))
-    assert seen == {entry["class"] for entry in EXPECTED["difference"]}
+    assert seen == {entry["class"] for entry in EXPECTED.get("difference", [])}
 
 
 def test_a_corpus_request_keeps_its_exact_shape_through_lux() -> None:
@@ -193,9 +193,10 @@ def test_system_blocks_with_cache_control_are_instructions_and_come_back_as_bloc
     assert lux["extra"]["anthropic"]["members"]["$.instructions[1]"] == {"cache_control": source["system"][1]["cache_control"]}
     back, found = round_trip(source, "request")
     assert back["system"] == source["system"]
-    # the tool's input_schema.additionalProperties is the listed binding difference
-    assert differences(source, back) == ["$.tools[0].input_schema.additionalProperties"]
-    assert ("$.tools[0].input_schema.additionalProperties", "Unsupported") in [(d.field, d.status) for d in found]
+    # the tool's input_schema.additionalProperties, which InputSchema does not define, too: kept
+    # in the Lux side-car (Degraded there), written back
+    assert differences(source, back) == []
+    assert ("$.tools[0].input_schema.additionalProperties", "Degraded") in [(d.field, d.status) for d in found]
 
 
 def test_a_system_message_mid_conversation_keeps_its_position() -> None:

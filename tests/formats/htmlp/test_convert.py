@@ -253,12 +253,20 @@ def test_tool_arguments_of_every_json_kind_round_trip(arguments: Any) -> None:
     assert out == doc and there == [] and back == []
 
 
-def test_members_htmlp_objects_do_not_define_are_named_not_lost() -> None:
+def test_members_htmlp_objects_do_not_define_are_kept_for_htmlp_and_named_for_others() -> None:
     doc = htmlp([{"source": {"kind": "user_message", "session": "s1"}, "role": "user", "content": [{"type": "text", "text": "hi", "lang": "en"}], "byte_count": 2}])
     result = to_lux(doc)
-    assert diag(result) == [("$.fragments[0].source.session", "Unsupported"), ("$.fragments[0].content[0].lang", "Unsupported")]
+    # kept in the Lux side-car (lucent._unknown): Degraded, so strict passes
+    assert diag(result) == [("$.fragments[0].source.session", "Degraded"), ("$.fragments[0].content[0].lang", "Degraded")]
+    assert list(result.value.extra["htmlp"]["unknown"].values()) == [{"$.source.session": "s1"}, {"$.lang": "en"}]
+    lucent.convert(json.dumps(doc), "htmlp", "lux", strict=True)
+    out, _there, back = round_trip(doc)
+    assert out == doc and back == []  # and they come back
+    # to another format they are lost, and named
     with pytest.raises(ConversionError):
-        lucent.convert(json.dumps(doc), "htmlp", "lux", strict=True)
+        lucent.convert(json.dumps(doc), "htmlp", "llm-sdk", strict=True)
+    other = lucent.convert(json.dumps(doc), "htmlp", "llm-sdk")
+    assert {(d.field, d.status) for d in other.diagnostics} >= {("$.fragments[0].source.session", "Unsupported"), ("$.fragments[0].content[0].lang", "Unsupported")}
 
 
 # ---------------------------------------------------------------------------------- Lux -> htmlp

@@ -28,7 +28,7 @@ from tests.convert_conformance.validity import Validity
 from tests.paths import DATA
 
 CORPUS = DATA / "lingua" / "snapshots"
-EXPECTED = tomllib.loads((DATA / "vendor_expected_differences" / "openai_chat.toml").read_text(encoding="utf-8"))["difference"]
+EXPECTED = tomllib.loads((DATA / "vendor_expected_differences" / "openai_chat.toml").read_text(encoding="utf-8")).get("difference", [])
 DEFINITIONS = {"request": "CreateChatCompletionRequest", "response": "CreateChatCompletionResponse"}
 FILES = {"request": ("request.json", "followup-request.json"), "response": ("response.json", "followup-response.json")}
 
@@ -98,7 +98,7 @@ def test_every_corpus_document_that_decodes_round_trips_equal_but_for_the_listed
             continue  # refused by the published schema: tests/data/vendor_corpus_failures.toml
         tally["decoded"] += 1
         _lux, back, diagnostics = _round_trip(json.loads(raw), kind)
-        assert back == _json(decoded), name  # everything the bindings keep comes back
+        assert _differences(json.loads(raw), back) == [], name  # everything, the members the bindings do not define too
         differences = _differences(json.loads(raw), back)
         named = {d.field for d in diagnostics}
         for path in differences:
@@ -108,7 +108,7 @@ def test_every_corpus_document_that_decodes_round_trips_equal_but_for_the_listed
     # the recordings decode as the schema (and its patches) allow; every one that does round-trips
     assert tally["documents"] == {"request": 89, "response": 82}[kind]
     assert tally["exact"] + tally["listed"] == tally["decoded"]
-    assert tally["listed"] == {"request": 44, "response": 0}[kind]
+    assert tally["listed"] == 0  # annotations, reasoning, cache_control... come back (lucent._unknown)
     assert tally["decoded"] == {"request": 89, "response": 82}[kind]
 
 
