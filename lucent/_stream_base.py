@@ -155,8 +155,9 @@ def context_of(context: Any) -> dict[str, Any]:
         raise UsageError(f"context could not be read: {type(exc).__name__}", code="invalid_context") from None
 
 
-_CONTEXT_DEPTH = 32
-"""How deep a context value may nest (its own values are flat; ``response`` holds one object)."""
+_CONTEXT_DEPTH = 128
+"""How deep a context value may nest: far deeper than any value a conversion reads (they are
+flat, or one object such as ``response``), and within Python's recursion limit."""
 
 
 def _plain_object(mapping: Mapping[Any, Any], path: str, depth: int) -> dict[str, Any]:

@@ -16,7 +16,8 @@ says them. ``redacted: false`` is the absence of a redaction, which every format
 says by carrying the text; ``is_error: false`` is the absence of an error, which llm-sdk and
 SparkTide say by leaving the flag out (docs/semantics.md, "Implied values"). A null is the
 absence of a value: leaving it out, or writing the target's default, is Exact (docs/semantics.md,
-"Exact"), so a null leaf is never lost (Anthropic ``stop_sequence: null`` to llm-sdk).
+"Exact"), so a null leaf is never lost (Anthropic ``stop_sequence: null`` to llm-sdk); nor is a
+0 in Anthropic's ``usage.cache_creation`` breakdown (no cache writes).
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ __all__ = ["leaves", "lost_values"]
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TAGS = ("type", "schema_version")
 _ABSENT_FLAGS = (".redacted", ".is_error")  # false: the absence of a redaction, of an error
+_ZERO_COUNTS = (".cache_creation.ephemeral_5m_input_tokens", ".cache_creation.ephemeral_1h_input_tokens")
+"""0: no cache writes, which a format without Anthropic's breakdown says by leaving it out."""
 _INDEX = re.compile(r"\[\d+\]")
 _MISSING = object()
 
@@ -55,7 +58,10 @@ def leaves(value: Any, path: str = "$") -> Iterator[tuple[str, Any]]:
 
 def _key(value: Any) -> tuple[str, Any]:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return ("number", float(value))
+        try:
+            return ("number", float(value))
+        except OverflowError:  # an integer beyond a double: itself
+            return ("number", value)
     return (type(value).__name__, value)
 
 
@@ -102,7 +108,7 @@ def lost_values(
     returned = set() if back is _MISSING else {(_INDEX.sub("[]", p), _key(v)) for p, v in leaves(back)}
     lost = []
     for path, value in leaves(source):
-        if value is None or path.rsplit(".", 1)[-1] in _TAGS or (path.endswith(_ABSENT_FLAGS) and value is False):
+        if value is None or path.rsplit(".", 1)[-1] in _TAGS or (path.endswith(_ABSENT_FLAGS) and value is False) or (path.endswith(_ZERO_COUNTS) and value == 0):
             continue
         if spelling is not None and spelling(path, value):
             continue

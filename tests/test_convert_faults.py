@@ -50,7 +50,14 @@ def test_a_deep_mistyped_context_value_is_invalid_without_echoing_it() -> None:
     for _ in range(100_000):
         deep = [deep]
     doc = {"schema_version": "v1", "model": "m", "conversation": [{"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}], "options": {"stream": False}}
-    result = lucent.convert(json.dumps(doc), "lux", "sparktide", context={"invocationId": deep})
+    with pytest.raises(lucent.errors.UsageError) as refused:  # deeper than a document may nest
+        lucent.convert(json.dumps(doc), "lux", "sparktide", context={"invocationId": deep})
+    assert refused.value.code == "invalid_context" and refused.value.path.startswith("$.invocationId[0][0]")
+    assert "nests deeper than 128" in refused.value.message and "secret" not in refused.value.message
+    shallow: object = "secret"
+    for _ in range(3):
+        shallow = [shallow]
+    result = lucent.convert(json.dumps(doc), "lux", "sparktide", context={"invocationId": shallow})
     found = [d for d in result.diagnostics if d.field == "target:$.invocationId"]
     assert [d.status for d in found][:1] == ["Invalid"]
     assert "is a JSON array" in (found[0].detail or "") and "secret" not in (found[0].detail or "")
