@@ -94,8 +94,8 @@ def register(formats: Iterable[str]) -> None:
     format's module is imported when first needed, under lucent._first_use.LOCK: a format's
     writer is registered before its reader, which other threads test for)."""
     for name in formats:
-        if name in _READERS or name not in _MODULES:
-            continue
+        if not isinstance(name, str) or name in _READERS or name not in _MODULES:
+            continue  # not a format name: refused by the caller's check of its names
         with LOCK:
             if name in _READERS:
                 continue

@@ -42,8 +42,9 @@ SMALL = b'{"model":"gpt-4o","messages":[{"role":"system","content":"Brief."},{"r
 def test_the_spellings_are_read_from_the_specs() -> None:
     found = spellings(load_specs(ROOT))
     # a spelling the format's Lux -> X spec types (carried_types) carries its JSON type
-    assert found["request"]["openai_chat"] == ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "members/refusal=null", "stop_string:boolean", "stream_absent:boolean")
-    assert found["request"]["openai_responses"] == ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "stream_absent:boolean")
+    assert found["request"]["openai_chat"] == ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "members/refusal=null", "stop_string:boolean", "store=false", "stream_absent:boolean")
+    # an idle value ([pair] idle_values) is named with the one value that asks for nothing
+    assert found["request"]["openai_responses"] == ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "store=false", "stream_absent:boolean")
     assert found["response"]["anthropic"] == ("cache_creation_zero:boolean", "members/content_form:string", "members/is_error:boolean", "stop_details_null:boolean", "stop_reason_absent:boolean", "stop_sequence_null:boolean")
     assert "restated_defaults:boolean" in found["response"]["openai_responses"]
     assert "members/id=null" in found["request"]["gemini"] and not any(s.startswith("members/id:") for s in found["request"]["gemini"])  # only a null id records an absence
