@@ -320,3 +320,19 @@ def own_or_sibling(own: Any, sibling: Any, own_path: str, sibling_path: str, cx:
     if sibling is not UNSET and sibling_as != own:
         cx.report(sibling_path, "Unsupported", f"not written: {own_path.removeprefix('$.')} is set and wins over it")
     return own
+
+
+_IMAGE_SUFFIXES = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
+
+
+def url_image_media_type(url: str) -> str | None:
+    """The image media type a URL's file name names (``image/png`` for ``.../a.png?x=1#y``: the
+    suffix of the path, before ``?`` and ``#``), None when it names none or `url` is a data URL.
+    Each format that reads a URL image's media type from its URL (Chat, Responses) and each that
+    writes a URL image without one (Chat, Anthropic: nothing lost when the URL gives it back)
+    reads this one table."""
+    if url.startswith("data:"):
+        return None
+    tail = url.split("?", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1].rsplit(".", 1)
+    return _IMAGE_SUFFIXES.get(tail[-1].lower()) if len(tail) == 2 else None
+

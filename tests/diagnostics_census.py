@@ -77,6 +77,7 @@ FORMS: dict[str, tuple[str, re.Pattern[str]]] = {
     "rounded": ("Degraded", re.compile(r"\brounded\b")),
     "filled": ("Degraded", re.compile(r"Lux has none, written as|written as the defaults")),
     "foreign-signature": ("Degraded", re.compile(r"decrypts only the encrypted_content it issued|replays? (?:a |only )?.*signature it issued")),
+    "url-fetch": ("Degraded", re.compile(r"fetches only some URLs")),
 }
 """The Degraded forms docs/semantics.md lists ("Degraded forms"), by name: (status, a pattern
 of the detail). A Degraded diagnostic of one of them may name a value the target, read back,

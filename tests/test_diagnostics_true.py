@@ -218,3 +218,15 @@ def test_store_false_to_a_format_that_keeps_nothing_is_no_loss_and_store_true_is
     lux = lucent.convert(request(False), source, "lux")
     assert _fields(lux)["$.store"] == "Degraded"
     assert lucent.convert(lucent.encode(lux.value), "lux", source).value.store is False
+
+
+def test_a_url_image_whose_file_name_gives_its_media_type_back_loses_nothing_to_anthropic() -> None:
+    chat = {"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "text", "text": "what"}, {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}]}]}
+    result = lucent.convert(chat, "openai-chat", "anthropic", context={"max_tokens": 64})
+    assert [d.field for d in result.diagnostics if "image_url" in d.field] == []
+    assert _json(result.value)["messages"][0]["content"][1] == {"type": "image", "source": {"type": "url", "url": "https://x.test/a.png"}}
+    # a Lux image whose media type the URL does not give back: Anthropic URL images state none
+    lux = _json(lucent.convert(chat, "openai-chat", "lux").value)
+    lux["conversation"][0]["message"]["content"][1]["image"]["media_type"] = "image/jpeg"
+    found = lucent.convert(lux, "lux", "anthropic", context={"max_tokens": 64}).diagnostics
+    assert [(d.field, d.status) for d in found if d.field.endswith("media_type")] == [("$.conversation[0].message.content[1].image.media_type", "Degraded")]

@@ -22,7 +22,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from lucent._conversion import Cx, reads, reports, Status
-from lucent._transforms import convert_kept, left_out, plain_members, present, report_unkept, shown, written
+from lucent._transforms import convert_kept, left_out, plain_members, present, report_unkept, shown, url_image_media_type, written
 from lucent._forms import restructured
 from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, load_json_text, member, same_json_value
 from lucent.formats.anthropic.tables import STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
@@ -494,8 +494,8 @@ def _image_out(media: LucentMultimedia, path: str, cx: Cx) -> dict[str, Any] | N
         if found and found.group(1) in _IMAGE_MEDIA_TYPES:
             # a data URL (as OpenAI sends images) is base64 data with its media type
             return {"type": "image", "source": dict(type="base64", media_type=found.group(1), data=url[found.end():])}
-        if media.media_type != URL_IMAGE_MEDIA_TYPE:
-            cx.report(f"{at}.media_type", "Degraded", "an Anthropic URL image names no media type")
+        if media.media_type not in (URL_IMAGE_MEDIA_TYPE, url_image_media_type(url)):  # else the URL gives it back
+            cx.report(f"{at}.media_type", "Degraded", "an Anthropic URL image names no media type; this one is not what the URL's file name gives back")
         return {"type": "image", "source": dict(type="url", url=url)}
     cx.report(at, "Unsupported", "Anthropic images are base64 data or a URL; a file_uri image is dropped")
     return None

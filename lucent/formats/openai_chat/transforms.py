@@ -14,7 +14,7 @@ from typing import Any, Literal
 from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
 from lucent._conversion import Cx, Expect, reads, reports, Status
-from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown
+from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown, url_image_media_type
 from lucent._forms import restructured
 from lucent._validation import described, member
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS
@@ -101,7 +101,6 @@ MEMBERS = "openai_chat.members"
 """The side-car space (under extra / provider_payload) of Chat-only members, by Lux path."""
 
 _DATA_URL = re.compile(r"^data:([A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9!#$&^_.+-]+);base64,([A-Za-z0-9+/]*={0,2})$")
-_IMAGE_SUFFIX = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
 _URL_IMAGE = "image/*"
 _AUDIO_MEDIA = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _MEDIA_AUDIO = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
@@ -171,8 +170,7 @@ def image_media(url: str, path: str, cx: Cx) -> LucentMultimedia:
 
 def url_media_type(url: str) -> str:
     """The image media type a URL's file name names (image/png for .png), else image/*."""
-    suffix = url.split("?", 1)[0].rsplit(".", 1)[-1].lower() if not url.startswith("data:") else ""
-    return _IMAGE_SUFFIX.get(suffix, _URL_IMAGE)
+    return url_image_media_type(url) or _URL_IMAGE
 
 
 @reports("Degraded")

@@ -17,7 +17,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from lucent._conversion import COMPOSED_FROM, Cx, reports, Status
-from lucent._transforms import own_or_sibling, plain_members, shown
+from lucent._transforms import own_or_sibling, plain_members, shown, url_image_media_type
 from lucent._forms import restructured
 from lucent._validation import RuleViolation, convert_as, member
 from lucent.formats import FORMATS
@@ -282,13 +282,9 @@ def _image(part: dict[str, Any], path: str, at: str, cx: Cx) -> LucentMultimedia
     return media
 
 
-_EXTENSIONS = {"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
-
-
 def _url_media_type(url: str) -> str:
-    """The image media type a URL's file extension names, else application/octet-stream."""
-    tail = url.split("?", 1)[0].split("#", 1)[0].rsplit(".", 1)
-    return _EXTENSIONS.get(tail[-1].lower(), "application/octet-stream") if len(tail) == 2 else "application/octet-stream"
+    """The image media type a URL's file name names, else application/octet-stream."""
+    return url_image_media_type(url) or "application/octet-stream"
 
 
 def _reasoning_item(item: dict[str, Any], path: str, lux: str, cx: Cx) -> LucentThinking:
