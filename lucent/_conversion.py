@@ -65,6 +65,21 @@ def reads(*keys: str) -> Callable[[F], F]:
     return declare
 
 
+def skips_absent(fn: F) -> F:
+    """Declare that a transform given only absent source values (every value read from the
+    source UNSET) returns UNSET and reports, keeps and remembers nothing (no ``cx`` call).
+
+    ``@skips_absent`` sets ``fn.skips_absent`` and returns the function unchanged.
+    codegen/mappings.py reads the decorator from the source: a generated converter then calls
+    the transform, and builds the path it is given, only when a source member it reads is
+    present (``T(src.x, f"{path}.x", cx) if src.x is not UNSET else UNSET``);
+    tests/test_generated_functions.py calls every declared transform with absent values and
+    checks the declaration holds.
+    """
+    fn.skips_absent = True  # type: ignore[attr-defined]
+    return fn
+
+
 # What a context or carried value must be: a JSON type name, or the allowed strings of an enum.
 Expect = str | tuple[str, ...]
 

@@ -17,7 +17,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from lucent._validation import BUILD_LOCK, convert_as, JsonTextError, load_json_text, member
-from lucent._conversion import counted, Cx, Status
+from lucent._conversion import counted, Cx, skips_absent, Status
 from lucent.generated.lux_ir_v1 import LucentStructuredOutput, LucentStructuredOutputJsonSchema
 
 T = TypeVar("T")
@@ -162,6 +162,7 @@ def absent_flag(value: Any, path: str, cx: Cx) -> bool | UnsetType:
     return True if value is UNSET else UNSET
 
 
+@skips_absent
 def null_kept(value: Any, path: str, cx: Cx) -> None | UnsetType:
     """JSON null kept as null (it differs from an absent member); anything else: nothing."""
     return None if value is None else UNSET

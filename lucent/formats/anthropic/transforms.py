@@ -21,7 +21,7 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from lucent._conversion import Cx, reads, reports, Status
+from lucent._conversion import Cx, reads, reports, skips_absent, Status
 from lucent._transforms import convert_kept, left_out, plain_members, present, report_unkept, shown, written
 from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, load_json_text, member
 from lucent.formats.anthropic.tables import STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
@@ -667,6 +667,7 @@ def anthropic_max_tokens(value: int | UnsetType, path: str, cx: Cx) -> int:
     return cast("int", value)
 
 
+@skips_absent
 @reports("Degraded", "Unsupported", "Invalid")
 def anthropic_system(instructions: list[LucentContent] | UnsetType, path: str, cx: Cx, carried: str) -> str | list[RequestTextBlock] | UnsetType:
     """The instruction blocks as the system prompt: one plain text block is a string (unless the
@@ -949,6 +950,7 @@ def anthropic_stream(stream: bool, path: str, cx: Cx, carried: str) -> bool | Un
     return False if cx.from_carried(carried, "boolean") is False else UNSET
 
 
+@skips_absent
 @reports("Unsupported", "Invalid")
 def carried_cache_control(value: Any, path: str, cx: Cx) -> CacheControlEphemeral | None | UnsetType:
     """The request-level cache_control kept in extra.anthropic (null kept as null)."""
