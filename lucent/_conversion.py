@@ -73,7 +73,7 @@ def skips_absent(fn: F) -> F:
     codegen/mappings.py reads the decorator from the source: a generated converter then calls
     the transform, and builds the path it is given, only when a source member it reads is
     present (``T(src.x, f"{path}.x", cx) if src.x is not UNSET else UNSET``);
-    tests/test_generated_functions.py calls every declared transform with absent values and
+    tests/test_skips_absent.py calls every declared transform with absent values and
     checks the declaration holds.
     """
     fn.skips_absent = True  # type: ignore[attr-defined]
@@ -548,8 +548,9 @@ class Cx:
     def kept(self, space: str, path: str, key: str, expect: Expect) -> Any:
         """The member `key` kept in the side-car `space` of the Lux source for the Lux object at
         `path`, or UNSET (reported Invalid when mistyped)."""
-        entry = self._space(space).get(path)
-        if not isinstance(entry, dict) or key not in entry:
+        found = self._spaces.get(space) if self._spaces_of is self.sidecar else None  # _space's look-up, without the call
+        entry = (self._space(space) if found is None else found).get(path)
+        if entry is None or not isinstance(entry, dict) or key not in entry:
             return UNSET
         self._read.add((space, path, key))
         value = entry[key]
@@ -558,6 +559,12 @@ class Cx:
             self.report(where, "Invalid", f"{_json_type_name(value)}, not {_expected(expect)}; ignored")
             return UNSET
         return value
+
+    def keeps(self, space: str, path: str) -> bool:
+        """Whether the side-car `space` of the Lux source has an entry for the Lux object at
+        `path` (when not, :meth:`kept` is UNSET for every key there: a caller may skip asking)."""
+        found = self._spaces.get(space) if self._spaces_of is self.sidecar else None
+        return path in (self._space(space) if found is None else found)
 
     def forget(self, path: str) -> None:
         """The Lux object at `path` was dropped: its kept members count as not read (finish then

@@ -458,6 +458,8 @@ def _convert(data: Any, tp: Any, path: str, cx: Cx) -> Any:
 
 
 def _kept_members(path: str, keys: tuple[str, ...], cx: Cx) -> dict[str, Any]:
+    if not cx.keeps(MEMBERS, path):  # nothing kept for this object: every key is UNSET
+        return {}
     found = {}
     for key in keys:
         value = cx.kept(MEMBERS, path, key, "json")
