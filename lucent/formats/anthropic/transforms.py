@@ -23,7 +23,7 @@ from msgspec import UNSET, UnsetType
 
 from lucent._conversion import Cx, reads, reports, skips_absent, Status
 from lucent._transforms import convert_kept, left_out, plain_members, present, report_unkept, shown, written
-from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, load_json_text, member
+from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, is_compact_text, load_json_text, member, plain_json_object
 from lucent.formats.anthropic.tables import STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
 from lucent.generated.anthropic import (
     CacheControlEphemeral,
@@ -517,6 +517,11 @@ def _thinking_out(thinking: LucentThinking, at: str, cx: Cx) -> dict[str, Any] |
 
 
 def _tool_input(arguments: str, path: str, cx: Cx) -> dict[str, Any]:
+    plain = plain_json_object(arguments)  # read in C, the object load_json_text reads
+    if plain is not None:
+        if not is_compact_text(arguments, *plain):
+            cx.report(path, "Degraded", "the arguments text is written as the JSON object it holds (re-serialized)")
+        return plain[0]
     try:
         value = load_json_text(arguments)
     except JsonTextError as exc:
