@@ -279,8 +279,10 @@ def _unkept(raw: Any, kept: Any, path: str) -> list[str]:
             if not isinstance(raw, dict):
                 continue
             cls = kept.__class__
-            names = dict(zip(cls.__struct_encode_fields__, cls.__struct_fields__))
-            tag = cls.__struct_config__.tag_field
+            known = _STRUCT_NAMES.get(cls)
+            if known is None:
+                known = _STRUCT_NAMES[cls] = (dict(zip(cls.__struct_encode_fields__, cls.__struct_fields__)), cls.__struct_config__.tag_field)
+            names, tag = known
             for key, item in raw.items():
                 name = names.get(key)
                 if name is None:
@@ -300,6 +302,7 @@ def _unkept(raw: Any, kept: Any, path: str) -> list[str]:
 
 
 _JSON_CONTAINERS = (dict, list)
+_STRUCT_NAMES: dict[type, tuple[dict[str, str], str | None]] = {}  # _unkept: a Struct class's JSON names -> attributes, its tag field
 
 
 def left_out(value: Any, path: str, cx: Cx, allowed: str) -> UnsetType:
