@@ -469,7 +469,7 @@ class Cx:
         side-car is reported member by member, its spellings left out, and so are the members its
         ``members`` keeps for each Lux object (``members/<name>``, or ``members/<name>=null`` for a
         null that records an absence, are spellings)."""
-        if mapping is UNSET:
+        if mapping is UNSET or (mapping.__class__ is dict and not mapping):  # nothing to report
             return
         if not isinstance(mapping, dict):
             self.report(path, status, detail)
@@ -577,8 +577,11 @@ class Cx:
         + the entry's Lux path + the member): a stale or foreign entry is never dropped silently.
         `finish` runs it for the spaces a spec's ``kept`` rules name; a transform that reads a
         space itself runs it once it has read everything."""
+        entries = self._space(space)
+        if not entries:  # nothing kept in this space (the usual case): nothing to report
+            return
         where = f"{self.sidecar_path}.{space}" if where is None else where
-        for path, entry in self._space(space).items():
+        for path, entry in entries.items():
             if not isinstance(entry, dict):
                 self.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
                 continue
