@@ -48,7 +48,10 @@ Spec format
       lucent/formats/<format>/transforms.py or of lucent/_transforms.py)
       turns the ``from`` value(s) into the target value; ``with = [fields]`` also passes target
       fields computed before (without ``from``, the transform gets only those and the path of
-      the source object); ``carried = "key"`` names the carried key the transform reads;
+      the source object); ``carried = "key"`` names the carried key the transform reads; a
+      transform declared ``@skips_absent`` (lucent._conversion.skips_absent) that reads only
+      optional source members is called, and its path built, only when one of them is present
+      (UNSET otherwise);
     - ``each = "M"`` / ``map = "M"``: mapping ``M`` applied to every item / to the value;
       ``first = "M"`` with ``status`` + ``reason``: mapping ``M`` applied to the first item of a
       source list, every other item reported; ``empty = "T"`` gives the value (and reports) when
