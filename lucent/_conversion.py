@@ -566,6 +566,13 @@ class Cx:
         found = self._spaces.get(space) if self._spaces_of is self.sidecar else None
         return path in (self._space(space) if found is None else found)
 
+    def has_kept(self, space: str) -> bool:
+        """Whether the side-car `space` of the Lux source may have an entry: False only once
+        it was looked up (by :meth:`kept`, :meth:`keeps`) and has none (then :meth:`kept` is
+        UNSET everywhere in it). Looks nothing up itself, so reports nothing."""
+        found = self._spaces.get(space) if self._spaces_of is self.sidecar else None
+        return found is None or bool(found)
+
     def forget(self, path: str) -> None:
         """The Lux object at `path` was dropped: its kept members count as not read (finish then
         reports them with their side-car path)."""

@@ -457,6 +457,22 @@ def _convert(data: Any, tp: Any, path: str, cx: Cx) -> Any:
         return None
 
 
+def _written(data: Any, tp: Any, path: str, cx: Cx) -> Any:
+    """A block the writers here built from Lux values (``_text_out``, ``_tool_use_out``,
+    ``_tool_result_out``, ``_thinking_out``, ``_block_out``) as the Anthropic type `tp`, as
+    :func:`_convert` gives it. Such a block holds the members its writer names, each one `tp`
+    defines, and the members kept for its object in the side-car (``anthropic.members``); once
+    that space is known to keep nothing (Cx.has_kept), no member can be one `tp` leaves out, so
+    only the conversion runs."""
+    if cx.has_kept(MEMBERS):
+        return _convert(data, tp, path, cx)
+    try:
+        return convert_as(data, tp)
+    except (msgspec.ValidationError, ValueError, TypeError) as exc:
+        cx.report(path, "Invalid", f"not a valid Anthropic value ({described(exc)}); dropped")
+        return None
+
+
 def _kept_members(path: str, keys: tuple[str, ...], cx: Cx) -> dict[str, Any]:
     if not cx.keeps(MEMBERS, path):  # nothing kept for this object: every key is UNSET
         return {}
@@ -634,7 +650,7 @@ def _content_out(
     for i, block in enumerate(content):
         written = _block_out(block, f"{path}[{i}]", cx, allowed)
         if written is not None:
-            converted = _convert(written, _verbatim_type(allowed), f"{path}[{i}]", cx)
+            converted = _written(written, _verbatim_type(allowed), f"{path}[{i}]", cx)
             if converted is not None:
                 blocks.append(converted)
     _merge_verbatim(blocks, holder, _verbatim_type(allowed), cx)
@@ -690,7 +706,7 @@ def anthropic_system(instructions: list[LucentContent] | UnsetType, path: str, c
             continue
         written = _block_out(block, at, cx, None)
         if written is not None:
-            converted = _convert(written, RequestTextBlock, at, cx)
+            converted = _written(written, RequestTextBlock, at, cx)
             if converted is not None:
                 texts.append(converted)
     if form is UNSET and len(instructions) == 1 and isinstance(instructions[0], LucentContentText):
@@ -742,19 +758,19 @@ def anthropic_messages(conversation: list[LucentConversationItem], path: str, cx
             turns.messages.append(cx.built(mpath, InputMessage(role=cast("Any", role), content=content if content is not None else [])))
         elif isinstance(item, LucentConversationItemToolCall):
             cx.report(at, "Degraded", "Anthropic has no tool call items; written as a tool_use block of an assistant message")
-            block = _convert(_tool_use_out(item.tool_call, f"{at}.tool_call", cx), RequestToolUseBlock, at, cx)
+            block = _written(_tool_use_out(item.tool_call, f"{at}.tool_call", cx), RequestToolUseBlock, at, cx)
             if block is not None:
                 turns.join("assistant", block, at, cx)
         elif isinstance(item, LucentConversationItemToolResult):
             cx.report(at, "Degraded", "Anthropic has no tool result items; written as a tool_result block of a user message")
-            block = _convert(_tool_result_out(item.tool_result, f"{at}.tool_result", cx), RequestToolResultBlock, at, cx)
+            block = _written(_tool_result_out(item.tool_result, f"{at}.tool_result", cx), RequestToolResultBlock, at, cx)
             if block is not None:
                 turns.join("user", block, at, cx)
         elif isinstance(item, LucentConversationItemReasoning):
             thinking = _thinking_out(item.reasoning, f"{at}.reasoning", cx)
             if thinking is not None:
                 cx.report(at, "Degraded", "Anthropic has no reasoning items; written as a thinking block of an assistant message")
-                block = _convert(thinking, InputContentBlock, at, cx)
+                block = _written(thinking, InputContentBlock, at, cx)
                 if block is not None:
                     turns.join("assistant", block, at, cx)
         else:
