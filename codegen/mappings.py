@@ -48,7 +48,10 @@ Spec format
       lucent/formats/<format>/transforms.py or of lucent/_transforms.py)
       turns the ``from`` value(s) into the target value; ``with = [fields]`` also passes target
       fields computed before (without ``from``, the transform gets only those and the path of
-      the source object); ``carried = "key"`` names the carried key the transform reads;
+      the source object); ``carried = "key"`` names the carried key the transform reads; a
+      transform declared ``@skips_absent`` (lucent._conversion.skips_absent) that reads only
+      optional source members is called, and its path built, only when one of them is present
+      (UNSET otherwise);
     - ``each = "M"`` / ``map = "M"``: mapping ``M`` applied to every item / to the value;
       ``first = "M"`` with ``status`` + ``reason``: mapping ``M`` applied to the first item of a
       source list, every other item reported; ``empty = "T"`` gives the value (and reports) when
@@ -1082,8 +1085,9 @@ class Fn:
 class Lowering:
     """Turns one checked spec into the template context of its module."""
 
-    def __init__(self, spec: Spec, spellings: dict[str, dict[str, tuple[str, ...]]] | None = None) -> None:
+    def __init__(self, spec: Spec, spellings: dict[str, dict[str, tuple[str, ...]]] | None = None, skips: set[str] | None = None) -> None:
         self.spec = spec
+        self.skips = skips or set()  # the transforms that do nothing for absent values (@skips_absent)
         self.spellings = (spellings or {}).get(spec.pair["kind"], {})
         self.src_names: set[str] = set()
         self.tgt_names: set[str] = set()
@@ -1574,7 +1578,16 @@ class Lowering:
                 call_args += [_lit(rule["status"]), _lit(rule["reason"])]
             if "carried" in rule:
                 call_args.append(f"carried={_lit(rule['carried'])}")
-            body.append({"kind": "assign", "name": local, "ann": "", "expr": _call(f"_s.{rule['via']}", call_args), "comment": comment})
+            call = _call(f"_s.{rule['via']}", call_args)
+            if rule["via"] in self.skips and reads and not withs and all(o and "(" not in e for e, _t, o in reads):
+                # nothing to do for absent members: no call, and no path built, unless one is present
+                self.uses.add("UNSET")
+                present = " or ".join(f"{e} is not UNSET" for e, _t, _o in reads)
+                if "\n" in call or len(call) + len(present) > 100:
+                    call = "(\n" + "\n".join("    " + line for line in call.splitlines()) + f"\n    if {present}\n    else UNSET\n)"
+                else:
+                    call = f"{call} if {present} else UNSET"
+            body.append({"kind": "assign", "name": local, "ann": "", "expr": call, "comment": comment})
             return local
         expr, stype, optional = reads[0]
         fpath = spath(froms[0])
@@ -2102,9 +2115,10 @@ def render_all(repo_root: pathlib.Path) -> dict[str, str]:
     shared = set(_public_names((repo_root / "lucent" / "_transforms.py").read_text(encoding="utf-8")))
     own: dict[str, set[str]] = {}
     reads = transform_reads(repo_root)
+    skips = transform_skips(repo_root)
     keys: dict[tuple[str, str, str], tuple[str, ...]] = {}
     for spec in specs:
-        lowering = Lowering(spec, spelled)
+        lowering = Lowering(spec, spelled, skips.get(spec.package, set()))
         ctx = lowering.module()
         if spec.package not in own:
             own[spec.package] = set(_public_names((repo_root / "lucent" / "formats" / spec.package / "transforms.py").read_text(encoding="utf-8")))
@@ -2258,6 +2272,30 @@ def _declared_reads(text: str) -> dict[str, tuple[str, ...]]:
                         raise MappingSpecError(f"@reads on {node.name} takes the literal context keys it reads")
                     found[node.name] = keys
     return found
+
+
+def _declared_skips(text: str) -> set[str]:
+    """The top-level functions of a transforms module declared ``@skips_absent``
+    (lucent._conversion.skips_absent), read from its source."""
+    return {
+        node.name
+        for node in ast.parse(text).body
+        if isinstance(node, ast.FunctionDef) and any(isinstance(d, ast.Name) and d.id == "skips_absent" for d in node.decorator_list)
+    }
+
+
+def transform_skips(repo_root: pathlib.Path) -> dict[str, set[str]]:
+    """Format package -> the transforms, as the generated converters bind the names (see
+    :func:`transform_reports`), that do nothing for absent source values (``@skips_absent``): a
+    converter calls them only when a value they read is present."""
+    shared_text = (repo_root / "lucent" / "_transforms.py").read_text(encoding="utf-8")
+    shared = _declared_skips(shared_text)
+    out: dict[str, set[str]] = {}
+    for path in sorted((repo_root / "lucent" / "formats").glob("*/transforms.py")):
+        text = path.read_text(encoding="utf-8")
+        defined = set(_public_names(text))
+        out[path.parent.name] = {name for name in shared if name not in defined} | _declared_skips(text)
+    return out
 
 
 def transform_reads(repo_root: pathlib.Path) -> dict[str, dict[str, tuple[str, ...]]]:

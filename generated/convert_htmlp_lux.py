@@ -151,7 +151,11 @@ def _request(src: ModelRequest, path: str, cx: Cx) -> LucentRequest:
     # extra.htmlp.thinking_level <- thinking_level via thinking_level_kept
     extra_htmlp_thinking_level = _htmlp.thinking_level_kept(src.thinking_level, f"{path}.thinking_level", cx)
     # extra.htmlp.max_output_tokens <- max_output_tokens via null_kept
-    extra_htmlp_max_output_tokens = _shared.null_kept(src.max_output_tokens, f"{path}.max_output_tokens", cx)
+    extra_htmlp_max_output_tokens = (
+        _shared.null_kept(src.max_output_tokens, f"{path}.max_output_tokens", cx)
+        if src.max_output_tokens is not UNSET
+        else UNSET
+    )
     # extra.media <- fragments via htmlp_media
     extra_media = _htmlp.htmlp_media(src.fragments, f"{path}.fragments", cx)
     return cx.built(path, LucentRequest(

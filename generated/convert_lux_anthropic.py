@@ -97,11 +97,15 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> CreateMessageParams:
         cx,
     )
     # system <- instructions via anthropic_system
-    system = _anthropic.anthropic_system(
-        src.instructions,
-        f"{path}.instructions",
-        cx,
-        carried="system_form",
+    system = (
+        _anthropic.anthropic_system(
+            src.instructions,
+            f"{path}.instructions",
+            cx,
+            carried="system_form",
+        )
+        if src.instructions is not UNSET
+        else UNSET
     )
     # messages <- conversation via anthropic_messages
     messages = _anthropic.anthropic_messages(src.conversation, f"{path}.conversation", cx)

@@ -162,96 +162,136 @@ def _request(src: CreateChatCompletionRequest, path: str, cx: Cx) -> LucentReque
     # conversation <- messages each conversation_item
     conversation = [_conversation_item(item, f"{path}.messages[{i}]", cx) for i, item in enumerate(src.messages)]
     # tools <- tools via chat_tools_to_lux
-    tools = _openai_chat.chat_tools_to_lux(src.tools, f"{path}.tools", cx)
+    tools = _openai_chat.chat_tools_to_lux(src.tools, f"{path}.tools", cx) if src.tools is not UNSET else UNSET
     # tool_choice <- tool_choice via chat_tool_choice_to_lux
-    tool_choice = _openai_chat.chat_tool_choice_to_lux(src.tool_choice, f"{path}.tool_choice", cx)
+    tool_choice = _openai_chat.chat_tool_choice_to_lux(src.tool_choice, f"{path}.tool_choice", cx) if src.tool_choice is not UNSET else UNSET
     # options.max_output_tokens <- max_completion_tokens, max_tokens via chat_token_limit
-    options_max_output_tokens = _openai_chat.chat_token_limit(
-        src.max_completion_tokens,
-        src.max_tokens,
-        f"{path}.max_completion_tokens",
-        cx,
+    options_max_output_tokens = (
+        _openai_chat.chat_token_limit(
+            src.max_completion_tokens,
+            src.max_tokens,
+            f"{path}.max_completion_tokens",
+            cx,
+        )
+        if src.max_completion_tokens is not UNSET or src.max_tokens is not UNSET
+        else UNSET
     )
     # options.stop <- stop via chat_stop_to_lux
-    options_stop = _openai_chat.chat_stop_to_lux(src.stop, f"{path}.stop", cx)
+    options_stop = _openai_chat.chat_stop_to_lux(src.stop, f"{path}.stop", cx) if src.stop is not UNSET else UNSET
     # options.stream <- stream via chat_stream_flag
     options_stream = _openai_chat.chat_stream_flag(src.stream, f"{path}.stream", cx)
     # options.structured_output <- response_format via chat_response_format_to_lux
-    options_structured_output = _openai_chat.chat_response_format_to_lux(
-        src.response_format,
-        f"{path}.response_format",
-        cx,
+    options_structured_output = (
+        _openai_chat.chat_response_format_to_lux(
+            src.response_format,
+            f"{path}.response_format",
+            cx,
+        )
+        if src.response_format is not UNSET
+        else UNSET
     )
     # reasoning <- reasoning_effort via chat_effort_to_reasoning
-    reasoning = _openai_chat.chat_effort_to_reasoning(
-        src.reasoning_effort,
-        f"{path}.reasoning_effort",
-        cx,
+    reasoning = (
+        _openai_chat.chat_effort_to_reasoning(
+            src.reasoning_effort,
+            f"{path}.reasoning_effort",
+            cx,
+        )
+        if src.reasoning_effort is not UNSET
+        else UNSET
     )
     # extra.openai_chat.temperature <- temperature via null_kept
-    extra_openai_chat_temperature = _shared.null_kept(src.temperature, f"{path}.temperature", cx)
+    extra_openai_chat_temperature = _shared.null_kept(src.temperature, f"{path}.temperature", cx) if src.temperature is not UNSET else UNSET
     # extra.openai_chat.top_p <- top_p via null_kept
-    extra_openai_chat_top_p = _shared.null_kept(src.top_p, f"{path}.top_p", cx)
+    extra_openai_chat_top_p = _shared.null_kept(src.top_p, f"{path}.top_p", cx) if src.top_p is not UNSET else UNSET
     # extra.openai_chat.max_completion_tokens <- max_completion_tokens via null_kept
-    extra_openai_chat_max_completion_tokens = _shared.null_kept(src.max_completion_tokens, f"{path}.max_completion_tokens", cx)
+    extra_openai_chat_max_completion_tokens = (
+        _shared.null_kept(src.max_completion_tokens, f"{path}.max_completion_tokens", cx)
+        if src.max_completion_tokens is not UNSET
+        else UNSET
+    )
     # extra.openai_chat.max_tokens <- max_tokens via chat_max_tokens_kept
-    extra_openai_chat_max_tokens = _openai_chat.chat_max_tokens_kept(
-        src.max_tokens,
-        f"{path}.max_tokens",
-        cx,
-        "Degraded",
-        "the deprecated max_tokens beside max_completion_tokens has no Lux field; kept in extra.openai_chat.max_tokens",
+    extra_openai_chat_max_tokens = (
+        _openai_chat.chat_max_tokens_kept(
+            src.max_tokens,
+            f"{path}.max_tokens",
+            cx,
+            "Degraded",
+            "the deprecated max_tokens beside max_completion_tokens has no Lux field; kept in extra.openai_chat.max_tokens",
+        )
+        if src.max_tokens is not UNSET
+        else UNSET
     )
     # extra.openai_chat.limit_field <- max_completion_tokens, max_tokens via chat_limit_field
-    extra_openai_chat_limit_field = _openai_chat.chat_limit_field(
-        src.max_completion_tokens,
-        src.max_tokens,
-        f"{path}.max_completion_tokens",
-        cx,
+    extra_openai_chat_limit_field = (
+        _openai_chat.chat_limit_field(
+            src.max_completion_tokens,
+            src.max_tokens,
+            f"{path}.max_completion_tokens",
+            cx,
+        )
+        if src.max_completion_tokens is not UNSET or src.max_tokens is not UNSET
+        else UNSET
     )
     # extra.openai_chat.stop <- stop via null_kept
-    extra_openai_chat_stop = _shared.null_kept(src.stop, f"{path}.stop", cx)
+    extra_openai_chat_stop = _shared.null_kept(src.stop, f"{path}.stop", cx) if src.stop is not UNSET else UNSET
     # extra.openai_chat.stop_string <- stop via chat_stop_string
-    extra_openai_chat_stop_string = _openai_chat.chat_stop_string(src.stop, f"{path}.stop", cx)
+    extra_openai_chat_stop_string = _openai_chat.chat_stop_string(src.stop, f"{path}.stop", cx) if src.stop is not UNSET else UNSET
     # extra.openai_chat.stream <- stream via null_kept
-    extra_openai_chat_stream = _shared.null_kept(src.stream, f"{path}.stream", cx)
+    extra_openai_chat_stream = _shared.null_kept(src.stream, f"{path}.stream", cx) if src.stream is not UNSET else UNSET
     # extra.openai_chat.stream_absent <- stream via absent_flag
     extra_openai_chat_stream_absent = _shared.absent_flag(src.stream, f"{path}.stream", cx)
     # extra.openai_chat.n <- n via null_kept
-    extra_openai_chat_n = _shared.null_kept(src.n, f"{path}.n", cx)
+    extra_openai_chat_n = _shared.null_kept(src.n, f"{path}.n", cx) if src.n is not UNSET else UNSET
     # extra.openai_chat.seed <- seed via null_kept
-    extra_openai_chat_seed = _shared.null_kept(src.seed, f"{path}.seed", cx)
+    extra_openai_chat_seed = _shared.null_kept(src.seed, f"{path}.seed", cx) if src.seed is not UNSET else UNSET
     # extra.openai_chat.metadata <- metadata via null_kept
-    extra_openai_chat_metadata = _shared.null_kept(src.metadata, f"{path}.metadata", cx)
+    extra_openai_chat_metadata = _shared.null_kept(src.metadata, f"{path}.metadata", cx) if src.metadata is not UNSET else UNSET
     # extra.openai_chat.reasoning_effort <- reasoning_effort via chat_effort_kept
-    extra_openai_chat_reasoning_effort = _openai_chat.chat_effort_kept(
-        src.reasoning_effort,
-        f"{path}.reasoning_effort",
-        cx,
-        "Degraded",
-        "Lux reasoning effort is low, medium or high; the nearest is written and the Chat level kept in extra.openai_chat.reasoning_effort",
+    extra_openai_chat_reasoning_effort = (
+        _openai_chat.chat_effort_kept(
+            src.reasoning_effort,
+            f"{path}.reasoning_effort",
+            cx,
+            "Degraded",
+            "Lux reasoning effort is low, medium or high; the nearest is written and the Chat level kept in extra.openai_chat.reasoning_effort",
+        )
+        if src.reasoning_effort is not UNSET
+        else UNSET
     )
     # extra.openai_chat.tool_choice <- tool_choice via chat_allowed_tools
-    extra_openai_chat_tool_choice = _openai_chat.chat_allowed_tools(
-        src.tool_choice,
-        f"{path}.tool_choice",
-        cx,
-        "Degraded",
-        "Lux has no allowed_tools choice; kept verbatim in extra.openai_chat.tool_choice",
+    extra_openai_chat_tool_choice = (
+        _openai_chat.chat_allowed_tools(
+            src.tool_choice,
+            f"{path}.tool_choice",
+            cx,
+            "Degraded",
+            "Lux has no allowed_tools choice; kept verbatim in extra.openai_chat.tool_choice",
+        )
+        if src.tool_choice is not UNSET
+        else UNSET
     )
     # extra.openai_chat.response_format <- response_format via chat_schemaless_json_schema
-    extra_openai_chat_response_format = _openai_chat.chat_schemaless_json_schema(
-        src.response_format,
-        f"{path}.response_format",
-        cx,
-        "Degraded",
-        "a json_schema response_format without a schema has no Lux form; kept verbatim in extra.openai_chat.response_format",
+    extra_openai_chat_response_format = (
+        _openai_chat.chat_schemaless_json_schema(
+            src.response_format,
+            f"{path}.response_format",
+            cx,
+            "Degraded",
+            "a json_schema response_format without a schema has no Lux form; kept verbatim in extra.openai_chat.response_format",
+        )
+        if src.response_format is not UNSET
+        else UNSET
     )
     # extra.openai_chat.json_schema <- response_format via chat_json_schema_members
-    extra_openai_chat_json_schema = _openai_chat.chat_json_schema_members(
-        src.response_format,
-        f"{path}.response_format",
-        cx,
+    extra_openai_chat_json_schema = (
+        _openai_chat.chat_json_schema_members(
+            src.response_format,
+            f"{path}.response_format",
+            cx,
+        )
+        if src.response_format is not UNSET
+        else UNSET
     )
     # extra.openai_chat.frequency_penalty <- frequency_penalty
     if src.frequency_penalty is not UNSET:

@@ -132,15 +132,23 @@ def _request(src: CreateResponse, path: str, cx: Cx) -> LucentRequest:
     # reasoning <- reasoning via responses_reasoning
     reasoning = _openai_responses.responses_reasoning(src.reasoning, f"{path}.reasoning", cx)
     # extra.openai_responses.temperature <- temperature via null_kept
-    extra_openai_responses_temperature = _shared.null_kept(src.temperature, f"{path}.temperature", cx)
+    extra_openai_responses_temperature = _shared.null_kept(src.temperature, f"{path}.temperature", cx) if src.temperature is not UNSET else UNSET
     # extra.openai_responses.top_p <- top_p via null_kept
-    extra_openai_responses_top_p = _shared.null_kept(src.top_p, f"{path}.top_p", cx)
+    extra_openai_responses_top_p = _shared.null_kept(src.top_p, f"{path}.top_p", cx) if src.top_p is not UNSET else UNSET
     # extra.openai_responses.max_output_tokens <- max_output_tokens via null_kept
-    extra_openai_responses_max_output_tokens = _shared.null_kept(src.max_output_tokens, f"{path}.max_output_tokens", cx)
+    extra_openai_responses_max_output_tokens = (
+        _shared.null_kept(src.max_output_tokens, f"{path}.max_output_tokens", cx)
+        if src.max_output_tokens is not UNSET
+        else UNSET
+    )
     # extra.openai_responses.previous_response_id <- previous_response_id via null_kept
-    extra_openai_responses_previous_response_id = _shared.null_kept(src.previous_response_id, f"{path}.previous_response_id", cx)
+    extra_openai_responses_previous_response_id = (
+        _shared.null_kept(src.previous_response_id, f"{path}.previous_response_id", cx)
+        if src.previous_response_id is not UNSET
+        else UNSET
+    )
     # extra.openai_responses.metadata <- metadata via null_kept
-    extra_openai_responses_metadata = _shared.null_kept(src.metadata, f"{path}.metadata", cx)
+    extra_openai_responses_metadata = _shared.null_kept(src.metadata, f"{path}.metadata", cx) if src.metadata is not UNSET else UNSET
     # extra.openai_responses.input_string <- input via input_string_flag
     extra_openai_responses_input_string = _openai_responses.input_string_flag(src.input, f"{path}.input", cx)
     # extra.openai_responses.stream_absent <- stream via absent_flag

@@ -116,7 +116,7 @@ def _response(src: Response, path: str, cx: Cx) -> LucentResponse:
     # usage <- usage via responses_usage
     usage = _openai_responses.responses_usage(src.usage, f"{path}.usage", cx)
     # provider_payload.openai_responses.usage <- usage via null_kept
-    provider_payload_openai_responses_usage = _shared.null_kept(src.usage, f"{path}.usage", cx)
+    provider_payload_openai_responses_usage = _shared.null_kept(src.usage, f"{path}.usage", cx) if src.usage is not UNSET else UNSET
     # provider_payload.openai_responses.cache_write_absent <- usage via cache_write_absent_flag
     provider_payload_openai_responses_cache_write_absent = _openai_responses.cache_write_absent_flag(src.usage, f"{path}.usage", cx)
     # provider_payload.openai_responses.output <- output via responses_output_records

@@ -67,6 +67,21 @@ def reads(*keys: str) -> Callable[[F], F]:
     return declare
 
 
+def skips_absent(fn: F) -> F:
+    """Declare that a transform given only absent source values (every value read from the
+    source UNSET) returns UNSET and reports, keeps and remembers nothing (no ``cx`` call).
+
+    ``@skips_absent`` sets ``fn.skips_absent`` and returns the function unchanged.
+    codegen/mappings.py reads the decorator from the source: a generated converter then calls
+    the transform, and builds the path it is given, only when a source member it reads is
+    present (``T(src.x, f"{path}.x", cx) if src.x is not UNSET else UNSET``);
+    tests/test_skips_absent.py calls every declared transform with absent values and
+    checks the declaration holds.
+    """
+    fn.skips_absent = True  # type: ignore[attr-defined]
+    return fn
+
+
 # What a context or carried value must be: a JSON type name, or the allowed strings of an enum.
 Expect = str | tuple[str, ...]
 
@@ -465,7 +480,7 @@ class Cx:
         side-car is reported member by member, its spellings left out, and so are the members its
         ``members`` keeps for each Lux object (``members/<name>``, or ``members/<name>=null`` for a
         null that records an absence, are spellings)."""
-        if mapping is UNSET:
+        if mapping is UNSET or (mapping.__class__ is dict and not mapping):  # nothing to report
             return
         if not isinstance(mapping, dict):
             self.report(path, status, detail)
@@ -546,8 +561,9 @@ class Cx:
     def kept(self, space: str, path: str, key: str, expect: Expect) -> Any:
         """The member `key` kept in the side-car `space` of the Lux source for the Lux object at
         `path`, or UNSET (reported Invalid when mistyped)."""
-        entry = self._space(space).get(path)
-        if not isinstance(entry, dict) or key not in entry:
+        found = self._spaces.get(space) if self._spaces_of is self.sidecar else None  # _space's look-up, without the call
+        entry = (self._space(space) if found is None else found).get(path)
+        if entry is None or not isinstance(entry, dict) or key not in entry:
             return UNSET
         self._read.add((space, path, key))
         value = entry[key]
@@ -556,6 +572,19 @@ class Cx:
             self.report(where, "Invalid", f"{_json_type_name(value)}, not {_expected(expect)}; ignored")
             return UNSET
         return value
+
+    def keeps(self, space: str, path: str) -> bool:
+        """Whether the side-car `space` of the Lux source has an entry for the Lux object at
+        `path` (when not, :meth:`kept` is UNSET for every key there: a caller may skip asking)."""
+        found = self._spaces.get(space) if self._spaces_of is self.sidecar else None
+        return path in (self._space(space) if found is None else found)
+
+    def has_kept(self, space: str) -> bool:
+        """Whether the side-car `space` of the Lux source may have an entry: False only once
+        it was looked up (by :meth:`kept`, :meth:`keeps`) and has none (then :meth:`kept` is
+        UNSET everywhere in it). Looks nothing up itself, so reports nothing."""
+        found = self._spaces.get(space) if self._spaces_of is self.sidecar else None
+        return found is None or bool(found)
 
     def forget(self, path: str) -> None:
         """The Lux object at `path` was dropped: its kept members count as not read (finish then
@@ -568,8 +597,11 @@ class Cx:
         + the entry's Lux path + the member): a stale or foreign entry is never dropped silently.
         `finish` runs it for the spaces a spec's ``kept`` rules name; a transform that reads a
         space itself runs it once it has read everything."""
+        entries = self._space(space)
+        if not entries:  # nothing kept in this space (the usual case): nothing to report
+            return
         where = f"{self.sidecar_path}.{space}" if where is None else where
-        for path, entry in self._space(space).items():
+        for path, entry in entries.items():
             if not isinstance(entry, dict):
                 self.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
                 continue

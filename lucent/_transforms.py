@@ -17,7 +17,7 @@ import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from lucent._validation import BUILD_LOCK, convert_as, JsonTextError, load_json_text, member
-from lucent._conversion import counted, Cx, Status
+from lucent._conversion import counted, Cx, skips_absent, Status
 from lucent.generated.lux_ir_v1 import LucentStructuredOutput, LucentStructuredOutputJsonSchema
 
 T = TypeVar("T")
@@ -162,6 +162,7 @@ def absent_flag(value: Any, path: str, cx: Cx) -> bool | UnsetType:
     return True if value is UNSET else UNSET
 
 
+@skips_absent
 def null_kept(value: Any, path: str, cx: Cx) -> None | UnsetType:
     """JSON null kept as null (it differs from an absent member); anything else: nothing."""
     return None if value is None else UNSET
@@ -278,8 +279,10 @@ def _unkept(raw: Any, kept: Any, path: str) -> list[str]:
             if not isinstance(raw, dict):
                 continue
             cls = kept.__class__
-            names = dict(zip(cls.__struct_encode_fields__, cls.__struct_fields__))
-            tag = cls.__struct_config__.tag_field
+            known = _STRUCT_NAMES.get(cls)
+            if known is None:
+                known = _STRUCT_NAMES[cls] = (dict(zip(cls.__struct_encode_fields__, cls.__struct_fields__)), cls.__struct_config__.tag_field)
+            names, tag = known
             for key, item in raw.items():
                 name = names.get(key)
                 if name is None:
@@ -299,6 +302,7 @@ def _unkept(raw: Any, kept: Any, path: str) -> list[str]:
 
 
 _JSON_CONTAINERS = (dict, list)
+_STRUCT_NAMES: dict[type, tuple[dict[str, str], str | None]] = {}  # _unkept: a Struct class's JSON names -> attributes, its tag field
 
 
 def left_out(value: Any, path: str, cx: Cx, allowed: str) -> UnsetType:

@@ -685,13 +685,39 @@ def _plain_json_object(text: str) -> bool:
     a ``\\u003a`` escape its strings hold the same ``:`` characters as the decoded strings, so
     the text has as many ``:`` as the object written back exactly when no key was lost.
     """
-    if ("\\u" in text and _RISKY_ESCAPE.search(text)) or text.count("[") + text.count("{") > MAX_JSON_TEXT_DEPTH:
-        return False
+    return plain_json_object(text) is not None
+
+
+def plain_json_object(text: str) -> tuple[dict[str, Any], bytes] | None:
+    """The JSON object of `text` and its compact text as msgspec writes it, read in C, when the
+    quick acceptance of :func:`_plain_json_object` holds (the object is then the one
+    :func:`load_json_text` reads: no key was lost, no surrogate escape read); else None, and
+    the caller reads `text` the full way."""
+    if not isinstance(text, str) or ("\\u" in text and _RISKY_ESCAPE.search(text)) or text.count("[") + text.count("{") > MAX_JSON_TEXT_DEPTH:
+        return None
     try:
         value = _ANY_JSON.decode(text)
     except (msgspec.MsgspecError, ValueError, RecursionError, MemoryError):
-        return False
-    return isinstance(value, dict) and text.count(":") == _COMPACT.encode(value).count(b":")
+        return None
+    if not isinstance(value, dict):
+        return None
+    compact = _COMPACT.encode(value)
+    return (value, compact) if text.count(":") == compact.count(b":") else None
+
+
+_FLOAT_TOKEN = re.compile(r"[0-9][.eE]")
+"""Where a JSON number may be a float (every float token has a digit then '.', 'e' or 'E'): a
+text without one holds no float, and msgspec writes it as :func:`dump_json_text` does (ints,
+strings and their escapes alike; floats differ: ``1e16`` against ``1e+16``)."""
+
+
+def is_compact_text(text: str, value: Any, compact: bytes) -> bool:
+    """Whether :func:`dump_json_text` of `value` (the JSON value of `text`; `compact`, msgspec's
+    compact writing of it) is `text`: the bytes compared when `text` holds no float, else the
+    texts."""
+    if _FLOAT_TOKEN.search(text) is None:
+        return compact == text.encode("utf-8")
+    return dump_json_text(value) == text
 
 
 # The checks that codegen/validators.py's validation functions call (a user's schema compiled where

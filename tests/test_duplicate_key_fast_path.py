@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import lucent
 from lucent._decode import _no_key_lost, _decoder
 from lucent.errors import ValidationError
-from lucent._validation import JsonTextError, _plain_json_object, load_json_text
+from lucent._validation import JsonTextError, _plain_json_object, dump_json_text, is_compact_text, load_json_text, plain_json_object
 
 _EXAMPLE = json.loads((Path(__file__).resolve().parents[1] / "examples" / "sparktide-request.json").read_text())
 _SCHEMA, _DEFINITION = "sparktide-remote-1.0", "RemoteModelRequest"
@@ -95,6 +95,26 @@ def test_quick_argument_check_accepts_only_what_the_full_reading_accepts(obj: di
         assert isinstance(full, dict) and not (duplicate and obj)
     elif not (duplicate and obj):
         assert full == obj  # refused by the quick check only for an escape; the full check accepts it
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(alphabet=":ab\"", max_size=3), _JSON, max_size=4), st.sampled_from([(",", ":"), (", ", ": ")]), st.booleans())
+def test_the_quick_reading_of_tool_arguments_is_the_full_one(obj: dict[str, Any], separators: tuple[str, str], ascii: bool) -> None:
+    """plain_json_object + is_compact_text (Anthropic tool input) give the object and the
+    "re-serialized" answer the full reading (load_json_text, dump_json_text) gives."""
+    text = json.dumps(obj, ensure_ascii=ascii, separators=separators)
+    plain = plain_json_object(text)
+    if plain is not None:
+        full = load_json_text(text)
+        assert plain[0] == full and list(plain[0]) == list(full)
+        assert is_compact_text(text, *plain) == (dump_json_text(full) == text)
+
+
+@pytest.mark.parametrize(("text", "compact"), [('{"a":1e+16}', True), ('{"a":1e16}', False), ('{"a":1e-05}', True), ('{"a":0.00001}', False),
+                                               ('{"a":"\\u00e9"}', False), ('{"a":"\u00e9"}', True), ('{"a": 1}', False), ('{"k":"1e5"}', True)])
+def test_a_float_is_compared_as_python_writes_it(text: str, compact: bool) -> None:
+    plain = plain_json_object(text)
+    assert plain is not None and is_compact_text(text, *plain) is compact and (dump_json_text(plain[0]) == text) is compact
 
 
 @pytest.mark.parametrize("unknown", ['"x":1', '"x":"a\\u003ab"', '"x":{"y:":"z"}'])

@@ -21,10 +21,10 @@ from typing import Any, cast
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from lucent._conversion import Cx, reads, reports, Status
+from lucent._conversion import Cx, reads, reports, skips_absent, Status
 from lucent._transforms import convert_kept, left_out, plain_members, present, report_unkept, shown, url_image_media_type, written
 from lucent._forms import restructured
-from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, load_json_text, member, same_json_value
+from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, is_compact_text, load_json_text, member, plain_json_object, same_json_value
 from lucent.formats.anthropic.tables import STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
 from lucent.generated.anthropic import (
     CacheControlEphemeral,
@@ -458,7 +458,25 @@ def _convert(data: Any, tp: Any, path: str, cx: Cx) -> Any:
         return None
 
 
+def _written(data: Any, tp: Any, path: str, cx: Cx) -> Any:
+    """A block the writers here built from Lux values (``_text_out``, ``_tool_use_out``,
+    ``_tool_result_out``, ``_thinking_out``, ``_block_out``) as the Anthropic type `tp`, as
+    :func:`_convert` gives it. Such a block holds the members its writer names, each one `tp`
+    defines, and the members kept for its object in the side-car (``anthropic.members``); once
+    that space is known to keep nothing (Cx.has_kept), no member can be one `tp` leaves out, so
+    only the conversion runs."""
+    if cx.has_kept(MEMBERS):
+        return _convert(data, tp, path, cx)
+    try:
+        return convert_as(data, tp)
+    except (msgspec.ValidationError, ValueError, TypeError) as exc:
+        cx.report(path, "Invalid", f"not a valid Anthropic value ({described(exc)}); dropped")
+        return None
+
+
 def _kept_members(path: str, keys: tuple[str, ...], cx: Cx) -> dict[str, Any]:
+    if not cx.keeps(MEMBERS, path):  # nothing kept for this object: every key is UNSET
+        return {}
     found = {}
     for key in keys:
         value = cx.kept(MEMBERS, path, key, "json")
@@ -516,6 +534,11 @@ def _thinking_out(thinking: LucentThinking, at: str, cx: Cx) -> dict[str, Any] |
 
 
 def _tool_input(arguments: str, path: str, cx: Cx) -> dict[str, Any]:
+    plain = plain_json_object(arguments)  # read in C, the object load_json_text reads
+    if plain is not None:  # compact text is its value's own writing; other text, unless a number is rounded, the same value
+        if not is_compact_text(arguments, *plain) and not same_json_value(arguments, plain[0]):
+            cx.report(path, "Degraded", "the arguments text is written as the JSON object it holds; a number in it is rounded")
+        return plain[0]
     try:
         value = load_json_text(arguments)
     except JsonTextError as exc:
@@ -628,7 +651,7 @@ def _content_out(
     for i, block in enumerate(content):
         written = _block_out(block, f"{path}[{i}]", cx, allowed)
         if written is not None:
-            converted = _convert(written, _verbatim_type(allowed), f"{path}[{i}]", cx)
+            converted = _written(written, _verbatim_type(allowed), f"{path}[{i}]", cx)
             if converted is not None:
                 blocks.append(converted)
     _merge_verbatim(blocks, holder, _verbatim_type(allowed), cx)
@@ -668,6 +691,7 @@ def anthropic_max_tokens(value: int | UnsetType, path: str, cx: Cx) -> int:
     return cast("int", value)
 
 
+@skips_absent
 @reports("Degraded", "Unsupported", "Invalid")
 def anthropic_system(instructions: list[LucentContent] | UnsetType, path: str, cx: Cx, carried: str) -> str | list[RequestTextBlock] | UnsetType:
     """The instruction blocks as the system prompt: one plain text block is a string (unless the
@@ -683,7 +707,7 @@ def anthropic_system(instructions: list[LucentContent] | UnsetType, path: str, c
             continue
         written = _block_out(block, at, cx, None)
         if written is not None:
-            converted = _convert(written, RequestTextBlock, at, cx)
+            converted = _written(written, RequestTextBlock, at, cx)
             if converted is not None:
                 texts.append(converted)
     if form is UNSET and len(instructions) == 1 and isinstance(instructions[0], LucentContentText):
@@ -735,19 +759,19 @@ def anthropic_messages(conversation: list[LucentConversationItem], path: str, cx
             turns.messages.append(cx.built(mpath, InputMessage(role=cast("Any", role), content=content if content is not None else [])))
         elif isinstance(item, LucentConversationItemToolCall):
             restructured(cx, at, "tool_call_place", "Anthropic has no tool call items; written as a tool_use block of an assistant message")
-            block = _convert(_tool_use_out(item.tool_call, f"{at}.tool_call", cx), RequestToolUseBlock, at, cx)
+            block = _written(_tool_use_out(item.tool_call, f"{at}.tool_call", cx), RequestToolUseBlock, at, cx)
             if block is not None:
                 turns.join("assistant", block, at, cx)
         elif isinstance(item, LucentConversationItemToolResult):
             restructured(cx, at, "tool_result_place", "Anthropic has no tool result items; written as a tool_result block of a user message")
-            block = _convert(_tool_result_out(item.tool_result, f"{at}.tool_result", cx), RequestToolResultBlock, at, cx)
+            block = _written(_tool_result_out(item.tool_result, f"{at}.tool_result", cx), RequestToolResultBlock, at, cx)
             if block is not None:
                 turns.join("user", block, at, cx)
         elif isinstance(item, LucentConversationItemReasoning):
             thinking = _thinking_out(item.reasoning, f"{at}.reasoning", cx)
             if thinking is not None:
                 cx.report(at, "Degraded", "Anthropic has no reasoning items; written as a thinking block of an assistant message")
-                block = _convert(thinking, InputContentBlock, at, cx)
+                block = _written(thinking, InputContentBlock, at, cx)
                 if block is not None:
                     turns.join("assistant", block, at, cx)
         else:
@@ -950,6 +974,7 @@ def anthropic_stream(stream: bool, path: str, cx: Cx, carried: str) -> bool | Un
     return False if cx.from_carried(carried, "boolean") is False else UNSET
 
 
+@skips_absent
 @reports("Unsupported", "Invalid")
 def carried_cache_control(value: Any, path: str, cx: Cx) -> CacheControlEphemeral | None | UnsetType:
     """The request-level cache_control kept in extra.anthropic (null kept as null)."""

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from msgspec import UNSET, UnsetType, ValidationError, to_builtins
 
-from lucent._conversion import Cx, Expect, reads, reports, Status
+from lucent._conversion import Cx, Expect, reads, reports, skips_absent, Status
 from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown, url_image_media_type
 from lucent._forms import restructured
 from lucent._validation import described, member
@@ -274,6 +274,7 @@ def chat_assistant_content(
     return blocks
 
 
+@skips_absent
 @reports("Degraded")
 def chat_tools_to_lux(tools: list[ChatCompletionTool | CustomToolChatCompletions] | UnsetType, path: str, cx: Cx) -> list[LucentTool] | UnsetType:
     """Function tools as LucentTool (absent parameters -> null); a custom tool as a LucentTool
@@ -300,6 +301,7 @@ def chat_tools_to_lux(tools: list[ChatCompletionTool | CustomToolChatCompletions
     return out
 
 
+@skips_absent
 def chat_tool_choice_to_lux(choice: ChatCompletionToolChoiceOption | UnsetType, path: str, cx: Cx) -> LucentToolChoice | UnsetType:
     """none / auto / required as they are; a named function or custom tool as specific_tool (a
     custom one noted in extra.openai_chat.members); allowed_tools: none (chat_allowed_tools)."""
@@ -313,6 +315,7 @@ def chat_tool_choice_to_lux(choice: ChatCompletionToolChoiceOption | UnsetType, 
     return cx.built(path, LucentToolChoiceSpecificTool(name=choice.custom.name), {"name": "custom.name"})
 
 
+@skips_absent
 def chat_allowed_tools(choice: ChatCompletionToolChoiceOption | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> Any:
     """An allowed_tools choice, verbatim (reported)."""
     if not isinstance(choice, ChatCompletionAllowedToolsChoice):
@@ -325,6 +328,7 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+@skips_absent
 def chat_token_limit(completion: int | None | UnsetType, legacy: int | None | UnsetType, path: str, cx: Cx) -> int | UnsetType:
     """max_completion_tokens, else the deprecated max_tokens (remembered for chat_max_tokens_kept)."""
     if _is_int(completion):
@@ -335,11 +339,13 @@ def chat_token_limit(completion: int | None | UnsetType, legacy: int | None | Un
     return UNSET
 
 
+@skips_absent
 def chat_limit_field(completion: int | None | UnsetType, legacy: int | None | UnsetType, path: str, cx: Cx) -> str | UnsetType:
     """"max_tokens" when the Lux limit came from the deprecated max_tokens."""
     return "max_tokens" if not _is_int(completion) and _is_int(legacy) else UNSET
 
 
+@skips_absent
 def chat_max_tokens_kept(legacy: int | None | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> int | None | UnsetType:
     """max_tokens when the Lux limit (chat_token_limit, run before) does not hold it: null
     (kept), or a value beside max_completion_tokens (kept, reported)."""
@@ -351,6 +357,7 @@ def chat_max_tokens_kept(legacy: int | None | UnsetType, path: str, cx: Cx, stat
     return legacy
 
 
+@skips_absent
 def chat_stop_to_lux(stop: str | list[str] | None | UnsetType, path: str, cx: Cx) -> list[str] | UnsetType:
     """A stop string as a one-item list; a list as it is; null as none."""
     if isinstance(stop, str):
@@ -358,6 +365,7 @@ def chat_stop_to_lux(stop: str | list[str] | None | UnsetType, path: str, cx: Cx
     return stop if isinstance(stop, list) else UNSET
 
 
+@skips_absent
 def chat_stop_string(stop: str | list[str] | None | UnsetType, path: str, cx: Cx) -> bool | UnsetType:
     """True when stop was one string (Lux holds a list)."""
     return True if isinstance(stop, str) else UNSET
@@ -368,6 +376,7 @@ def chat_stream_flag(stream: bool | None | UnsetType, path: str, cx: Cx) -> bool
     return stream if isinstance(stream, bool) else False
 
 
+@skips_absent
 def chat_response_format_to_lux(
     value: ResponseFormatText | ResponseFormatJsonSchema | ResponseFormatJsonObject | UnsetType, path: str, cx: Cx
 ) -> LucentStructuredOutput | UnsetType:
@@ -384,6 +393,7 @@ def chat_response_format_to_lux(
     return cx.built(path, LucentStructuredOutputJsonSchema(schema=to_builtins(value.json_schema.schema)), {"schema": "json_schema.schema"})
 
 
+@skips_absent
 def chat_schemaless_json_schema(value: Any, path: str, cx: Cx, status: Status, reason: str) -> Any:
     """A json_schema response_format without a schema, verbatim (reported)."""
     if not isinstance(value, ResponseFormatJsonSchema) or value.json_schema.schema is not UNSET:
@@ -392,6 +402,7 @@ def chat_schemaless_json_schema(value: Any, path: str, cx: Cx, status: Status, r
     return to_builtins(value)
 
 
+@skips_absent
 def chat_json_schema_members(value: Any, path: str, cx: Cx) -> dict[str, Any] | UnsetType:
     """name, description and strict of a json_schema response_format (Lux keeps the schema)."""
     if not isinstance(value, ResponseFormatJsonSchema) or value.json_schema.schema is UNSET:
@@ -400,6 +411,7 @@ def chat_json_schema_members(value: Any, path: str, cx: Cx) -> dict[str, Any] | 
     return obj({"name": spec.name, "description": spec.description, "strict": spec.strict})
 
 
+@skips_absent
 def chat_effort_to_reasoning(effort: str | None | UnsetType, path: str, cx: Cx) -> LucentReasoningConfig | UnsetType:
     """none -> {enabled: false}; minimal -> low; xhigh / max -> high; low / medium / high as
     they are; null -> none."""
@@ -410,6 +422,7 @@ def chat_effort_to_reasoning(effort: str | None | UnsetType, path: str, cx: Cx) 
     return cx.built(path, LucentReasoningConfig(enabled=True, effort=_NEAREST_EFFORT[effort]), {"effort": ""})  # type: ignore[arg-type]
 
 
+@skips_absent
 def chat_effort_kept(effort: str | None | UnsetType, path: str, cx: Cx, status: Status, reason: str) -> str | None | UnsetType:
     """A reasoning_effort Lux has no level for (minimal, xhigh, max; reported), or null."""
     if effort is None:

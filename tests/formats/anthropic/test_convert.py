@@ -606,3 +606,29 @@ def test_an_image_data_url_is_written_as_base64_data_with_its_media_type() -> No
     result = to_anthropic(doc)
     assert as_json(result.value)["messages"][0]["content"] == [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}}]
     assert result.diagnostics == []
+
+
+def _kept_request(members: dict[str, Any]) -> bytes:
+    """A hand-written Lux request of two text blocks (none in the corpus keeps Anthropic members)."""
+    doc: dict[str, Any] = {
+        "schema_version": "v1", "model": "m", "options": {"max_output_tokens": 10, "stream": False},
+        "conversation": [{"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "there"}]}}],
+    }
+    if members:
+        doc["extra"] = {"anthropic": {"members": members}}
+    return json.dumps(doc).encode()
+
+
+def test_a_block_with_kept_members_is_still_checked_member_by_member() -> None:
+    """Blocks are converted without the unkept-member walk only once the side-car is known to
+    keep nothing (anthropic transforms._written); a kept member still goes through the check."""
+    at = "$.conversation[0].message.content[0]"
+    bad = lucent.convert(_kept_request({at: {"cache_control": {"type": "ephemeral", "bogus": 1}}}), "lux", "anthropic")
+    assert [(d.field, d.status) for d in bad.diagnostics] == [(at, "Invalid")]
+    assert "unknown field `bogus` at `$.cache_control`" in bad.diagnostics[0].detail
+    assert lucent.encode(bad.value) == b'{"model":"m","messages":[{"content":"there","role":"user"}],"max_tokens":10}'
+    good = lucent.convert(_kept_request({at: {"cache_control": {"type": "ephemeral"}}}), "lux", "anthropic")
+    assert good.diagnostics == []
+    assert json.loads(lucent.encode(good.value))["messages"][0]["content"][0] == {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}
+    plain = lucent.convert(_kept_request({}), "lux", "anthropic")
+    assert plain.diagnostics == [] and json.loads(lucent.encode(plain.value))["messages"][0]["content"] == [{"type": "text", "text": "hi"}, {"type": "text", "text": "there"}]
