@@ -390,7 +390,10 @@ def test_a_gemini_web_url_reaches_chat_anthropic_and_responses_as_a_url() -> Non
     assert not any(f[0].startswith("$.contents[0].parts[1]") for f in found)
     anthropic, found = _convert(_gemini_with_files(), "gemini", "anthropic", context=read_by(context, "gemini", "anthropic"))
     assert anthropic["messages"][0]["content"][1] == {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.png"}}
-    assert [f for f in found if f[0].startswith("$.contents[0].parts[1]")] == [("$.contents[0].parts[1].fileData.mimeType", "Degraded", "an Anthropic URL image names no media type")]
+    # the URL's file name gives image/png back (Anthropic -> Gemini writes it again): nothing lost
+    assert [f for f in found if f[0].startswith("$.contents[0].parts[1]")] == []
+    back, _ = _convert(anthropic, "anthropic", "gemini", context=read_by(context, "anthropic", "gemini"))
+    assert back["contents"][0]["parts"][1] == {"fileData": {"fileUri": "https://example.com/cat.png", "mimeType": "image/png"}}
     responses, found = _convert(_gemini_with_files(), "gemini", "openai-responses", context=read_by(context, "gemini", "openai-responses"))
     assert responses["input"][0]["content"][1:] == [{"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "auto"}]
     # gs:// and Files API URIs are no OpenAI file ids: named, never written as file_id

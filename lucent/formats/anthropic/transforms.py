@@ -181,7 +181,8 @@ def _image(block: RequestImageBlock, path: str, cx: Cx) -> LucentContent:
         media = LucentMultimedia(media_type=source.media_type, source="inline")
         cx.keep("media", path, "data", source.data, f"{path}.source.data")
     else:
-        media = LucentMultimedia(media_type=URL_IMAGE_MEDIA_TYPE, source="url")
+        # an Anthropic URL image states no media type: the one its file name names, else image/*
+        media = LucentMultimedia(media_type=url_image_media_type(source.url) or URL_IMAGE_MEDIA_TYPE, source="url")
         cx.keep("media", path, "url", source.url, f"{path}.source.url")
     cx.built(path, media, {"media_type": "source.media_type"} if isinstance(source, Base64ImageSource) else None)
     _keep(cx, path, "cache_control", block.cache_control, f"{path}.cache_control")

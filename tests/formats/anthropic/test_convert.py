@@ -488,7 +488,11 @@ def test_a_recorded_base64_image_keeps_its_bytes_in_the_media_side_car() -> None
 def test_url_images_and_media_anthropic_cannot_hold() -> None:
     source = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}]}]}
     lux = as_json(to_lux(source).value)
-    assert lux["conversation"][0]["message"]["content"][0]["image"] == {"media_type": "image/*", "source": "url"}
+    # an Anthropic URL image states no media type: the one the URL's file name names, else image/*
+    assert lux["conversation"][0]["message"]["content"][0]["image"] == {"media_type": "image/png", "source": "url"}
+    assert round_trip(source, "request")[0] == source
+    source["messages"][0]["content"][0]["source"]["url"] = "https://example.com/image?id=3"
+    assert as_json(to_lux(source).value)["conversation"][0]["message"]["content"][0]["image"] == {"media_type": "image/*", "source": "url"}
     assert round_trip(source, "request")[0] == source
     doc = lux_request([message("user", {"type": "audio", "audio": {"media_type": "audio/wav", "source": "inline"}}, {"type": "image", "image": {"media_type": "image/bmp", "source": "inline"}})])
     result = to_anthropic(doc)
