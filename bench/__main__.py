@@ -31,7 +31,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import orjson
 
 import lucent
 from lucent._context import read_by
@@ -58,6 +57,8 @@ CONTEXT: dict[str, Any] = {**workloads.SPARKTIDE_CONTEXT, "id": "resp_bench", "c
 # --- decoding ---------------------------------------------------------------------------
 
 def decode_cases(quick: bool) -> list[Case]:
+    import orjson  # the bench extra; the bars' logic (litellm_bars, targets) runs without it
+
     cases = []
     for name, (schema, definition) in workloads.DOCUMENTS.items():
         for size in workloads.SIZES:
@@ -104,6 +105,8 @@ def _response(fmt: str) -> bytes | None:
 
 
 def convert_cases(quick: bool) -> list[Case]:
+    import orjson  # the bench extra; the bars' logic (litellm_bars, targets) runs without it
+
     cases = []
     sizes = ("1KB", "20KB") if quick else tuple(workloads.SIZES)
     for kind in ("request", "response"):
@@ -147,6 +150,8 @@ def _ends(body: bytes, source: str, target: str, kind: str) -> Callable[[], Any]
 def stream_cases(quick: bool) -> list[Case]:
     """One case per (format, operation): every frame count in it, so that the ratio for 10x the
     frames is measured in the same rounds."""
+    import orjson  # the bench extra; the bars' logic (litellm_bars, targets) runs without it
+
     largest = 10_000 if quick else 100_000
     cases = []
     for fmt in (*streams.FORMATS, "openai-chat+logprobs"):  # +logprobs: every chunk has its token's
@@ -191,6 +196,8 @@ def lucent_openai_to_anthropic() -> Callable[[bytes], bytes] | None:
 
 
 def litellm_cases(quick: bool) -> list[Case]:
+    import orjson  # the bench extra; the bars' logic (litellm_bars, targets) runs without it
+
     translate = baselines.litellm_anthropic()
     ours = lucent_openai_to_anthropic()
     cases = []
