@@ -28,7 +28,9 @@ errors), §22.2.2 (pattern semantics), §12.2 (WhiteSpace), §12.3
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from typing import NoReturn
 
 __all__ = ["UnsupportedPattern", "translate"]
@@ -40,8 +42,8 @@ class UnsupportedPattern(ValueError):
     Raised for patterns that are not valid under the ECMA-262 ``u`` grammar, and
     for valid constructs whose Python counterpart would accept a different set
     of strings: backreferences (``\\1``, ``\\k<name>``), Unicode property escapes
-    (``\\p{..}``, ``\\P{..}``: their tables depend on the Unicode version),
-    lookbehind that Python cannot match (not fixed-width), pattern modifiers
+    other than a General_Category value or ``Any``, ``ASCII``, ``Assigned`` (Python's
+    :mod:`unicodedata` has no Script or binary property tables), lookbehind that Python cannot match (not fixed-width), pattern modifiers
     (``(?i:..)``), group names outside ``[A-Za-z_$][A-Za-z0-9_$]*`` and
     duplicate group names.
     """
@@ -108,7 +110,71 @@ _DECIMAL_DIGITS = frozenset("0123456789")
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _PLAIN = frozenset("0123456789_ \"'!%,/:;<=>@`") | _ASCII_LETTERS
+# General_Category values (ECMA-262 §22.2.2.9.1, table 67: the names and aliases of
+# Unicode's PropertyValueAliases.txt, gc), each as the two-letter categories it covers.
+_GC_GROUPS = {
+    "C": "Cc Cf Cn Co Cs", "L": "Ll Lm Lo Lt Lu", "LC": "Ll Lt Lu", "M": "Mc Me Mn",
+    "N": "Nd Nl No", "P": "Pc Pd Pe Pf Pi Po Ps", "S": "Sc Sk Sm So", "Z": "Zl Zp Zs",
+}
+_GC_ALIASES = """
+C Other; Cc Control cntrl; Cf Format; Cn Unassigned; Co Private_Use; Cs Surrogate;
+L Letter; LC Cased_Letter; Ll Lowercase_Letter; Lm Modifier_Letter; Lo Other_Letter;
+Lt Titlecase_Letter; Lu Uppercase_Letter; M Mark Combining_Mark; Mc Spacing_Mark;
+Me Enclosing_Mark; Mn Nonspacing_Mark; N Number; Nd Decimal_Number digit; Nl Letter_Number;
+No Other_Number; P Punctuation punct; Pc Connector_Punctuation; Pd Dash_Punctuation;
+Pe Close_Punctuation; Pf Final_Punctuation; Pi Initial_Punctuation; Po Other_Punctuation;
+Ps Open_Punctuation; S Symbol; Sc Currency_Symbol; Sk Modifier_Symbol; Sm Math_Symbol;
+So Other_Symbol; Z Separator; Zl Line_Separator; Zp Paragraph_Separator; Zs Space_Separator
+"""
+_GENERAL_CATEGORY: dict[str, tuple[str, ...]] = {
+    name: tuple(_GC_GROUPS.get(names.split()[0], names.split()[0]).split())
+    for names in _GC_ALIASES.split(";")
+    for name in names.split()
+}
+_GC_PROPERTY_NAMES = frozenset({"General_Category", "gc"})
+_SCRIPT_PROPERTY_NAMES = frozenset({"Script", "sc", "Script_Extensions", "scx"})
+
+
+@functools.cache
+def _category_table() -> dict[str, _Ranges]:
+    """Every code point's two-letter General_Category, as ranges per category.
+
+    Read from :mod:`unicodedata` when code is generated (its Unicode version:
+    ``unicodedata.unidata_version``, 14.0.0 on Python 3.11); the generated pattern holds the
+    ranges, so the tables used at run time are those of the build.
+    """
+    table: dict[str, _Ranges] = {}
+    start, current = 0, unicodedata.category("\x00")
+    for code_point in range(1, _MAX_CODE_POINT + 2):
+        category = unicodedata.category(chr(code_point)) if code_point <= _MAX_CODE_POINT else ""
+        if category != current:
+            table.setdefault(current, []).append((start, code_point - 1))
+            start, current = code_point, category
+    return table
+
+
+def _property_ranges(name: str, value: str | None) -> _Ranges | str:
+    """The code points of ``\\p{name}`` or ``\\p{name=value}``, or why it is refused."""
+    if value is not None:
+        if name in _SCRIPT_PROPERTY_NAMES:
+            return f"the Script property ({name}={value}) is not supported: Python has no Script table"
+        if name not in _GC_PROPERTY_NAMES:
+            return f"unknown Unicode property {name!r}"
+        name = value
+    elif name == "Any":
+        return [(0, _MAX_CODE_POINT)]
+    elif name == "ASCII":
+        return [(0, 0x7F)]
+    elif name == "Assigned":
+        return _complement(_category_table().get("Cn", []))
+    if name not in _GENERAL_CATEGORY:
+        return f"the Unicode property {name!r} is not supported (only General_Category values, Any, ASCII, Assigned)"
+    table = _category_table()
+    return _normalize([r for category in _GENERAL_CATEGORY[name] for r in table.get(category, [])])
+
+
 _QUANTIFIER = re.compile(r"\{([0-9]+)(?:(,)([0-9]*))?\}")
+_PROPERTY = re.compile(r"\{([A-Za-z_]+)(?:=([A-Za-z0-9_]+))?\}")
 _GROUP_NAME = re.compile(r"<([A-Za-z_$][A-Za-z0-9_$]*)>")
 
 # §22.2.2.6: \b and \B compare IsWordChar on both sides, with ASCII word
@@ -306,8 +372,19 @@ class _Parser:
         if char == "u":
             return self.unicode_escape()
         if char in ("p", "P"):
-            self.fail("Unicode property escapes are not supported")
+            return self.property_escape(negated=char == "P")
         self.fail(f"invalid escape '\\{char}' under the u flag")
+
+    def property_escape(self, negated: bool) -> _Ranges:
+        """``\\p{..}`` / ``\\P{..}`` (§22.2.1 UnicodePropertyValueExpression), after the ``p``."""
+        match = _PROPERTY.match(self.src, self.pos)
+        if match is None:
+            self.fail("malformed \\p{...} escape")
+        self.pos = match.end()
+        ranges = _property_ranges(match.group(1), match.group(2))
+        if isinstance(ranges, str):
+            self.fail(ranges)
+        return _complement(ranges) if negated else ranges
 
     def hex_digits(self, count: int) -> int:
         digits = self.peek(count)

@@ -45,6 +45,24 @@ from codegen.ecma_regex import UnsupportedPattern, translate
 from codegen.schema import SchemaDocument, SchemaError
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+_VOCAB = "https://json-schema.org/draft/2020-12/vocab/"
+# The keywords each draft 2020-12 vocabulary defines that the compiler asserts (Core §8; the
+# applicator §10, unevaluated §11 and validation §6 vocabularies of the Validation spec). The
+# core vocabulary is always in force; meta-data, format-annotation and content only annotate.
+VOCABULARY_KEYWORDS: dict[str, frozenset[str]] = {
+    _VOCAB + "applicator": frozenset({
+        "prefixItems", "items", "contains", "additionalProperties", "properties", "patternProperties",
+        "dependentSchemas", "propertyNames", "if", "then", "else", "allOf", "anyOf", "oneOf", "not",
+        "dependencies",
+    }),
+    _VOCAB + "unevaluated": frozenset({"unevaluatedItems", "unevaluatedProperties"}),
+    _VOCAB + "validation": frozenset({
+        "type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+        "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxContains",
+        "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "dependencies",
+    }),
+}
+_ANNOTATION_VOCABULARIES = frozenset({_VOCAB + "core", _VOCAB + "meta-data", _VOCAB + "format-annotation", _VOCAB + "content"})
 INTEGER_FORMATS = {"uint32": (0, 2**32 - 1), "uint": (0, 2**64 - 1), "uint64": (0, 2**64 - 1), "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 """codegen.bindings.INTEGER_FORMATS: the formats that assert."""
 
@@ -64,6 +82,21 @@ TYPE_TESTS = {
 NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 COUNT_KEYWORDS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains")
 
+
+
+def _official(uri: str) -> Any:
+    """The json-schema.org document at ``uri`` (the draft metaschemas and their vocabulary
+    metaschemas), from the jsonschema-specifications package; None when it holds none."""
+    if not uri.startswith("https://json-schema.org/"):
+        return None
+    try:
+        import jsonschema_specifications
+    except ImportError:  # pragma: no cover - the codegen extra installs it
+        return None
+    try:
+        return jsonschema_specifications.REGISTRY.contents(uri)
+    except LookupError:
+        return None
 
 
 def _json_type_name(v: Any) -> str:
@@ -127,6 +160,7 @@ class ValidatorCompiler:
         self.base_of: dict[int, str] = {}
         self.pointer_of: dict[int, str] = {}
         self.keep: list[Any] = []  # every indexed schema stays alive (base_of is keyed by id)
+        self.ignored: dict[int, frozenset[str]] = {}  # keywords of vocabularies a `$schema` leaves out
         self.functions: dict[tuple[Any, ...], _Function] = {}
         self.order: list[_Function] = []
         self.names: set[str] = set()
@@ -139,21 +173,49 @@ class ValidatorCompiler:
 
     # ------------------------------------------------------------------ index
     def _index_document(self, raw: Any, uri: str, pointer: str) -> str:
-        if isinstance(raw, dict):
-            schema = raw.get("$schema")
-            if schema is not None and _no_fragment(str(schema)) != DRAFT_2020_12:
-                raise SchemaError(f"{pointer}/$schema: {schema!r} is not draft 2020-12 (only its vocabularies are compiled)")
         self.resources.setdefault(uri, raw)
-        self._index(raw, uri, pointer)
+        self._index(raw, uri, pointer, frozenset())
         if isinstance(raw, dict) and isinstance(raw.get("$id"), str):
             return _no_fragment(join(uri, raw["$id"]))
         return uri
 
-    def _index(self, schema: Any, base: str, pointer: str) -> None:
+    def _ignored_by(self, metaschema: Any, pointer: str) -> frozenset[str]:
+        """The keywords a resource's ``$schema`` leaves out: those of the draft 2020-12
+        vocabularies its metaschema's ``$vocabulary`` does not list (Core §8.1.2).
+
+        Raises SchemaError for a metaschema of another draft, one that requires a vocabulary the
+        compiler does not know (an optional one is ignored, as §8.1.2 says), one that uses
+        format-assertion (formats are not asserted), or one it cannot read."""
+        if not isinstance(metaschema, str):
+            raise SchemaError(f"{pointer}/$schema: a URI is expected")
+        uri = _no_fragment(metaschema)
+        if uri == DRAFT_2020_12:
+            return frozenset()
+        raw = self.resources.get(uri, self.remotes.get(uri)) or _official(uri)
+        if not isinstance(raw, dict) or _no_fragment(str(raw.get("$schema", DRAFT_2020_12))) != DRAFT_2020_12:
+            raise SchemaError(f"{pointer}/$schema: {metaschema!r} is not draft 2020-12 nor a known metaschema written in it")
+        vocabularies = raw.get("$vocabulary")
+        if not isinstance(vocabularies, dict):
+            return frozenset()  # no $vocabulary: the default, every draft 2020-12 vocabulary
+        if _VOCAB + "format-assertion" in vocabularies:  # known, so in force even when optional (§8.1.2)
+            raise SchemaError(f"{pointer}/$schema: its metaschema uses the format-assertion vocabulary; the compiler reads `format` as an annotation only")
+        for name, required in vocabularies.items():
+            if required is True and name not in VOCABULARY_KEYWORDS and name not in _ANNOTATION_VOCABULARIES:
+                raise SchemaError(f"{pointer}/$schema: its metaschema requires the vocabulary {name!r}, which the compiler does not know")
+        used = {name for name in vocabularies if name in VOCABULARY_KEYWORDS}
+        return frozenset().union(*(words for name, words in VOCABULARY_KEYWORDS.items() if name not in used)) - frozenset().union(
+            *(VOCABULARY_KEYWORDS[name] for name in used)
+        )
+
+    def _index(self, schema: Any, base: str, pointer: str, ignored: frozenset[str]) -> None:
         if isinstance(schema, bool):
             return
         if not isinstance(schema, dict):
             raise SchemaError(f"{pointer}: a schema is an object or a boolean, not {_json_type_name(schema)}")
+        if "$schema" in schema:
+            ignored = self._ignored_by(schema["$schema"], pointer)
+        if ignored:
+            self.ignored[id(schema)] = ignored
         if isinstance(schema.get("$id"), str):
             base = _no_fragment(join(base, schema["$id"]))
             if "#" in base:
@@ -169,23 +231,23 @@ class ValidatorCompiler:
             self.dynamic_anchors.setdefault(base, set()).add(schema["$dynamicAnchor"])
         for key in SINGLE:
             if key in schema:
-                self._index(schema[key], base, f"{pointer}/{key}")
+                self._index(schema[key], base, f"{pointer}/{key}", ignored)
         for key in MAPS:
             if key in schema:
                 if not isinstance(schema[key], dict):
                     raise SchemaError(f"{pointer}/{key}: an object of schemas is expected")
                 for name, sub in schema[key].items():
-                    self._index(sub, base, f"{pointer}/{key}/{_escape(name)}")
+                    self._index(sub, base, f"{pointer}/{key}/{_escape(name)}", ignored)
         if isinstance(schema.get("dependencies"), dict):  # draft 7's dependentRequired + dependentSchemas
             for name, sub in schema["dependencies"].items():
                 if not isinstance(sub, list):
-                    self._index(sub, base, f"{pointer}/dependencies/{_escape(name)}")
+                    self._index(sub, base, f"{pointer}/dependencies/{_escape(name)}", ignored)
         for key in LISTS:
             if key in schema:
                 if not isinstance(schema[key], list) or not schema[key]:
                     raise SchemaError(f"{pointer}/{key}: a non-empty array of schemas is expected")
                 for i, sub in enumerate(schema[key]):
-                    self._index(sub, base, f"{pointer}/{key}/{i}")
+                    self._index(sub, base, f"{pointer}/{key}/{i}", ignored)
 
     def _uses_unevaluated(self) -> bool:
         return any(isinstance(s, dict) and ("unevaluatedProperties" in s or "unevaluatedItems" in s) for s in self.keep)
@@ -198,6 +260,8 @@ class ValidatorCompiler:
             path = Path(urllib.parse.unquote(urllib.parse.urlsplit(uri).path))
             if path.is_file():
                 raw = json.loads(path.read_text(encoding="utf-8"))
+        if raw is None:
+            raw = _official(uri)
         if raw is None:
             raise SchemaError(f"{where}: the reference names {uri!r}, which is neither in the document nor a known remote")
         was_annotating = self.annotate
@@ -225,7 +289,7 @@ class ValidatorCompiler:
                 else:
                     raise SchemaError(f"{where}: the JSON pointer {fragment!r} names nothing in {resource_uri!r}")
             if isinstance(node, dict) and id(node) not in self.base_of:
-                self._index(node, resource_uri, f"{resource_uri}#{fragment}")
+                self._index(node, resource_uri, f"{resource_uri}#{fragment}", self.ignored.get(id(resource), frozenset()))
             return node, self.base_of.get(id(node), resource_uri) if isinstance(node, dict) else resource_uri
         anchor = f"{resource_uri}#{urllib.parse.unquote(fragment)}"
         if anchor not in self.anchors:
@@ -306,6 +370,8 @@ class ValidatorCompiler:
         if schema is False:
             return ['raise RuleViolation("false", "no value is allowed here (the schema is false)", p)']
         s: dict[str, Any] = schema
+        if id(schema) in self.ignored:  # keywords of a vocabulary the resource's $schema leaves out
+            s = {key: value for key, value in schema.items() if key not in self.ignored[id(schema)]}
 
         def sub(child: Any, at: str, child_base: str | None = None) -> str:
             b = child_base if child_base is not None else (self.base_of.get(id(child), base) if isinstance(child, dict) else base)
