@@ -202,24 +202,36 @@ def _extras(model: Any, path: str, out: list[str]) -> None:
     walk(model, ())
 
 
-def _dropped(given: Any, kept: Any, path: str, out: list[str]) -> None:
-    """The paths of the members a TypedDict's validation left out (``extra="ignore"``)."""
+def _dropped(given: Any, kept: Any, path: str, out: list[str], changed: list[str]) -> None:
+    """The paths of the members a TypedDict's validation left out (``extra="ignore"``), and of
+    the values it changed (``changed``)."""
     if isinstance(given, dict) and isinstance(kept, dict):
         for name, value in given.items():
             if name not in kept:
                 out.append(f"{path}.{name}")
             else:
-                _dropped(value, kept[name], f"{path}.{name}", out)
+                _dropped(value, kept[name], f"{path}.{name}", out, changed)
     elif isinstance(given, list) and isinstance(kept, list):
+        if len(given) != len(kept):
+            changed.append(path)
         for i, (a, b) in enumerate(zip(given, kept)):
-            _dropped(a, b, f"{path}[{i}]", out)
+            _dropped(a, b, f"{path}[{i}]", out, changed)
+    elif given != kept or (type(given) is not type(kept) and not {type(given), type(kept)} <= {int, float}):
+        changed.append(path)  # 1 read as 1.0 is one JSON number
 
 
 def _params(tp: Any, output: Any) -> Verdict:
     kept = materialize(_validate(lambda v: _adapter(tp).validate_python(v, strict=True), output))
     verdict = Verdict(kept)
-    _dropped(output, kept, "$", verdict.unmodeled)
+    changed: list[str] = []
+    _dropped(output, kept, "$", verdict.unmodeled, changed)
+    if changed:
+        raise Refused([{"type": "value_changed", "loc": tuple(_steps(p)), "msg": "the SDK's type reads another value"} for p in changed])
     return verdict
+
+
+def _steps(path: str) -> list[Any]:
+    return [int(s) if s.isdigit() else s for s in re.findall(r"[^.\[\]$]+", path)]
 
 
 def _model(cls: Any, value: Any, path: str = "$", strict: bool = True, at: tuple[Any, ...] = ()) -> tuple[Any, list[str]]:
@@ -335,7 +347,7 @@ def _items(node: Any, name: str) -> list[Any]:
 def keys(target: str, kind: str, value: Any) -> Any:
     """The key fields of a value of ``target``'s format: lucent's (JSON) or the SDK's (a model)."""
     if kind == "request":
-        return None  # a request's key fields are its members: :func:`judge` checks the SDK typed them all
+        return None  # a request's key fields are all its members: :func:`judge` checks that the SDK's types keep each, unchanged
     if target == "openai-chat":
         usage = _g(value, "usage")
         return {
