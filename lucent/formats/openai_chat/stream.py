@@ -21,7 +21,10 @@ Writing (Lux -> chunks) produces the shape the API sends: the first chunk of a c
 ``delta: {"role": "assistant", "content": "", "refusal": null}`` (``content: null`` and the
 first tool call when the choice starts with a tool call), every text, refusal and arguments
 piece is one chunk, a tool call starts with its ``index``, ``id``, ``type`` and ``name`` and
-``arguments: ""`` (one that streams no arguments then gets ``"{}"``, as the Lux assembler reads it), each choice ends with ``delta: {}`` and its ``finish_reason``, and a usage
+``arguments: ""`` (one that streams no arguments then gets ``"{}"``, as the Lux assembler reads it), a
+choice with nothing a delta carries (only reasoning, which Chat has no place for) still gets the
+first delta, ``content: null`` (the openai SDK's accumulated message has no role without it),
+each choice ends with ``delta: {}`` and its ``finish_reason``, and a usage
 chunk (``choices: []``) follows when the Lux stream has usage. ``encode_sse(...,
 format="openai-chat")`` writes the closing ``data: [DONE]``. The chunk envelope: ``id`` and
 ``model`` from ``conversation_start.meta`` (else ``context``), ``created``,
@@ -406,6 +409,8 @@ class OpenAIChatWriter(VendorWriter):
             self._sink.report(self.at(origin, ".annotations"), "Unsupported", "a chat stream delta has no annotations; dropped")
         elif isinstance(event, LucentStreamEventItemEnd):
             if self._item is not None:
+                if not self._role:  # a choice with nothing a chat delta carries still names its role
+                    self._delta(out)
                 self._ended.append(self._item)
             self._item = None
         elif isinstance(event, LucentStreamEventFinish):
