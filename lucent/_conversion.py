@@ -173,6 +173,10 @@ class Origins:
         self._paths: dict[str, str] | None = None
         self._work: Callable[[], dict[str, str]] | None = None
         self._around: Callable[[str], dict[str, str]] | None = None
+        self.from_caller: tuple[str, ...] = ()
+        """The target paths whose value the conversion took from the caller's context, or left
+        absent for want of it (:meth:`Cx.from_context`, :meth:`Cx.missing`): no source value
+        stands behind them."""
 
     def paths(self) -> dict[str, str]:
         """The paths, target -> source, in document order of the target (one walk of the whole
@@ -339,6 +343,7 @@ class Cx:
         self._read: set[tuple[str, str, str]] = set()
         self._spaces: dict[str, dict[str, Any]] = {}  # _space's lookups in `sidecar`
         self._spaces_of: dict[str, Any] = self.sidecar
+        self._from_caller: list[str] = []  # target paths given by the context or missing (Origins.from_caller)
 
     def report(self, field: str, status: Status, detail: str) -> None:
         """Record one diagnostic: `field` is a JSON path in the source (or target:$.x); `field`
@@ -348,6 +353,7 @@ class Cx:
     def missing(self, target: str, key: str, why: str = "") -> None:
         """A value the target requires that neither the context nor the source supplies."""
         reason = f" ({why})" if why else ""
+        self._from_caller.append(target)
         self.report(
             f"target:{target}",
             "Invalid",
@@ -362,6 +368,7 @@ class Cx:
         if not _fits(value, expect):
             self.report(f"target:{target}", "Invalid", f"context[{key!r}] is {_json_type_name(value)}, not {_expected(expect)}")
             return UNSET
+        self._from_caller.append(target)
         return value
 
     def prefer(self, given: Any, value: Any, path: str, key: str) -> Any:
@@ -637,6 +644,8 @@ class Cx:
         """
         for space in spaces:
             self.report_unread_entries(space)
+        if self._from_caller and isinstance(origins, Origins):
+            origins.from_caller = tuple(self._from_caller)
         if self.carried and "unknown" in self.carried:
             value = restore(self, value, self.carried["unknown"])
         kept_unknown: dict[str, str] = {}

@@ -396,6 +396,9 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
     alike = forms_alike(source)
     if alike:  # restructurings the source format writes alike (lucent._forms)
         second = [d for d in second if not (d.status == "Degraded" and FORM_OF.get(d.detail) in alike)]
+    supplied = provenance.from_caller
+    if supplied:  # a Lux value the first hop took from the context (or found nowhere): not the source's
+        second = [d for d in second if d.status == "Invalid" or not _under(d.field, supplied)]
     for diagnostic in second:
         field = diagnostic.field
         around = provenance.around(field)
@@ -432,7 +435,7 @@ def _side_cars_of(lux: Any) -> dict[str, Any]:
     return found
 
 
-def _under(field: str, paths: set[str]) -> bool:
+def _under(field: str, paths: Collection[str]) -> bool:
     """Whether `field` is one of `paths` or inside one of them."""
     return field in paths or any(field.startswith((p + ".", p + "[")) for p in paths)
 

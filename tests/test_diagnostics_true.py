@@ -45,7 +45,7 @@ def _anthropic_response(**members: Any) -> dict[str, Any]:
 # ------------------------------------------------------------------ Anthropic response -> Chat
 def test_an_anthropic_response_with_null_stop_sequence_and_zero_cache_creation_passes_strict_to_chat() -> None:
     result = lucent.convert(_anthropic_response(stop_details=None), "anthropic", "openai-chat", kind="response", context={"created": 1}, strict=True)
-    assert [(d.field, d.status) for d in result.diagnostics] == [("$", "Degraded")]  # the created time is the caller's
+    assert [(d.field, d.status) for d in result.diagnostics] == []  # the created time is the caller's: no loss (issue 16 §1)
     assert _json(result.value)["usage"]["prompt_tokens_details"] == {"cached_tokens": 0, "cache_write_tokens": 0}
 
 
@@ -230,3 +230,36 @@ def test_a_url_image_whose_file_name_gives_its_media_type_back_loses_nothing_to_
     lux["conversation"][0]["message"]["content"][1]["image"]["media_type"] = "image/jpeg"
     found = lucent.convert(lux, "lux", "anthropic", context={"max_tokens": 64}).diagnostics
     assert [(d.field, d.status) for d in found if d.field.endswith("media_type")] == [("$.conversation[0].message.content[1].image.media_type", "Degraded")]
+
+
+# ------------------------------------------------------------------ values the caller gives
+_SPARKTIDE_RESPONSE = {"message": {"role": "assistant", "content": "Hi"}, "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}
+_LLM_SDK_RESPONSE = {"content": [{"type": "text", "text": "Hi"}]}
+
+
+@pytest.mark.parametrize(("document", "source", "target", "context"), [
+    (_SPARKTIDE_RESPONSE, "sparktide", "llm-sdk", {"id": "r1", "model": "m1"}),
+    (_SPARKTIDE_RESPONSE, "sparktide", "llm-sdk", {}),
+    (_LLM_SDK_RESPONSE, "llm-sdk", "sparktide", {"id": "r1", "model": "m1"}),
+    (_LLM_SDK_RESPONSE, "llm-sdk", "sparktide", {}),
+    (_SPARKTIDE_RESPONSE, "sparktide", "openai-chat", {"id": "r1", "model": "m1", "created": 1}),
+    (_LLM_SDK_RESPONSE, "llm-sdk", "openai-chat", {"id": "r1", "model": "m1", "created": 1}),
+])
+def test_a_value_the_first_hop_took_from_the_context_is_no_loss_at_the_second(document: dict[str, Any], source: str, target: str, context: dict[str, Any]) -> None:
+    # neither format has a response id or model (nor, for Lux here, a creation time): the Lux id
+    # and model are the caller's (or absent), so the second hop dropping them, or Chat taking
+    # created from the context, loses nothing of the source; nothing is named at $ (issue 16 §1)
+    result = lucent.convert(document, source, target, kind="response", context=context)
+    fields = _fields(result)
+    assert "$" not in fields and "$.id" not in fields and "$.model" not in fields and "$.created_at" not in fields
+    if target == "openai-chat":
+        assert result.diagnostics == []
+        assert (result.value.id, result.value.model, result.value.created) == ("r1", "m1", 1)
+    else:  # only the finish reason the first hop derived from the content is named
+        assert [d.status for d in result.diagnostics] == ["Degraded"] and "finish reason" in result.diagnostics[0].detail
+
+
+def test_an_id_the_source_has_is_still_named_where_the_target_has_none() -> None:
+    # Anthropic's own id and model, which llm-sdk has no place for: the caller keeps them (Degraded)
+    result = lucent.convert(_anthropic_response(), "anthropic", "llm-sdk", kind="response")
+    assert {f: s for f, s in _fields(result).items() if f in ("$.id", "$.model")} == {"$.id": "Degraded", "$.model": "Degraded"}

@@ -190,3 +190,47 @@ def test_a_vendor_length_beside_tool_calls_to_sparktide_is_unsupported_on_both_p
             event["delta"]["stop_reason"] = "max_tokens"
     _, _, by_stream, by_document = compared(plain, "anthropic", "sparktide")
     assert "$.stop_reason" not in by_stream and "$.stop_reason" not in by_document
+
+
+def _sparktide_stream(finish: str = "STOP") -> list[dict[str, Any]]:
+    return [
+        {"protocolVersion": "1.0", "type": "text.delta", "text": "Hi"},
+        {"protocolVersion": "1.0", "type": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}},
+        {"protocolVersion": "1.0", "type": "model.completed", "finishReason": finish},
+    ]
+
+
+@pytest.mark.parametrize(("source", "target"), [("sparktide", "openai-chat"), ("sparktide", "llm-sdk"), ("llm-sdk", "sparktide"), ("llm-sdk", "openai-chat"), ("lux", "openai-chat")])
+def test_a_value_the_caller_gives_is_named_by_neither_path(source: str, target: str) -> None:
+    # the first hop's Lux id and model (SparkTide, llm-sdk) and Chat's created are the caller's
+    # context: a document composed through Lux named them at $ ("absent in Lux", "has no id"), a
+    # stream never did
+    if source == "sparktide":
+        events = _sparktide_stream()
+    elif source == "llm-sdk":
+        events = [{"delta": {"index": 0, "part": {"type": "text", "text": "Hi"}}}]
+    else:
+        events = lux_text_stream(["Hi"])
+    streamed, converted, by_stream, by_document = compared(events, source, target)
+    assert streamed == converted
+    assert "$" not in by_document and "$.created_at" not in by_document
+    assert by_stream == by_document
+    if target == "openai-chat":
+        assert converted["created"] == 1700000000 and by_document == {}
+
+
+def test_a_lux_thinking_block_without_a_signature_to_anthropic_is_named_at_the_block_on_both_paths() -> None:
+    # Anthropic drops a thinking block that has no signature: the stream named the block, the
+    # document its .thinking member; both name the block now
+    events = lux_text_stream(["ok"])
+    events[5:5] = [  # after the text block
+        {"event": "block_start", "index": 1, "block_type": "thinking"},
+        {"event": "block_delta", "index": 1, "delta": {"type": "thinking", "text": "hmm"}},
+        {"event": "block_end", "index": 1},
+    ]
+    events.insert(-1, {"event": "usage", "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}})
+    streamed, converted, by_stream, by_document = compared(events, "lux", "anthropic")
+    assert streamed == converted and [b["type"] for b in converted["content"]] == ["text"]
+    assert by_stream["$.choices[].message.content[]"] == by_document["$.choices[].message.content[]"] == "Unsupported"
+    assert "$.choices[].message.content[].thinking" not in by_document
+    assert by_stream == by_document

@@ -520,12 +520,14 @@ def _image_out(media: LucentMultimedia, path: str, cx: Cx) -> dict[str, Any] | N
     return None
 
 
-def _thinking_out(thinking: LucentThinking, at: str, cx: Cx) -> dict[str, Any] | None:
-    """A Lux thinking (at its Lux path `at`) as a thinking or redacted_thinking block."""
+def _thinking_out(thinking: LucentThinking, at: str, cx: Cx, holder: str) -> dict[str, Any] | None:
+    """A Lux thinking (at its Lux path `at`, in the block or item at `holder`) as a thinking or
+    redacted_thinking block; without a signature the block or item is dropped, and named at
+    `holder` (as an Anthropic stream names the block it drops)."""
     if thinking.summary is not UNSET:
         cx.report(f"{at}.summary", "Unsupported", "Anthropic thinking blocks have no summary; dropped")
     if thinking.signature is UNSET:
-        cx.report(at, "Unsupported", "Anthropic replays a thinking block only with the signature it issued; a thinking block without one is dropped")
+        cx.report(holder, "Unsupported", "Anthropic replays a thinking block only with the signature it issued; a thinking block without one is dropped")
         return None
     if thinking.redacted:
         if thinking.text:
@@ -601,7 +603,7 @@ def _block_out(block: LucentContent, path: str, cx: Cx, allowed: tuple[str, ...]
         image = _image_out(block.image, path, cx)
         return None if image is None else {**image, **_kept_members(path, ("cache_control",), cx)}
     if isinstance(block, LucentContentThinking):
-        return _thinking_out(block.thinking, f"{path}.thinking", cx)
+        return _thinking_out(block.thinking, f"{path}.thinking", cx, path)
     if isinstance(block, LucentContentToolUse):
         return _tool_use_out(block.tool_use, f"{path}.tool_use", cx)
     if isinstance(block, LucentContentToolResult):
@@ -769,7 +771,7 @@ def anthropic_messages(conversation: list[LucentConversationItem], path: str, cx
             if block is not None:
                 turns.join("user", block, at, cx)
         elif isinstance(item, LucentConversationItemReasoning):
-            thinking = _thinking_out(item.reasoning, f"{at}.reasoning", cx)
+            thinking = _thinking_out(item.reasoning, f"{at}.reasoning", cx, at)
             if thinking is not None:
                 cx.report(at, "Degraded", "Anthropic has no reasoning items; written as a thinking block of an assistant message")
                 block = _written(thinking, InputContentBlock, at, cx)

@@ -1226,13 +1226,11 @@ def chat_usage(usage: LucentUsage | UnsetType, path: str, cx: Cx, carried: str) 
 def chat_created(created_at: int | UnsetType, path: str, cx: Cx) -> int:
     """The caller's context["created"] (Chat's own name for it, as a Chat stream reads it; a
     different Lux created_at reported Degraded), else Lux created_at; a context value the Lux
-    document lacks is reported Degraded (the round trip gains it); found in neither: Invalid
-    target:$.created."""
+    document lacks is no loss (the caller gave it, as to a Chat stream: nothing is reported);
+    found in neither: Invalid target:$.created."""
     given = cx.from_context("created", "integer", "$.created")
     value = cx.prefer(given, created_at, path, "created")
     if value is UNSET:
         cx.missing("$.created", "created", "a Chat response states its creation time")
-    elif created_at is UNSET:
-        cx.report(path, "Degraded", "absent in Lux; the Chat created time is the caller's context['created']")
     created: int = present(value)
     return created
