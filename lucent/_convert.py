@@ -9,6 +9,7 @@ the result against the target schema and applies ``strict``.
 from __future__ import annotations
 
 import datetime
+import functools
 import decimal
 import re
 import sys
@@ -43,6 +44,7 @@ from lucent._validation import RuleViolation, convert_as, member
 from lucent._converters import Converter
 from lucent._forms import FORM_OF, forms_alike
 from lucent._typed_values import typed
+from lucent._unknown import steps_of
 from lucent.generated.convert_registry import CONVERTERS, DOCUMENTS
 from lucent.generated.lucent_diagnostics_v1 import ConversionDiagnostic, ConversionResult
 
@@ -248,8 +250,11 @@ def convert(
 
     checked = document if capabilities is not None else None  # what the pre-flight check reads
     if converter is not None or hops is not None:
-        del document  # the target may share the source's JSON values; the rest is not needed to check it
         diagnostics = _merge(found, diagnostics)
+        empties = {d.field for d in diagnostics if d.status == "Unsupported" and _empty_in(document, d.field)}
+        if empties:  # a null or [] the target leaves out is no loss: its absence says the same
+            diagnostics = [d for d in diagnostics if not (d.field in empties and (d.status == "Unsupported" or (d.status == "Degraded" and _kept_in_side_car(d.detail))))]
+        del document  # the target may share the source's JSON values; the rest is not needed to check it
         named = {d.field for d in diagnostics if d.status == "Invalid" and d.field.startswith("target:")}
         faults, decoded, text = _target_faults(value, FORMATS[target], target_definition, named)
         diagnostics.extend(faults)
@@ -389,6 +394,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
         found = [d for d in found if not (d.status == "Degraded" and _under(d.field, carried))]
     if not second:  # nothing to place
         return value, found
+    first_found = found[:]
     holder_of, represented = conversion.holder_of, conversion.represented
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: dict[str, list[str]] | None = None
@@ -418,7 +424,23 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
             if key not in seen:
                 seen.add(key)
                 found.append(ConversionDiagnostic(field=source, status=diagnostic.status, detail=diagnostic.detail))
-    return value, found
+    return value, _kept_then_dropped(found, len(first_found))
+
+
+def _kept_then_dropped(found: list[ConversionDiagnostic], firsts: int) -> list[ConversionDiagnostic]:
+    """A member the first hop kept in the side-car (Degraded "kept in provider_payload...") is
+    Unsupported, with the second hop's words (the target's terms), when the second hop drops
+    the side-car entry that holds it (Unsupported, placed at the kept object's source path):
+    the target has it nowhere. The report on the object stays (it may hold members no
+    diagnostic of the first hop names)."""
+    dropped = {d.field: d for d in found[firsts:] if d.status == "Unsupported"}
+    if not dropped:
+        return found
+    out: list[ConversionDiagnostic] = []
+    for d in found[:firsts]:
+        holder = next((p for p in dropped if d.status == "Degraded" and d.field != p and _under(d.field, (p,))), None)
+        out.append(d if holder is None else ConversionDiagnostic(field=d.field, status="Unsupported", detail=dropped[holder].detail))
+    return out + found[firsts:]
 
 
 _SIDE_CARS = ("$.extra", "$.provider_payload")
@@ -711,8 +733,42 @@ def _unkept(unknown: Unknown, source: str, target: str) -> Iterator[ConversionDi
         return
     name, other = _REGISTRY[source].label, _REGISTRY[target].label
     detail = f"a member the {name} schema does not define (its object allows more); lucent gives such members back only to {name}, so {other} does not get it"
-    for path, _, _ in unknown:
-        yield ConversionDiagnostic(field=path, status="Unsupported", detail=detail)
+    for path, _, value in unknown:
+        if value is not None and value != []:  # an empty value is the target's absence: nothing lost
+            yield ConversionDiagnostic(field=path, status="Unsupported", detail=detail)
+
+
+def _empty_in(document: Any, field: str) -> bool:
+    """Whether the source member at ``field`` (a JSON path) is null or an empty array: a target
+    without a place for it, leaving it out, says the same (docs/semantics.md, Exact), so its
+    Unsupported (and a "kept in the side-car" the same path got on the way) is no loss."""
+    steps = steps_of(field) if not field.startswith("target:") else None
+    if not steps:
+        return False
+    node = document
+    for step in steps:
+        if isinstance(step, int):
+            if not isinstance(node, (list, tuple)) or not 0 <= step < len(node):
+                return False
+            node = node[step]
+        elif isinstance(node, dict):
+            if step not in node:
+                return False
+            node = node[step]
+        elif isinstance(node, msgspec.Struct):
+            name = _attributes(type(node)).get(step)
+            node = getattr(node, name, msgspec.UNSET) if name is not None else msgspec.UNSET
+            if node is msgspec.UNSET:
+                return False
+        else:
+            return False
+    return node is None or (isinstance(node, (list, tuple)) and not node)
+
+
+@functools.lru_cache(maxsize=1024)
+def _attributes(cls: type) -> dict[str, str]:
+    """A Struct class's JSON member names -> attribute names."""
+    return {f.encode_name: f.name for f in msgspec.structs.fields(cls)}
 
 
 def _put_back(document: Any, unknown: Unknown, diagnostics: list[ConversionDiagnostic]) -> Any:

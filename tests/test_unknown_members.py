@@ -81,6 +81,10 @@ def test_a_member_of_a_message_comes_back_on_that_message() -> None:
     kept = there.value.extra["openai_chat"]["unknown"]
     assert [(path, list(members)) for path, members in kept.items()] == [(f"$.conversation[{assistant}]", ["$.annotations"])]
     assert out == source and isinstance(back.value, CreateChatCompletionRequest)
+    assert source["messages"][assistant]["annotations"] == []
+    other = lucent.convert(source, "openai-chat", "openai-responses", "request")
+    assert at(other, f"$.messages[{assistant}].annotations") == []  # an empty list is an absence: nothing lost
+    source["messages"][assistant]["annotations"] = [{"type": "note"}]
     other = lucent.convert(source, "openai-chat", "openai-responses", "request")
     assert [s for s, _ in at(other, f"$.messages[{assistant}].annotations")] == ["Unsupported"]
 
