@@ -112,6 +112,13 @@ def _fits(value: Any, expect: Expect) -> bool:
 _IDLE = {"false": False, "true": True, "null": None}
 
 
+def _placed(kept: Any) -> bool:
+    """Whether a side-car value is a list of blocks kept at their index (``[{index, value}]``:
+    Anthropic server tool blocks, Gemini parts Lux has no block for), each reported on its own,
+    at the source block it was built from."""
+    return kept.__class__ is list and bool(kept) and all(item.__class__ is dict and "index" in item for item in kept)
+
+
 def _spelled(name: str, value: Any, spelled: tuple[str, ...]) -> bool:
     """Whether the side-car member `name` is one of the `spelled` names (``key`` or ``key:type``;
     with a type, only a value of that JSON type is a spelling; ``key=false``, an idle value:
@@ -489,6 +496,13 @@ class Cx:
             if key in read:
                 continue
             spelled = spelling.get(key) if spelling else None
+            if key == "media" and value.__class__ is dict and self._media_of_dropped(value):
+                # the bytes of a block this conversion dropped (Unsupported) go with the block
+                car = member(path, key)
+                for lux_path in value:
+                    if not self._media_of_dropped({lux_path: None}):
+                        self.report(member(car, lux_path), status, detail)
+                continue
             if spelled is None or not isinstance(value, dict):
                 self.report(member(path, key), status, detail)
                 continue
@@ -498,8 +512,17 @@ class Cx:
                     self._report_members(member(car, name), kept, spelled, status, detail)
                 elif name == "unknown" and isinstance(kept, dict):  # lucent._unknown: each member
                     self._report_members(member(car, name), kept, (), status, detail)
+                elif _placed(kept) and not _spelled(name, kept, spelled):  # each kept block, at its own source
+                    for index in range(len(kept)):
+                        self.report(f"{member(car, name)}[{index}]", status, detail)
                 elif not _spelled(name, kept, spelled):
                     self.report(member(car, name), status, detail)
+
+    def _media_of_dropped(self, media: dict[str, Any]) -> bool:
+        """Whether a ``provider_payload.media`` entry (keyed by the Lux path of its block's media
+        object) belongs to a block this conversion reported Unsupported (dropped)."""
+        dropped = [d.field for d in self.diagnostics if d.status == "Unsupported"]
+        return any(lux_path == f or lux_path.startswith((f + ".", f + "[")) for lux_path in media if isinstance(lux_path, str) for f in dropped)
 
     def _report_members(self, path: str, members: dict[str, Any], spelled: tuple[str, ...], status: Status, detail: str) -> None:
         """Each member a side-car's ``members`` keeps for a Lux object, but its spellings."""
@@ -509,6 +532,10 @@ class Cx:
                 continue
             for name, value in kept.items():
                 if _spelled(f"members/{name}", value, spelled) or (value is None and f"members/{name}=null" in spelled):
+                    continue
+                if _placed(value):  # each kept part, at its own source
+                    for index in range(len(value)):
+                        self.report(f"{member(member(path, lux_path), name)}[{index}]", status, detail)
                     continue
                 self.report(member(member(path, lux_path), name), status, detail)
 
@@ -604,6 +631,8 @@ class Cx:
         for path, entry in entries.items():
             if not isinstance(entry, dict):
                 self.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
+                continue
+            if space == "media" and self._media_of_dropped({path: None}):  # the bytes go with their dropped block
                 continue
             for key in entry:
                 if (space, path, key) not in self._read:

@@ -49,7 +49,7 @@ from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent.formats.openai_chat.assembler import completion
 from lucent.errors import StreamError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
-from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX
+from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX, JOINED_TEXT
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
     LucentBlockDeltaText,
@@ -463,7 +463,7 @@ class OpenAIChatWriter(VendorWriter):
         if kind == "text":
             self._texts += 1
             if self._texts > 1:
-                self._sink.report(where, "Degraded", "chat content is one string: this text block is joined to the text before it")
+                self._sink.report(where, "Degraded", JOINED_TEXT)
             self._blocks[index] = _Out("content")
             if not self._role:
                 self._delta(out, content="")
