@@ -49,7 +49,7 @@ from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent.formats.openai_chat.assembler import completion
 from lucent.errors import StreamError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
-from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX, JOINED_TEXT
+from lucent.formats.openai_chat.tables import CREATED_FROM_CONTEXT, FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX, JOINED_TEXT
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
     LucentBlockDeltaText,
@@ -426,6 +426,8 @@ class OpenAIChatWriter(VendorWriter):
             setattr(self, f"_{key}", value if isinstance(value, str) else "")
         created = context_value(self.context, "created", int, self._sink, "Invalid", "every chat chunk has its creation time (created), which a Lux stream does not carry")
         self._created = created if isinstance(created, int) else 0
+        if isinstance(created, int) and self._exact:  # a Lux stream has no created_at: the round trip gains it, as the document converter says
+            self._sink.report(self.at(origin, ".meta.created_at"), "Degraded", CREATED_FROM_CONTEXT)
         for key in ("system_fingerprint", "service_tier"):
             if key in self.context:
                 self._envelope[key] = self.context[key]

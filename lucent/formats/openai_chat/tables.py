@@ -37,3 +37,7 @@ JOINED_TEXT = "chat content is one string: this text block is joined to the text
 """The Degraded detail of each text block after the first of a Lux message written as Chat
 content (one string, the concatenation): the document converter and the stream writer say it
 at the block."""
+
+CREATED_FROM_CONTEXT = "absent in Lux; the Chat created time is the caller's context['created']"
+"""The Degraded detail of a Chat ``created`` taken from the context where the Lux value has no
+``created_at`` (a Lux stream never has one): the document converter and the stream writer."""

@@ -17,7 +17,7 @@ from lucent._conversion import Cx, Expect, reads, reports, skips_absent, Status
 from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown, url_image_media_type
 from lucent._forms import restructured
 from lucent._validation import described, member
-from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, JOINED_TEXT
+from lucent.formats.openai_chat.tables import CREATED_FROM_CONTEXT, FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, JOINED_TEXT
 from lucent.formats.openai_responses.tables import LOGPROBS_INCLUDE
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
@@ -1234,6 +1234,6 @@ def chat_created(created_at: int | UnsetType, path: str, cx: Cx) -> int:
     if value is UNSET:
         cx.missing("$.created", "created", "a Chat response states its creation time")
     elif created_at is UNSET:
-        cx.report(path, "Degraded", "absent in Lux; the Chat created time is the caller's context['created']")
+        cx.report(path, "Degraded", CREATED_FROM_CONTEXT)
     created: int = present(value)
     return created
