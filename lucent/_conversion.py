@@ -496,13 +496,6 @@ class Cx:
             if key in read:
                 continue
             spelled = spelling.get(key) if spelling else None
-            if key == "media" and value.__class__ is dict and self._media_of_dropped(value):
-                # the bytes of a block this conversion dropped (Unsupported) go with the block
-                car = member(path, key)
-                for lux_path in value:
-                    if not self._media_of_dropped({lux_path: None}):
-                        self.report(member(car, lux_path), status, detail)
-                continue
             if spelled is None or not isinstance(value, dict):
                 self.report(member(path, key), status, detail)
                 continue
@@ -517,12 +510,6 @@ class Cx:
                         self.report(f"{member(car, name)}[{index}]", status, detail)
                 elif not _spelled(name, kept, spelled):
                     self.report(member(car, name), status, detail)
-
-    def _media_of_dropped(self, media: dict[str, Any]) -> bool:
-        """Whether a ``provider_payload.media`` entry (keyed by the Lux path of its block's media
-        object) belongs to a block this conversion reported Unsupported (dropped)."""
-        dropped = [d.field for d in self.diagnostics if d.status == "Unsupported"]
-        return any(lux_path == f or lux_path.startswith((f + ".", f + "[")) for lux_path in media if isinstance(lux_path, str) for f in dropped)
 
     def _report_members(self, path: str, members: dict[str, Any], spelled: tuple[str, ...], status: Status, detail: str) -> None:
         """Each member a side-car's ``members`` keeps for a Lux object, but its spellings."""
@@ -631,8 +618,6 @@ class Cx:
         for path, entry in entries.items():
             if not isinstance(entry, dict):
                 self.report(member(where, path), "Invalid", "not a JSON object of kept members; ignored")
-                continue
-            if space == "media" and self._media_of_dropped({path: None}):  # the bytes go with their dropped block
                 continue
             for key in entry:
                 if (space, path, key) not in self._read:
