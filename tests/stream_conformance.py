@@ -449,6 +449,8 @@ _DOCUMENT_PREFIX: dict[str, list[tuple[str, str, str]]] = {
         ("response.output_item.done", "", "$.output[]"),
         ("response.content_part.added", ".part", "$.output[].content[]"),
         ("response.content_part.done", ".part", "$.output[].content[]"),
+        ("response.content_part.added", "", "$.output[].content[]"),
+        ("response.content_part.done", "", "$.output[].content[]"),
         ("response.output_text.annotation.added", ".annotation", "$.output[].content[].annotations[]"),
         ("response.output_text.delta", ".delta", "$.output[].content[].text"),
         ("response.output_text.delta", "", "$.output[].content[]"),

@@ -340,3 +340,28 @@ def recorded_case(stem: str) -> list[Any]:
     case = json.loads((Path(__file__).resolve().parent / "data" / "cases" / f"{stem}.json").read_text(encoding="utf-8"))
     events: list[Any] = case.get("input_events", case.get("input_partials"))
     return events
+
+
+def test_lux_refusal_blocks_to_chat_are_joined_with_a_newline_on_both_paths() -> None:
+    events: list[dict[str, Any]] = [
+        {"event": "conversation_start", "meta": {"id": "resp_1", "model": "model-1"}},
+        {"event": "item_start", "index": 0, "item": {"type": "message", "message": {"role": "assistant", "content": []}}},
+    ]
+    for n, text in enumerate(["No.", "Sorry."]):
+        events += [
+            {"event": "block_start", "index": n, "block_type": "refusal"},
+            {"event": "block_delta", "index": n, "delta": {"type": "refusal", "text": text}},
+            {"event": "block_end", "index": n},
+        ]
+    events += [{"event": "item_end", "index": 0}, {"event": "finish", "finish_reason": "stop"}, {"event": "done"}]
+    streamed, converted, by_stream, by_document = compared(events, "lux", "openai-chat")
+    assert streamed["choices"][0]["message"]["refusal"] == converted["choices"][0]["message"]["refusal"] == "No.\nSorry."
+    assert by_stream["$.choices[].message.content[]"] == by_document["$.choices[].message.content[]"] == "Degraded"
+    assert by_stream == by_document
+
+
+def test_a_responses_message_item_after_another_joins_chat_content_at_its_part() -> None:
+    # the stream names the joined text block at its content_part.added, the document at the part
+    by_stream, by_document = statuses("openAIMultipleReasoningSignaturesReplayParam/responses/response-streaming.json", "openai-responses", "openai-chat")
+    assert by_stream["$.output[].content[]"] == by_document["$.output[].content[]"] == "Degraded"
+    assert by_stream == by_document

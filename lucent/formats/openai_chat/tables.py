@@ -41,3 +41,7 @@ at the block."""
 CREATED_FROM_CONTEXT = "absent in Lux; the Chat created time is the caller's context['created']"
 """The Degraded detail of a Chat ``created`` taken from the context where the Lux value has no
 ``created_at`` (a Lux stream never has one): the document converter and the stream writer."""
+
+JOINED_REFUSAL = "a Chat response message holds one refusal: this refusal block is joined to the one before it with a newline"
+"""The Degraded detail of each refusal block after the first of a Lux message written as Chat
+(one refusal, the blocks joined with a newline): the document converter and the stream writer."""

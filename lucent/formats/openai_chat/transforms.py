@@ -17,7 +17,7 @@ from lucent._conversion import Cx, Expect, reads, reports, skips_absent, Status
 from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown, url_image_media_type
 from lucent._forms import restructured
 from lucent._validation import described, member
-from lucent.formats.openai_chat.tables import CREATED_FROM_CONTEXT, FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, JOINED_TEXT
+from lucent.formats.openai_chat.tables import CREATED_FROM_CONTEXT, FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, JOINED_REFUSAL, JOINED_TEXT
 from lucent.formats.openai_responses.tables import LOGPROBS_INCLUDE
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
@@ -1123,6 +1123,8 @@ def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatComp
             texts.append(block.text)
             offset += len(block.text)
         elif isinstance(block, LucentContentRefusal):
+            if refusals:  # each block after the first, as the stream writer says it
+                cx.report(where, "Degraded", JOINED_REFUSAL)
             refusals.append(block.refusal)
         elif isinstance(block, LucentContentToolUse):
             calls.append(_tool_call(block.tool_use, f"{where}.tool_use", cx))
@@ -1131,8 +1133,6 @@ def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatComp
             cx.forget(where)
         else:
             _unsupported(where, "response message", cx)
-    if len(refusals) > 1:
-        cx.report(f"{path}.content", "Degraded", f"a Chat response message holds one refusal; the {len(refusals)} refusal blocks are joined with a newline")
     out = ChatCompletionResponseMessage(
         role="assistant",
         content="".join(texts) if texts else None,
