@@ -51,6 +51,7 @@ class FormatSpec:
     open_objects: bool  # some object of an event takes members it does not define (and drops them)
     done_terminator: bool = False  # (openai-chat) `data: [DONE]` ends the SSE stream
     side_events: tuple[tuple[str, Any], ...] = ()  # (anthropic) (type tag, Struct) the schema lacks
+    document_events: frozenset[str] = frozenset()  # (openai-responses) tags of the events the assembled document is
 
 
 def _generated(schema: str) -> Any:
@@ -97,7 +98,7 @@ def _has_open_struct(tp: Any) -> bool:
 
 def _spec(
     name: str, schema: str, definition: str, *, max_bytes: int | None, one_per_line: bool, tool_index: str | None,
-    done_terminator: bool = False, side_events: tuple[tuple[str, Any], ...] = (),
+    done_terminator: bool = False, side_events: tuple[tuple[str, Any], ...] = (), document_events: tuple[str, ...] = (),
 ) -> FormatSpec:
     tp = _generated(schema).DECODE_TYPES[definition]
     try:
@@ -105,7 +106,7 @@ def _spec(
     except AssertionError:  # no type tag: each event is one document (openai-chat chunks, gemini)
         tag_path, tags = (), frozenset()
     tags = tags | {tag for tag, _ in side_events}
-    return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index, _has_open_struct(tp), done_terminator, side_events)
+    return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index, _has_open_struct(tp), done_terminator, side_events, frozenset(document_events))
 
 
 def _registered(name: str) -> FormatSpec:
@@ -119,7 +120,7 @@ def _registered(name: str) -> FormatSpec:
     return _spec(
         name, fmt.schema, stream.definition, max_bytes=None if max_bytes is None else int(max_bytes),
         one_per_line=stream.one_object_per_line, tool_index=stream.tool_index_path, done_terminator=stream.done_terminator,
-        side_events=tuple((tag, resolve(struct)) for tag, struct in stream.side_events),
+        side_events=tuple((tag, resolve(struct)) for tag, struct in stream.side_events), document_events=stream.document_events,
     )
 
 
@@ -171,8 +172,10 @@ class FrameReader:
     ``count`` is the number of frames read so far, so ``$[count]`` names the frame being read.
     ``unknown``, when given, is called with the path (``$[3].meta.x``) of each member of an event
     that its schema object does not define and the event Struct therefore drops (Lux objects are
-    open), so that a conversion can report it. ``keep``: such an event is given as a Struct that
-    holds those members (lucent._unknown.holding), as ``lucent.decode`` drops them but
+    open), so that a conversion can report it. ``keep``: such an event of a type the assembled
+    document is (``document_events`` of the format's registry entry: the Responses terminal
+    event) is given as a Struct that holds those members (lucent._unknown.holding), as
+    ``lucent.decode`` drops them but
     ``lucent.convert`` finds them beside it: an assembled document keeps what the API sent, and
     its conversion names what the target cannot hold, as the stream conversion does.
     ``limits`` (:class:`lucent.Limits`) caps the stream's bytes (``stream_too_large``) and each
@@ -185,7 +188,7 @@ class FrameReader:
         self.max_bytes: int = bounds.max_stream_bytes or spec.max_bytes or DEFAULT_MAX_STREAM_BYTES
         self.max_depth = bounds.depth()
         self._on_unknown = unknown if spec.open_objects else None
-        self._keep = keep and spec.open_objects
+        self._keep = spec.document_events if keep and spec.open_objects else frozenset()
         self.count = 0
         self.size = 0
         self.mode: str | None = None  # "sse" or "events", set by the first item
@@ -352,7 +355,7 @@ class FrameReader:
         if value is not _MISSING:
             if _holds_nothing(value):
                 self._refuse_foreign(buf, index)
-            if self._on_unknown is not None or self._keep:
+            if self._on_unknown is not None or (self._keep and _tag(value) in self._keep):
                 value = self._unknown(buf, value, index)
             return value
         where = f"$[{index}]"
@@ -371,7 +374,7 @@ class FrameReader:
             ) from exc
         except ValidationError as exc:
             raise self._invalid(buf, index, exc) from exc
-        if self._on_unknown is not None or self._keep:
+        if self._on_unknown is not None or (self._keep and _tag(value) in self._keep):
             value = self._unknown(buf, value, index)
         return value
 
@@ -425,7 +428,7 @@ class FrameReader:
         if self._on_unknown is not None:
             for path in found:
                 self._on_unknown(path)
-        if self._keep and found:
+        if found and _tag(value) in self._keep:
             from lucent._unknown import put_members, steps_of
 
             members = []
@@ -470,6 +473,12 @@ class FrameReader:
             code="invalid_frame",
             path=where + exc.path[1:],
         )
+
+
+def _tag(value: Any) -> Any:
+    """The type tag of an event Struct (None for an untagged one)."""
+    config = getattr(type(value), "__struct_config__", None)
+    return config.tag if config is not None else None
 
 
 def _holds_nothing(value: Any) -> bool:
