@@ -149,7 +149,7 @@ def _request(src: LucentRequest, path: str, cx: Cx) -> GenerateContentRequest:
         ("gemini", "media"),
         "Unsupported",
         "Gemini has no field for this value",
-        spelling={"anthropic": ("members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "members/refusal=null", "stop_string:boolean", "store=false", "stream_absent:boolean"), "openai_responses": ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "store=false", "stream_absent:boolean"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
+        spelling={"anthropic": ("members/caller_direct:boolean", "members/content_form:string", "members/is_error:boolean", "stream:boolean", "system_form:string", "thinking_absent:boolean"), "llm_sdk": ("tool_message_starts",), "openai_chat": ("limit_field:string", "members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean", "members/refusal=null", "stop_string:boolean", "store=false", "stream_absent:boolean"), "openai_responses": ("input_absent:boolean", "input_string:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "store=false", "stream_absent:boolean"), "sparktide": ("content_absent:array", "empty_tool_calls:array")},
     )
     # extra.gemini: keys no rule reads (Unsupported)
     cx.report_unread(

@@ -108,7 +108,7 @@ def _response(src: LucentResponse, path: str, cx: Cx) -> GenerateContentResponse
         ("gemini", "media"),
         "Unsupported",
         "Gemini has no field for this value",
-        spelling={"anthropic": ("cache_creation_zero:boolean", "members/content_form:string", "members/is_error:boolean", "stop_details_null:boolean", "stop_reason_absent:boolean", "stop_sequence_null:boolean"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "openai_responses": ("cache_write_absent:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "restated_defaults:boolean"), "sparktide": ("content_absent", "empty_tool_calls")},
+        spelling={"anthropic": ("cache_creation_zero:boolean", "members/caller_direct:boolean", "members/content_form:string", "members/is_error:boolean", "stop_details_null:boolean", "stop_reason_absent:boolean", "stop_sequence_null:boolean"), "openai_chat": ("members/content_absent:boolean", "members/content_parts:boolean", "members/part:boolean"), "openai_responses": ("cache_write_absent:boolean", "members/content_string:boolean", "members/output_list:boolean", "members/type:string", "restated_defaults:boolean"), "sparktide": ("content_absent", "empty_tool_calls")},
     )
     # provider_payload.gemini: keys no rule reads (Unsupported)
     cx.report_unread(

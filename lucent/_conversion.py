@@ -112,6 +112,13 @@ def _fits(value: Any, expect: Expect) -> bool:
 _IDLE = {"false": False, "true": True, "null": None}
 
 
+def _placed(kept: Any) -> bool:
+    """Whether a side-car value is a list of blocks kept at their index (``[{index, value}]``:
+    Anthropic server tool blocks, Gemini parts Lux has no block for), each reported on its own,
+    at the source block it was built from."""
+    return kept.__class__ is list and bool(kept) and all(item.__class__ is dict and "index" in item for item in kept)
+
+
 def _spelled(name: str, value: Any, spelled: tuple[str, ...]) -> bool:
     """Whether the side-car member `name` is one of the `spelled` names (``key`` or ``key:type``;
     with a type, only a value of that JSON type is a spelling; ``key=false``, an idle value:
@@ -505,6 +512,9 @@ class Cx:
                     self._report_members(member(car, name), kept, spelled, status, detail)
                 elif name == "unknown" and isinstance(kept, dict):  # lucent._unknown: each member
                     self._report_members(member(car, name), kept, (), status, detail)
+                elif _placed(kept) and not _spelled(name, kept, spelled):  # each kept block, at its own source
+                    for index in range(len(kept)):
+                        self.report(f"{member(car, name)}[{index}]", status, detail)
                 elif not _spelled(name, kept, spelled):
                     self.report(member(car, name), status, detail)
 
@@ -516,6 +526,10 @@ class Cx:
                 continue
             for name, value in kept.items():
                 if _spelled(f"members/{name}", value, spelled) or (value is None and f"members/{name}=null" in spelled):
+                    continue
+                if _placed(value):  # each kept part, at its own source
+                    for index in range(len(value)):
+                        self.report(f"{member(member(path, lux_path), name)}[{index}]", status, detail)
                     continue
                 self.report(member(member(path, lux_path), name), status, detail)
 

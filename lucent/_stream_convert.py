@@ -235,7 +235,7 @@ class StreamConversion(Iterator[_E], Generic[_E]):
         self.source = source
         self.target = target
         self._pipeline = _Pipeline(source, target, context, strict, tools)
-        self._events = self._run(frames(events, spec(source), self._pipeline.unknown, limits_of(limits)))
+        self._events = self._run(frames(events, spec(source), self._pipeline.unknown, limits_of(limits), keep=True))
 
     @property
     def diagnostics(self) -> list[ConversionDiagnostic]:
@@ -271,7 +271,7 @@ class AsyncStreamConversion(AsyncIterator[_E], Generic[_E]):
         self.source = source
         self.target = target
         self._pipeline = _Pipeline(source, target, context, strict, tools)
-        self._events = self._run(aframes(events, spec(source), self._pipeline.unknown, limits_of(limits)))
+        self._events = self._run(aframes(events, spec(source), self._pipeline.unknown, limits_of(limits), keep=True))
 
     @property
     def diagnostics(self) -> list[ConversionDiagnostic]:

@@ -164,8 +164,10 @@ has only ``id``, ``model`` and ``usage_input``)."""
 _BLOCK_MEMBERS = re.compile(r"\$\.provider_payload\.(?:media|[a-z_]+\.members)(?:[.\[]|$)")
 """Where a Lux document keeps members of its content blocks (``provider_payload.<format>.members``,
 ``provider_payload.media``): a stream carries its blocks as block events, and its reader reports
-the members they do not carry; the other side-car values of content (the Responses output item
-records: ``provider_payload.openai_responses.output``) a Lux stream has no place for."""
+the members they do not carry, so such a value is a loss where the document's diagnostic names it
+(Degraded, kept: Unsupported in a stream) and is not named otherwise (a spelling); the other
+side-car values of content (the Responses output item records:
+``provider_payload.openai_responses.output``) a Lux stream has no place for."""
 
 _LOST = "a Lux stream has no {}: the Lux document keeps this value there, a stream drops it"
 
@@ -176,9 +178,9 @@ def lux_stream_view(found: list[tuple[str, str, str]], document: Any, source: st
     stream has no place (:data:`LUX_STREAM_LACKS`) is Unsupported, at the diagnostics inside it
     (a Degraded "kept in provider_payload" is a loss in a stream) or, if none names it, at the
     value itself. The places come from the converter's own record of where each Lux value came
-    from (:class:`lucent._conversion.Origins`); null values, and source values inside the
-    ``content`` roots (``$.output``) kept as block members (:data:`_BLOCK_MEMBERS`: a stream
-    carries its content as blocks, whose diagnostics are the stream's own), are left out."""
+    from (:class:`lucent._conversion.Origins`); null values are left out, and so are source
+    values inside the ``content`` roots (``$.output``) kept as block members
+    (:data:`_BLOCK_MEMBERS`) that no Degraded diagnostic names."""
     from lucent._convert import converter_of
     from lucent._conversion import Origins
 
@@ -194,22 +196,32 @@ def lux_stream_view(found: list[tuple[str, str, str]], document: Any, source: st
 
     tree = msgspec.to_builtins(lux)
     lost: dict[str, str] = {}  # source path -> the Lux member that has no place in a stream
+    said: set[str] = set()  # of those, the block members: lost where a diagnostic names them
+    carried: set[str] = set()  # source paths that also give a Lux value a stream carries
     for lux_path, source_path in origins.paths().items():
         for lacks in LUX_STREAM_LACKS:
             if lux_path == lacks or lux_path.startswith((lacks + ".", lacks + "[")):
-                if _value_at(tree, lux_path) is not None and not (under(source_path, content) and _BLOCK_MEMBERS.match(lux_path)):
+                if _value_at(tree, lux_path) is not None:
                     lost.setdefault(source_path, lacks[2:])
+                    if under(source_path, content) and _BLOCK_MEMBERS.match(lux_path):
+                        said.add(source_path)
+                break
+        else:
+            carried.add(source_path)
+    for path in said & carried:  # kept beside the Lux value it gives (a finish reason): that value is the stream's
+        del lost[path]
+    said -= carried
     if not lost:
         return found
     out: list[tuple[str, str, str]] = []
     named: set[str] = set()
     for field, status, detail in found:
         owner = next((p for p in lost if field == p or field.startswith((p + ".", p + "["))), None)
-        if owner is not None:
+        if owner is not None and (owner not in said or status == "Degraded"):
             named.add(owner)
             status, detail = "Unsupported", f"{detail}; {_LOST.format(lost[owner])}"
         out.append((field, status, detail))
-    out += [(path, "Unsupported", _LOST.format(what)) for path, what in lost.items() if path not in named]
+    out += [(path, "Unsupported", _LOST.format(what)) for path, what in lost.items() if path not in named and path not in said]
     return out
 
 

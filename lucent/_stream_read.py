@@ -51,6 +51,7 @@ class FormatSpec:
     open_objects: bool  # some object of an event takes members it does not define (and drops them)
     done_terminator: bool = False  # (openai-chat) `data: [DONE]` ends the SSE stream
     side_events: tuple[tuple[str, Any], ...] = ()  # (anthropic) (type tag, Struct) the schema lacks
+    document_events: frozenset[str] = frozenset()  # (openai-responses) tags of the events the assembled document is
 
 
 def _generated(schema: str) -> Any:
@@ -97,7 +98,7 @@ def _has_open_struct(tp: Any) -> bool:
 
 def _spec(
     name: str, schema: str, definition: str, *, max_bytes: int | None, one_per_line: bool, tool_index: str | None,
-    done_terminator: bool = False, side_events: tuple[tuple[str, Any], ...] = (),
+    done_terminator: bool = False, side_events: tuple[tuple[str, Any], ...] = (), document_events: tuple[str, ...] = (),
 ) -> FormatSpec:
     tp = _generated(schema).DECODE_TYPES[definition]
     try:
@@ -105,7 +106,7 @@ def _spec(
     except AssertionError:  # no type tag: each event is one document (openai-chat chunks, gemini)
         tag_path, tags = (), frozenset()
     tags = tags | {tag for tag, _ in side_events}
-    return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index, _has_open_struct(tp), done_terminator, side_events)
+    return FormatSpec(name, schema, definition, tag_path, tags, max_bytes, one_per_line, tool_index, _has_open_struct(tp), done_terminator, side_events, frozenset(document_events))
 
 
 def _registered(name: str) -> FormatSpec:
@@ -119,7 +120,7 @@ def _registered(name: str) -> FormatSpec:
     return _spec(
         name, fmt.schema, stream.definition, max_bytes=None if max_bytes is None else int(max_bytes),
         one_per_line=stream.one_object_per_line, tool_index=stream.tool_index_path, done_terminator=stream.done_terminator,
-        side_events=tuple((tag, resolve(struct)) for tag, struct in stream.side_events),
+        side_events=tuple((tag, resolve(struct)) for tag, struct in stream.side_events), document_events=stream.document_events,
     )
 
 
@@ -171,16 +172,23 @@ class FrameReader:
     ``count`` is the number of frames read so far, so ``$[count]`` names the frame being read.
     ``unknown``, when given, is called with the path (``$[3].meta.x``) of each member of an event
     that its schema object does not define and the event Struct therefore drops (Lux objects are
-    open), so that a conversion can report it. ``limits`` (:class:`lucent.Limits`) caps the
-    stream's bytes (``stream_too_large``) and each frame's nesting (``max_depth``).
+    open), so that a conversion can report it. ``keep``: such an event of a type the assembled
+    document is (``document_events`` of the format's registry entry: the Responses terminal
+    event) is given as a Struct that holds those members (lucent._unknown.holding), as
+    ``lucent.decode`` drops them but
+    ``lucent.convert`` finds them beside it: an assembled document keeps what the API sent, and
+    its conversion names what the target cannot hold, as the stream conversion does.
+    ``limits`` (:class:`lucent.Limits`) caps the stream's bytes (``stream_too_large``) and each
+    frame's nesting (``max_depth``).
     """
 
-    def __init__(self, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> None:
+    def __init__(self, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None, keep: bool = False) -> None:
         self.spec = spec
         bounds = limits_of(limits)
         self.max_bytes: int = bounds.max_stream_bytes or spec.max_bytes or DEFAULT_MAX_STREAM_BYTES
         self.max_depth = bounds.depth()
         self._on_unknown = unknown if spec.open_objects else None
+        self._keep = spec.document_events if keep and spec.open_objects else frozenset()
         self.count = 0
         self.size = 0
         self.mode: str | None = None  # "sse" or "events", set by the first item
@@ -347,8 +355,8 @@ class FrameReader:
         if value is not _MISSING:
             if _holds_nothing(value):
                 self._refuse_foreign(buf, index)
-            if self._on_unknown is not None:
-                self._unknown(buf, value, index)
+            if self._on_unknown is not None or (self._keep and _tag(value) in self._keep):
+                value = self._unknown(buf, value, index)
             return value
         where = f"$[{index}]"
         side = self._side_event(buf, index)
@@ -366,8 +374,8 @@ class FrameReader:
             ) from exc
         except ValidationError as exc:
             raise self._invalid(buf, index, exc) from exc
-        if self._on_unknown is not None:
-            self._unknown(buf, value, index)
+        if self._on_unknown is not None or (self._keep and _tag(value) in self._keep):
+            value = self._unknown(buf, value, index)
         return value
 
     def _refuse_foreign(self, buf: bytes, index: int) -> None:
@@ -403,20 +411,36 @@ class FrameReader:
                     raise StreamError(f"frame {index} is not a valid {name} event: {described(exc)}", code="invalid_frame", path=f"$[{index}]") from None
         return _MISSING
 
-    def _unknown(self, buf: bytes, value: Any, index: int) -> None:
-        """Report each member of the frame that the event Struct does not keep."""
-        assert self._on_unknown is not None
+    def _unknown(self, buf: bytes, value: Any, index: int) -> Any:
+        """Report each member of the frame that the event Struct does not keep; with ``keep``,
+        the event holding them (lucent._unknown.put_members: an assembled document holds what
+        the API sent, and a conversion of it names what it cannot carry)."""
         if msgspec.json.encode(value) == buf:  # the common case: written by lucent, nothing extra
-            return
+            return value
         try:
             raw = msgspec.json.decode(buf)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # pragma: no cover - decoded already
-            return
+            return value
         kept = msgspec.to_builtins(value)
         if raw == kept:  # only spacing or escapes differ
-            return
-        for path in unknown_members(raw, kept, f"$[{index}]"):
-            self._on_unknown(path)
+            return value
+        found = unknown_members(raw, kept, f"$[{index}]")
+        if self._on_unknown is not None:
+            for path in found:
+                self._on_unknown(path)
+        if found and _tag(value) in self._keep:
+            from lucent._unknown import put_members, steps_of
+
+            members = []
+            for path in found:
+                steps = steps_of("$" + path[len(f"$[{index}]"):])
+                if steps:
+                    held: Any = raw
+                    for step in steps:
+                        held = held[step]
+                    members.append((steps, held))
+            value, _ = put_members(value, members)
+        return value
 
     def _invalid(self, buf: bytes, index: int, exc: ValidationError) -> StreamError:
         where = f"$[{index}]"
@@ -449,6 +473,12 @@ class FrameReader:
             code="invalid_frame",
             path=where + exc.path[1:],
         )
+
+
+def _tag(value: Any) -> Any:
+    """The type tag of an event Struct (None for an untagged one)."""
+    config = getattr(type(value), "__struct_config__", None)
+    return config.tag if config is not None else None
 
 
 def _holds_nothing(value: Any) -> bool:
@@ -543,11 +573,11 @@ def json_array_events(source: bytes | bytearray | memoryview, limit: int, name: 
     return events
 
 
-def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> Iterator[Any]:
+def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None, keep: bool = False) -> Iterator[Any]:
     """Validated events from a sync source (SSE bytes, byte chunks, or event objects); see
-    :class:`FrameReader` for ``unknown`` and ``limits``."""
+    :class:`FrameReader` for ``unknown``, ``limits`` and ``keep``."""
     _check_source(source)
-    reader = FrameReader(spec, unknown, limits)
+    reader = FrameReader(spec, unknown, limits, keep)
     if isinstance(source, (bytes, bytearray, memoryview)):
         events = json_array_events(source, reader.max_bytes, spec.name)
         if events is None:
@@ -581,14 +611,14 @@ def frames(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None 
     reader.close()
 
 
-async def aframes(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None) -> AsyncIterator[Any]:
+async def aframes(source: Any, spec: FormatSpec, unknown: Callable[[str], None] | None = None, limits: Limits | None = None, keep: bool = False) -> AsyncIterator[Any]:
     """:func:`frames` for an async source; a sync source is read as :func:`frames` reads it."""
     _check_source(source)
     if not isinstance(source, AsyncIterable):
-        for event in frames(source, spec, unknown, limits):
+        for event in frames(source, spec, unknown, limits, keep):
             yield event
         return
-    reader = FrameReader(spec, unknown, limits)
+    reader = FrameReader(spec, unknown, limits, keep)
     try:
         iterator = aiter(source)
     except LucentError:

@@ -255,7 +255,7 @@ def assemble(source: Source, format: str, *, tools: Iterable[str] | None = None,
     """
     parts = assembler(format, tools=tools)
     try:
-        for event in frames(source, spec(format), limits=limits):
+        for event in frames(source, spec(format), limits=limits, keep=True):
             parts.push(event)
         return parts.close()
     except StreamError as exc:
@@ -288,7 +288,7 @@ async def assemble_async(source: AsyncSource, format: str, *, tools: Iterable[st
     """
     parts = assembler(format, tools=tools)
     try:
-        async for event in aframes(source, spec(format), limits=limits):
+        async for event in aframes(source, spec(format), limits=limits, keep=True):
             parts.push(event)
         return parts.close()
     except StreamError as exc:

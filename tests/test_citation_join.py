@@ -30,10 +30,16 @@ def test_document_concatenates_the_text_blocks() -> None:
     content = result.value.choices[0].message.content
     assert content == "".join(texts)
     assert "reasoning tasks. DeepSeek-R1 is open-source, which" in content
-    # one diagnostic a path (docs/semantics.md): the kept blocks Chat cannot read make $.content
-    # Unsupported, and the join is said in the same diagnostic, marked Degraded
-    (joined,) = [d for d in result.diagnostics if "text blocks are concatenated" in d.detail]
-    assert joined.field == "$.content" and "the 33 text blocks are concatenated (Degraded)" in joined.detail
+    # the join is said at each text block after the first (Degraded), as the stream converter
+    # says it; the server tool blocks Chat cannot hold are Unsupported, each at its own index
+    from lucent.formats.openai_chat.tables import JOINED_TEXT
+
+    text_at = [f"$.content[{i}]" for i, block in enumerate(message["content"]) if block["type"] == "text"]
+    joined = {d.field: d.status for d in result.diagnostics if JOINED_TEXT in d.detail}
+    assert joined == dict.fromkeys(text_at[1:], "Degraded")
+    servers = [f"$.content[{i}]" for i, block in enumerate(message["content"]) if block["type"] not in ("text", "thinking", "tool_use")]
+    assert servers and {d.field: d.status for d in result.diagnostics if d.field in servers} == dict.fromkeys(servers, "Unsupported")
+    assert "$.content" not in {d.field for d in result.diagnostics}
 
 
 CITE = {"type": "web_search_result_location", "url": "https://example.com/r1", "title": "R1",

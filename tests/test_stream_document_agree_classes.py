@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 import lucent
@@ -233,4 +234,177 @@ def test_a_lux_thinking_block_without_a_signature_to_anthropic_is_named_at_the_b
     assert streamed == converted and [b["type"] for b in converted["content"]] == ["text"]
     assert by_stream["$.choices[].message.content[]"] == by_document["$.choices[].message.content[]"] == "Unsupported"
     assert "$.choices[].message.content[].thinking" not in by_document
+# ------------------------------------------------------------------ classes fixed for issue 15 (h7)
+
+RESPONSES_CUSTOM_TOOL = "responsesCustomToolCallStreamingParam/responses/response-streaming.json"
+"""A Responses stream whose custom_tool_call item has a ``status`` the spec does not define."""
+ANTHROPIC_SERVER_TOOLS = "webSearchToolParam/anthropic/response-streaming.json"
+GEMINI_CODE_EXECUTION = "codeInterpreterToolParam/google/response-streaming.json"
+GEMINI_IMAGE = "imageConfigParam/google/response-streaming.json"
+ANTHROPIC_TOOL_USE = "toolCallRequest/anthropic/response-streaming.json"
+"""An Anthropic stream whose tool_use block says ``caller: {"type": "direct"}``."""
+
+
+@pytest.mark.parametrize("target", ["lux", "anthropic", "openai-chat", "gemini", "sparktide", "llm-sdk"])
+def test_an_undefined_member_of_a_responses_item_is_unsupported_on_both_paths(target: str) -> None:
+    # the assembler keeps what the API sent (the terminal response's items hold it), so the
+    # document conversion names it as the stream conversion does
+    document = streams.assemble(recorded(RESPONSES_CUSTOM_TOOL), "openai-responses")
+    item = next(i for i in msgspec.to_builtins(document)["output"] if i["type"] == "custom_tool_call")
+    assert item["status"] == "completed"
+    by_stream, by_document = statuses(RESPONSES_CUSTOM_TOOL, "openai-responses", target)
+    assert by_stream["$.output[].status"] == by_document["$.output[].status"] == "Unsupported"
+    assert by_stream == by_document
+    # and back to Responses, the document keeps it
+    same = lucent.convert(document, "openai-responses", "openai-responses", kind="response")
+    assert "status" in next(i for i in msgspec.to_builtins(same.value)["output"] if i["type"] == "custom_tool_call")
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "openai-responses", "sparktide", "llm-sdk"])
+def test_anthropic_server_tool_blocks_are_unsupported_block_by_block_on_both_paths(target: str) -> None:
+    by_stream, by_document = statuses(ANTHROPIC_SERVER_TOOLS, "anthropic", target)
+    assert by_stream["$.content[]"] == by_document["$.content[]"] == "Unsupported"
+    assert "$.content" not in by_document  # each kept block at its own index, not the whole content
+    assert by_stream == by_document
+    document = streams.assemble(recorded(ANTHROPIC_SERVER_TOOLS), "anthropic")
+    context = {"openai-chat": {"created": 1}, "openai-responses": {"created_at": 1}}.get(target)
+    fields = {d.field: d.status for d in lucent.convert(document, "anthropic", target, kind="response", context=context).diagnostics}
+    kinds = [b["type"] for b in msgspec.to_builtins(document)["content"]]
+    for i, kind in enumerate(kinds):
+        if kind in ("server_tool_use", "web_search_tool_result"):
+            assert fields[f"$.content[{i}]"] == "Unsupported", (i, kind)
+
+
+@pytest.mark.parametrize("target", ["lux", "openai-chat", "anthropic", "sparktide"])
+def test_gemini_code_execution_parts_are_unsupported_part_by_part_on_both_paths(target: str) -> None:
+    by_stream, by_document = statuses(GEMINI_CODE_EXECUTION, "gemini", target)
+    assert by_stream["$.candidates[].content.parts[]"] == by_document["$.candidates[].content.parts[]"] == "Unsupported"
+    assert "$.candidates[].content.parts" not in by_document
+    assert by_stream == by_document
+
+
+@pytest.mark.parametrize(("name", "member"), [
+    ("toolChoiceAnyParam/google/followup-response-streaming.json", "$.candidates[].finishMessage"),
+    ("webSearchToolParam/google/response-streaming.json", "$.candidates[].groundingMetadata"),
+])
+def test_gemini_candidate_members_kept_by_a_lux_document_are_unsupported_in_a_lux_stream(name: str, member: str) -> None:
+    # the Lux document keeps them in provider_payload (Degraded); a Lux stream has none
+    document = streams.assemble(recorded(name), "gemini")
+    result = lucent.convert(document, "gemini", "lux", kind="response")
+    assert {d.status for d in result.diagnostics if re.sub(r"\[\d+\]", "[]", d.field) == member} == {"Degraded"}
+    by_stream, by_document = statuses(name, "gemini", "lux")
+    assert by_stream[member] == by_document[member] == "Unsupported"
+    assert by_stream == by_document
+
+
+def test_a_finish_reason_kept_beside_the_lux_one_stays_degraded_in_a_lux_stream() -> None:
+    # NO_IMAGE: Lux says error (Degraded) and the document keeps NO_IMAGE too; the stream carries
+    # the Lux finish reason, so the source value is approximated there, not dropped
+    by_stream, by_document = compared(recorded("imageConfigParam/google/followup-response-streaming.json"), "gemini", "lux")[2:]
+    assert by_stream["$.candidates[].finishReason"] == by_document["$.candidates[].finishReason"] == "Degraded"
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "openai-responses", "anthropic", "sparktide"])
+def test_gemini_inline_image_dropped_is_named_at_the_part_and_its_bytes(target: str) -> None:
+    # the document names the part the target cannot hold and the bytes its Lux media side-car
+    # kept (no value read them); the stream reader names both as well
+    by_stream, by_document = statuses(GEMINI_IMAGE, "gemini", target)
+    assert by_stream["$.candidates[].content.parts[]"] == by_document["$.candidates[].content.parts[]"] == "Unsupported"
+    assert by_stream["$.candidates[].content.parts[].inlineData.data"] == by_document["$.candidates[].content.parts[].inlineData.data"] == "Unsupported"
+    if target != "sparktide":  # SparkTide: the message left empty is named at the stream's done (issue 15, open)
+        assert by_stream == by_document
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "openai-responses", "gemini", "sparktide", "llm-sdk", "lux"])
+def test_a_direct_tool_caller_is_no_loss_on_either_path(target: str) -> None:
+    by_stream, by_document = statuses(ANTHROPIC_TOOL_USE, "anthropic", target)
+    assert "$.content[].caller" not in by_stream and "$.content[].caller" not in by_document
+    assert by_stream == by_document
+
+
+def test_a_direct_tool_caller_comes_back_to_anthropic_and_another_caller_is_named() -> None:
+    document = streams.assemble(recorded(ANTHROPIC_TOOL_USE), "anthropic")
+    lux = lucent.convert(document, "anthropic", "lux", kind="response").value
+    back = lucent.convert(lux, "lux", "anthropic", kind="response")
+    assert msgspec.to_builtins(back.value)["content"][0]["caller"] == {"type": "direct"}
+    assert back.diagnostics == []
+    events = recorded(ANTHROPIC_TOOL_USE)
+    for event in events:
+        if event.get("type") == "content_block_start" and event["content_block"]["type"] == "tool_use":
+            event["content_block"]["caller"] = {"type": "code_execution_20250825", "tool_id": "srvtoolu_1"}
+    by_stream, by_document = compared(events, "anthropic", "openai-chat")[2:]
+    assert by_stream["$.content[].caller"] == by_document["$.content[].caller"] == "Unsupported"
+
+
+RESPONSES_WEB_SEARCH = "webSearchToolParam/responses/response-streaming.json"
+"""A Responses stream whose output_text parts carry url_citation annotations with a title."""
+
+
+@pytest.mark.parametrize("target", ["lux", "anthropic", "openai-chat", "gemini", "sparktide", "llm-sdk"])
+def test_a_responses_annotation_title_is_degraded_on_both_paths(target: str) -> None:
+    # the Lux url annotation has no title: the document keeps it in the side-car and says so,
+    # as the stream says it of each annotation.added
+    by_stream, by_document = statuses(RESPONSES_WEB_SEARCH, "openai-responses", target) if target != "openai-chat" else compared(recorded(RESPONSES_WEB_SEARCH), "openai-responses", target)[2:]
+    assert by_stream["$.output[].content[].annotations[].title"] == by_document["$.output[].content[].annotations[].title"] == "Degraded"
+    assert by_stream == by_document
+    if target in ("anthropic", "sparktide"):  # the annotations themselves are dropped, at the part's annotations only
+        assert by_stream["$.output[].content[].annotations"] == "Unsupported"
+        assert "$.output[].content[]" not in by_document
+
+
+@pytest.mark.parametrize("name", ["fableTemperatureParam/anthropic/followup-response-streaming.json", "anthropicOpus5AdaptiveThinkingMaxEffortParam/anthropic/response-streaming.json"])
+def test_a_foreign_signature_written_as_encrypted_content_is_degraded_on_both_paths(name: str) -> None:
+    by_stream, by_document = statuses(name, "anthropic", "openai-responses")
+    assert by_stream["$.content[].signature"] == by_document["$.content[].signature"] == "Degraded"
+    assert by_stream == by_document
+
+
+def test_lux_thinking_to_responses_is_reasoning_text_on_both_paths() -> None:
+    events = recorded_case("07-lux-stream-thinking-signature")
+    streamed, converted, by_stream, by_document = compared(events, "lux", "openai-responses")
+    reasoning = next(item for item in streamed["output"] if item["type"] == "reasoning")
+    assert reasoning["content"] == [{"type": "reasoning_text", "text": "plan"}] and reasoning["summary"] == []
+    assert streamed == converted
+    assert by_stream["$.choices[].message.content[].thinking.signature"] == by_document["$.choices[].message.content[].thinking.signature"] == "Degraded"
+    assert by_stream == by_document
+
+
+def test_a_chat_created_from_the_context_is_no_loss_for_a_lux_stream_on_both_paths() -> None:
+    """A Lux stream has no created_at: the caller's created fills it, and neither path calls that
+    a loss (there is no source value; issue 16 section 1)."""
+    events = recorded_case("07-lux-stream-thinking-signature")
+    by_stream, by_document = compared(events, "lux", "openai-chat")[2:]
+    assert "$.created_at" not in by_stream and "$.created_at" not in by_document
+    assert by_stream == by_document
+
+
+def recorded_case(stem: str) -> list[Any]:
+    """The input events of the case tests/data/cases/<stem>.json."""
+    case = json.loads((Path(__file__).resolve().parent / "data" / "cases" / f"{stem}.json").read_text(encoding="utf-8"))
+    events: list[Any] = case.get("input_events", case.get("input_partials"))
+    return events
+
+
+def test_lux_refusal_blocks_to_chat_are_joined_with_a_newline_on_both_paths() -> None:
+    events: list[dict[str, Any]] = [
+        {"event": "conversation_start", "meta": {"id": "resp_1", "model": "model-1"}},
+        {"event": "item_start", "index": 0, "item": {"type": "message", "message": {"role": "assistant", "content": []}}},
+    ]
+    for n, text in enumerate(["No.", "Sorry."]):
+        events += [
+            {"event": "block_start", "index": n, "block_type": "refusal"},
+            {"event": "block_delta", "index": n, "delta": {"type": "refusal", "text": text}},
+            {"event": "block_end", "index": n},
+        ]
+    events += [{"event": "item_end", "index": 0}, {"event": "finish", "finish_reason": "stop"}, {"event": "done"}]
+    streamed, converted, by_stream, by_document = compared(events, "lux", "openai-chat")
+    assert streamed["choices"][0]["message"]["refusal"] == converted["choices"][0]["message"]["refusal"] == "No.\nSorry."
+    assert by_stream["$.choices[].message.content[]"] == by_document["$.choices[].message.content[]"] == "Degraded"
+    assert by_stream == by_document
+
+
+def test_a_responses_message_item_after_another_joins_chat_content_at_its_part() -> None:
+    # the stream names the joined text block at its content_part.added, the document at the part
+    by_stream, by_document = statuses("openAIMultipleReasoningSignaturesReplayParam/responses/response-streaming.json", "openai-responses", "openai-chat")
+    assert by_stream["$.output[].content[]"] == by_document["$.output[].content[]"] == "Degraded"
     assert by_stream == by_document

@@ -55,6 +55,10 @@ class Stream(msgspec.Struct, frozen=True, kw_only=True):
     """Written as SSE, each event has an ``event:`` line naming its type."""
     side_events: tuple[tuple[str, str], ...] = ()
     """(type tag, ``"module:Struct"``) of events the format sends that its published schema lacks."""
+    document_events: tuple[str, ...] = ()
+    """The type tags of the events whose object the assembled document is (the Responses terminal
+    event's ``response``): read holding the members their schema does not define, so that a
+    conversion of the document names them as the stream conversion does (lucent._unknown)."""
 
 
 class Gateway(msgspec.Struct, frozen=True, kw_only=True):
@@ -161,6 +165,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
         stream=Stream(
             definition="ResponseStreamEvent", assembler="lucent.formats.openai_responses.assembler:OpenAIResponsesAssembler",
             converter="lucent.formats.openai_responses.stream:OpenAIResponses", named_events=True,
+            document_events=("response.completed", "response.incomplete"),
         ),
         forms_alike=frozenset({"tool_result_place", "tool_call_place", "holder_role"}),
         gateway=Gateway(created="created_at", keeps_conversation=True),

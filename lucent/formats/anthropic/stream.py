@@ -50,7 +50,7 @@ from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.formats.anthropic.events import AnthropicErrorBody, AnthropicErrorEvent, AnthropicPingEvent
-from lucent.formats.anthropic.tables import ERROR_KIND, ERROR_TYPE, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, finish_reason_exact, usage_members
+from lucent.formats.anthropic.tables import DIRECT_CALLER, ERROR_KIND, ERROR_TYPE, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, finish_reason_exact, usage_members
 from lucent.generated.anthropic import (
     CitationsDelta,
     ContentBlockDeltaEvent,
@@ -286,7 +286,7 @@ class AnthropicReader(_Reader):
             self._kinds[n] = "tool"
             self._json[n] = ([], index, block.get("input"))
             self._blocks.start(n, LucentBlockTypeToolCall(id=block["id"], name=block["name"]), at, out)
-            if block.get("caller") not in (None, {"type": "direct"}):
+            if block.get("caller") not in (None, DIRECT_CALLER):
                 self._sink.report(f"{where}.caller", "Unsupported", "a Lux tool block does not say who called the tool; dropped")
         else:
             self._kinds[n] = "drop"

@@ -65,6 +65,12 @@ ERROR_TYPE: Final[dict[str, str]] = {
 }
 """Lux error kind -> Anthropic error ``type``."""
 
+DIRECT_CALLER: Final[dict[str, str]] = {"type": "direct"}
+"""A tool_use block's ``caller`` when the model called the tool itself: what a tool call of every
+other format is, so nothing is lost without it. A conversion to Lux keeps it as the spelling
+``caller_direct: true`` (given back to Anthropic only, reported nowhere); any other caller is
+kept as it is, and a Lux stream, which cannot say it, drops it Unsupported."""
+
 USAGE_KEPT: Final[tuple[str, ...]] = ("cache_creation", "inference_geo", "server_tool_use", "service_tier")
 """The usage members a Lux usage leaves unsaid that a document keeps in
 ``provider_payload.anthropic.usage``."""

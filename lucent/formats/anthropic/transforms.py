@@ -25,7 +25,7 @@ from lucent._conversion import Cx, reads, reports, skips_absent, Status
 from lucent._transforms import convert_kept, left_out, plain_members, present, report_unkept, shown, url_image_media_type, written
 from lucent._forms import restructured
 from lucent._validation import JsonTextError, RuleViolation, convert_as, described, dump_json_text, is_compact_text, load_json_text, member, plain_json_object, same_json_value
-from lucent.formats.anthropic.tables import STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
+from lucent.formats.anthropic.tables import DIRECT_CALLER, STOP_REASON_FROM_LUX, STOP_REASON_TO_LUX, USAGE_KEPT, finish_reason_exact
 from lucent.generated.anthropic import (
     CacheControlEphemeral,
     Container,
@@ -171,7 +171,11 @@ def _tool_use(block: RequestToolUseBlock | ResponseToolUseBlock, path: str, cx: 
     use = LucentToolUse(id=block.id, name=block.name, arguments=_arguments(block.input, f"{path}.input", cx))
     cx.built(path, use, {"id": "id", "name": "name", "arguments": "input"})
     _keep(cx, path, "cache_control", getattr(block, "cache_control", UNSET), f"{path}.cache_control")
-    _keep(cx, path, "caller", block.caller, f"{path}.caller")
+    caller = _plain(block.caller) if block.caller is not UNSET else UNSET
+    if caller == DIRECT_CALLER:  # how every other format's tool call is made: a spelling
+        _keep(cx, path, "caller_direct", True, f"{path}.caller")
+    else:
+        _keep(cx, path, "caller", block.caller, f"{path}.caller")
     return cx.built(path, LucentContentToolUse(tool_use=use))
 
 
@@ -566,6 +570,7 @@ def _tool_use_out(use: LucentToolUse, at: str, cx: Cx) -> dict[str, Any]:
         "name": _fitted(use.name, "name", f"{at}.name", cx),
         "input": _tool_input(use.arguments, f"{at}.arguments", cx),
         **_kept_members(at, ("cache_control", "caller"), cx),
+        **({"caller": dict(DIRECT_CALLER)} if cx.keeps(MEMBERS, at) and cx.kept(MEMBERS, at, "caller_direct", "boolean") is True else {}),
     }
 
 

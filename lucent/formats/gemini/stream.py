@@ -324,6 +324,9 @@ class GeminiReader(_Reader):
                 self._signature_block(candidate, signature, at, events)
             return
         self._sink.report(at, "Unsupported", f"a Lux stream cannot carry a part with {', '.join(sorted(part))}; dropped")
+        media = part.get("inlineData")
+        if isinstance(media, dict) and media.get("data"):  # its bytes are named too, as a document's Lux media side-car names them
+            self._sink.report(f"{at}.inlineData.data", "Unsupported", "the bytes of the part, dropped with it")
 
     def close(self, count: int) -> Hub:
         at = f"$[{count}]"

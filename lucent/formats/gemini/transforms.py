@@ -375,7 +375,7 @@ def _parts_blocks(parts: list[Part], path: str, cx: Cx, verbatim: list[dict[str,
         pp = f"{path}[{j}]"
         block = _part_block(part, pp, cx, keep_signature=not signature_blocks)
         if block is None:
-            verbatim.append({"index": j, "part": _plain(part)})
+            verbatim.append(cx.built(pp, {"index": j, "part": _plain(part)}, {"part": ""}))  # each at its own part
             cx.report(pp, "Degraded", f"Lux has no block for {_verbatim_reason(part)}; kept verbatim in the gemini side-car, a Lux reader does not see it")
             continue
         blocks.append(block)

@@ -52,7 +52,7 @@ from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
 from lucent.formats.openai_chat.assembler import completion
 from lucent.errors import StreamError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
-from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX
+from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX, JOINED_REFUSAL, JOINED_TEXT
 from lucent.generated.lux_ir_v1 import (
     LucentBlockDeltaRefusal,
     LucentBlockDeltaText,
@@ -363,6 +363,7 @@ class OpenAIChatWriter(VendorWriter):
         self._blocks: dict[int, _Out] = {}
         self._tools = 0
         self._texts = 0
+        self._refusals = 0
         self._call_ids: set[str] = set()  # every tool call id written, across the choices
         self._ended: list[int] = []
         self._usage: LucentUsage | None = None
@@ -444,6 +445,7 @@ class OpenAIChatWriter(VendorWriter):
         self._blocks = {}
         self._tools = 0
         self._texts = 0
+        self._refusals = 0
         assert isinstance(event.item, LucentConversationItemMessage)
         message = event.item.message
         if message.role != "assistant":
@@ -468,13 +470,17 @@ class OpenAIChatWriter(VendorWriter):
         if kind == "text":
             self._texts += 1
             if self._texts > 1:
-                self._sink.report(where, "Degraded", "chat content is one string: this text block is joined to the text before it")
+                self._sink.report(where, "Degraded", JOINED_TEXT)
             self._blocks[index] = _Out("content")
             if not self._role:
                 self._delta(out, content="")
         elif kind == "refusal":
+            self._refusals += 1
             self._blocks[index] = _Out("refusal")
-            if not self._role:
+            if self._refusals > 1:  # joined with a newline, as the document converter joins them
+                self._sink.report(where, "Degraded", JOINED_REFUSAL)
+                self._delta(out, refusal="\n")
+            elif not self._role:
                 self._delta(out, refusal="")
         elif isinstance(kind, LucentBlockTypeToolCall):
             if kind.id in self._call_ids:  # the chat assembler's duplicate_call_id

@@ -32,3 +32,12 @@ FINISH_REASON_LOSS: Final[dict[str, str]] = {"safety": "Degraded", "recitation":
 """The status of a Lux finish reason Chat has no name for: a safety or recitation stop is a
 content_filter (Degraded); a malformed tool call or an error written as stop is not said at all
 (Unsupported)."""
+
+JOINED_TEXT = "chat content is one string: this text block is joined to the text before it"
+"""The Degraded detail of each text block after the first of a Lux message written as Chat
+content (one string, the concatenation): the document converter and the stream writer say it
+at the block."""
+
+JOINED_REFUSAL = "a Chat response message holds one refusal: this refusal block is joined to the one before it with a newline"
+"""The Degraded detail of each refusal block after the first of a Lux message written as Chat
+(one refusal, the blocks joined with a newline): the document converter and the stream writer."""

@@ -17,7 +17,7 @@ from lucent._conversion import Cx, Expect, reads, reports, skips_absent, Status
 from lucent._transforms import convert_kept, obj, own_or_sibling, present, shown, url_image_media_type
 from lucent._forms import restructured
 from lucent._validation import described, member
-from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS
+from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, JOINED_REFUSAL, JOINED_TEXT
 from lucent.formats.openai_responses.tables import LOGPROBS_INCLUDE
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
@@ -105,6 +105,7 @@ _URL_IMAGE = "image/*"
 _AUDIO_MEDIA = {"wav": "audio/wav", "mp3": "audio/mpeg"}
 _MEDIA_AUDIO = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
 _NEAREST_EFFORT = {"minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "high", "max": "high"}
+
 
 
 def _parent(path: str) -> str:
@@ -1117,9 +1118,13 @@ def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatComp
         if isinstance(block, LucentContentText):
             if block.annotations is not UNSET:
                 annotations.extend(_url_citations(block.annotations, f"{where}.annotations", offset, cx))
+            if texts:  # each block after the first, as the stream writer says it (lucent.formats.openai_chat.stream)
+                cx.report(where, "Degraded", JOINED_TEXT)
             texts.append(block.text)
             offset += len(block.text)
         elif isinstance(block, LucentContentRefusal):
+            if refusals:  # each block after the first, as the stream writer says it
+                cx.report(where, "Degraded", JOINED_REFUSAL)
             refusals.append(block.refusal)
         elif isinstance(block, LucentContentToolUse):
             calls.append(_tool_call(block.tool_use, f"{where}.tool_use", cx))
@@ -1128,10 +1133,6 @@ def chat_response_message(message: LucentMessage, path: str, cx: Cx) -> ChatComp
             cx.forget(where)
         else:
             _unsupported(where, "response message", cx)
-    if len(texts) > 1:
-        cx.report(f"{path}.content", "Degraded", f"a Chat response message holds one text; the {len(texts)} text blocks are concatenated")
-    if len(refusals) > 1:
-        cx.report(f"{path}.content", "Degraded", f"a Chat response message holds one refusal; the {len(refusals)} refusal blocks are joined with a newline")
     out = ChatCompletionResponseMessage(
         role="assistant",
         content="".join(texts) if texts else None,

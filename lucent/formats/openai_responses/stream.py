@@ -34,7 +34,10 @@ members other than ``id``, ``model``, ``status``, ``output`` and ``usage`` are t
 are; without it, the defaults of an empty request, Degraded ``target:$``), then per
 Lux block an output item: ``output_item.added``, its part and delta events, the ``*.done``
 events and ``output_item.done`` (consecutive text and refusal blocks are the content parts of
-one message item, as the document converter writes them); at ``done`` one ``response.completed`` (or
+one message item, as the document converter writes them; a thinking block is a ``reasoning`` item
+whose text is its ``reasoning_text`` content, ``reasoning_text.delta`` / ``.done``, with
+``summary: []``, and its signature the ``encrypted_content``, Degraded, as the document converter
+writes it); at ``done`` one ``response.completed`` (or
 ``response.incomplete`` for ``length``, ``content_filter``, ``safety``, ``recitation``, or
 ``response.failed`` with the ``error`` of :data:`lucent.formats.openai_responses.tables.FAILURE_ERROR`
 for ``error`` and ``malformed_tool_call``: :data:`lucent.formats.openai_responses.tables.STATUS_FROM_LUX`)
@@ -63,7 +66,7 @@ from lucent._stream_envelope import Envelope, emptied, under
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
 from lucent.formats.openai_responses.transforms import lux_response_usage
-from lucent.formats.openai_responses.tables import ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, REQUEST_DEFAULTS, STATUS_FROM_LUX, STREAM_PADDING, item_members_lost, lux_annotation
+from lucent.formats.openai_responses.tables import ANNOTATION_LOST, ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, REQUEST_DEFAULTS, SIGNATURE_WRITTEN, STATUS_FROM_LUX, STREAM_PADDING, annotation_lost, item_members_lost, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
     LucentBlockDeltaRefusal,
@@ -330,8 +333,8 @@ class OpenAIResponsesReader(_Reader):
             kind = note.get("type") if isinstance(note, dict) else None
             what = f"a {kind}" if kind in ANNOTATION_TYPES else "this"
             self._sink.report(at, "Unsupported", f"Lux has no {what} annotation; dropped")
-        elif note.get("title") or note.get("filename"):
-            self._sink.report(f"{at}.{'title' if note.get('title') else 'filename'}", "Degraded", "a Lux annotation has no title or filename; dropped")
+        elif annotation_lost(note) is not None:
+            self._sink.report(f"{at}.{annotation_lost(note)}", "Degraded", f"{ANNOTATION_LOST}; dropped")
 
     def _annotations(self, done: dict[str, Any], n: int, at: str, out: Hub) -> None:
         """The annotations of each output_text part of a message item as one Lux annotations
@@ -575,15 +578,14 @@ class OpenAIResponsesWriter(VendorWriter):
             delta = event.delta
             if isinstance(delta, LucentBlockDeltaSignature):
                 block.signature = delta.signature
+                self._sink.report(self.at(origin, ".delta.signature"), "Degraded", SIGNATURE_WRITTEN)
                 return
             text = delta.arguments if isinstance(delta, LucentBlockDeltaToolArguments) else delta.text
             if not text:
                 return
-            if block.kind == "reasoning" and not block.text:
-                self._emit({"type": "response.reasoning_summary_part.added", **common, "summary_index": 0, "part": {"type": "summary_text", "text": ""}}, out)
             block.text.append(text)
-            if block.kind == "reasoning":
-                self._emit({"type": "response.reasoning_summary_text.delta", **common, "summary_index": 0, "delta": text}, out)
+            if block.kind == "reasoning":  # the thinking text is the item's reasoning_text content, as the document converter writes it
+                self._emit({"type": "response.reasoning_text.delta", **common, "content_index": 0, "delta": text}, out)
             elif block.kind == "text":
                 self._emit({"type": "response.output_text.delta", **common, "content_index": block.part, "delta": text, "logprobs": []}, out)
             elif block.kind == "refusal":
@@ -656,10 +658,8 @@ class OpenAIResponsesWriter(VendorWriter):
         if block.kind == "reasoning":
             item = {"id": block.id, "type": "reasoning", "summary": []}
             if block.text:
-                self._emit({"type": "response.reasoning_summary_text.done", **common, "summary_index": 0, "text": text}, out)
-                part = {"type": "summary_text", "text": text}
-                self._emit({"type": "response.reasoning_summary_part.done", **common, "summary_index": 0, "part": part}, out)
-                item["summary"] = [part]
+                self._emit({"type": "response.reasoning_text.done", **common, "content_index": 0, "text": text}, out)
+                item["content"] = [{"type": "reasoning_text", "text": text}]
             if block.signature is not None:
                 item["encrypted_content"] = block.signature
         elif block.kind in ("text", "refusal"):

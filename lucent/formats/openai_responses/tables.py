@@ -88,6 +88,25 @@ def lux_annotation(note: dict[str, Any], text: str) -> dict[str, Any] | None:
     return None
 
 
+SIGNATURE_WRITTEN: Final[str] = "written as encrypted_content; Responses decrypts only the encrypted_content it issued, and this block has no Responses record (it may hold another provider's signature)"
+"""The Degraded detail of a Lux thinking signature written as a reasoning item's
+``encrypted_content`` without the Responses record of the item: the document converter's, and
+the stream writer's for every signature (a Lux stream has no side-car, so no record)."""
+
+ANNOTATION_LOST: Final[str] = "a Lux annotation has no title or filename"
+"""What a Lux annotation does not hold of a Responses one (:func:`annotation_lost`)."""
+
+
+def annotation_lost(note: dict[str, Any]) -> str | None:
+    """The member of a Responses annotation that Lux has no place for: its ``title`` (a
+    url_citation) or ``filename``, when it has one (not empty); None otherwise."""
+    if note.get("title"):
+        return "title"
+    if note.get("filename"):
+        return "filename"
+    return None
+
+
 def _index(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 

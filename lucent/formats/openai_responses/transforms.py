@@ -22,6 +22,8 @@ from lucent._forms import restructured
 from lucent._validation import RuleViolation, convert_as, member
 from lucent.formats import FORMATS
 from lucent.formats.openai_responses.tables import (
+    ANNOTATION_LOST,
+    SIGNATURE_WRITTEN,
     FAILURE_ERROR,
     IMPLIED_STATUS,
     INCOMPLETE_REASON_TO_LUX,
@@ -31,6 +33,7 @@ from lucent.formats.openai_responses.tables import (
     REQUEST_DEFAULTS,
     RESTATED_DEFAULTS,
     STATUS_FROM_LUX,
+    annotation_lost,
     item_members_lost,
     lux_annotation,
 )
@@ -199,7 +202,7 @@ def _parts(parts: list[Any], path: str, lux: str, field: str, role: str, cx: Cx,
         if kind in ("input_text", "output_text"):
             text = LucentContentText(text=part["text"])
             text.annotations = _lux_annotations(part.get("annotations"), part["text"], f"{where}.annotations", cx)
-            blocks.append(cx.built(where, text, {"text": "text"}))
+            blocks.append(cx.built(where, text, {"text": "text", "annotations": "annotations"}))
             rest = {k: v for k, v in part.items() if k != "text"}
             if kind == ("output_text" if role != "assistant" else "input_text"):
                 rest["type"] = kind
@@ -239,6 +242,9 @@ def _lux_annotations(annotations: Any, text: str, path: str, cx: Cx) -> list[Luc
         members = lux_annotation(note, text)
         if members is not None:
             found.append(LucentAnnotation(**members))
+            lost = annotation_lost(note)
+            if lost is not None:  # as the stream reader says it
+                cx.report(f"{path}[{index}].{lost}", "Degraded", f"{ANNOTATION_LOST}; kept in the openai_responses side-car members")
         else:
             cx.report(f"{path}[{index}]", "Degraded", f"Lux has no {note.get('type')} annotation; kept in the openai_responses side-car members")
     return found or UNSET
@@ -1349,7 +1355,7 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
                 # No kept record does not mean another provider: a Lux response assembled from a
                 # Responses stream has none (a Lux stream has no side-car), and a stream writer
                 # keeps the signature as well.
-                cx.report(f"{at}.thinking.signature", "Degraded", "written as encrypted_content; Responses decrypts only the encrypted_content it issued, and this block has no Responses record (it may hold another provider's signature)")
+                cx.report(f"{at}.thinking.signature", "Degraded", SIGNATURE_WRITTEN)
             items.append(cx.built(f"{at}.thinking", _reasoning_out(block.thinking, item, f"{at}.thinking", cx)))
         else:
             cx.report(at, "Unsupported", f"Responses output has no {_tag(block)} item; dropped")
