@@ -17,7 +17,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from lucent._conversion import COMPOSED_FROM, Cx, reports, Status
-from lucent._transforms import own_or_sibling, plain_members, shown, url_image_media_type
+from lucent._transforms import own_or_sibling, plain_members, shown, text_only, url_image_media_type
 from lucent._forms import restructured
 from lucent._validation import RuleViolation, convert_as, member
 from lucent.formats import FORMATS
@@ -529,14 +529,7 @@ def lux_instructions(instructions: list[LucentContent] | UnsetType, path: str, c
     other blocks are reported Unsupported."""
     if instructions is UNSET:
         return UNSET
-    texts = []
-    for index, block in enumerate(instructions):
-        if isinstance(block, LucentContentText):
-            texts.append(block.text)
-            if block.annotations is not UNSET:
-                cx.report(f"{path}[{index}].annotations", "Unsupported", "Responses instructions are plain text")
-        else:
-            cx.report(f"{path}[{index}]", "Unsupported", "Responses instructions are text only; dropped")
+    texts = text_only(instructions, path, cx, "Responses instructions are plain text", "Responses instructions are text only; dropped")
     if len(texts) > 1:
         cx.report(path, "Degraded", "Responses instructions are one text; the blocks are joined with a newline")
     return "\n".join(texts) if texts else UNSET
