@@ -868,7 +868,10 @@ class Cx:
             table[path] = source
             if len(path) >= len(deepest.get(source, "")):
                 deepest[source] = path
-            for target, origin in (record[2] or {}).items():
+            lead = "" if near is None else _lead(path, near)
+            for target, origin in (record[2] or {}).items() if lead is not None else ():
+                if not target.startswith(lead):  # no member path.target is related to `near`
+                    continue
                 at = f"{path}.{target}"
                 if (near is None or _related(at, near)) and _member_set(value, target) and not (absent and _within(at, absent)):
                     if isinstance(origin, tuple):  # several source members: the first one given
@@ -942,6 +945,18 @@ _FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
 def _within(path: str, paths: set[str]) -> bool:
     """Whether `path` is one of `paths` or inside one of them."""
     return any(path == p or path.startswith((p + ".", p + "[")) for p in paths)
+
+
+def _lead(path: str, near: str) -> str | None:
+    """What the member name of a value at `path` starts with when `path.name` is `near`, holds
+    it or is inside it: the first step of `near` after `path` ("" for any name, when `near` is
+    `path` or holds it; None for no name, when `near` is an item of `path` or apart from it).
+    A look-up by prefix instead of a comparison of each member's path (:meth:`Cx._record`)."""
+    if near.startswith(path) and near.startswith(".", len(path)):
+        rest = near[len(path) + 1 :]
+        ends = [i for i in (rest.find("."), rest.find("[")) if i >= 0]
+        return rest[: min(ends)] if ends else rest
+    return "" if _related(path, near) and len(near) <= len(path) else None
 
 
 def _related(path: str, other: str) -> bool:
