@@ -184,13 +184,14 @@ class Origins:
         """The target paths whose value the conversion took from the caller's context, or left
         absent for want of it (:meth:`Cx.from_context`, :meth:`Cx.missing`): no source value
         stands behind them."""
+        self._spent: Callable[[], bool] | None = None  # placing one by one has cost a whole walk
 
     def paths(self) -> dict[str, str]:
         """The paths, target -> source, in document order of the target (one walk of the whole
         target document, the first time)."""
         if self._paths is None:
             self._paths = self._work() if self._work is not None else {}
-            self._work = self._around = None
+            self._work = self._around = self._spent = None
         return self._paths
 
     def around(self, field: str) -> dict[str, str]:
@@ -200,8 +201,8 @@ class Origins:
         way to `field` (each step a look-up by the next member name or index), and the values
         inside `field` only when it has no entry of its own; what :func:`lucent._convert._source_paths`
         reads of it is what it reads of :meth:`paths`."""
-        if self._paths is not None or self._around is None:
-            return self.paths()
+        if self._paths is not None or self._around is None or (self._spent is not None and self._spent()):
+            return self.paths()  # once the findings placed one by one cost a whole walk, the rest are read from one
         return self._around(field)
 
 
@@ -342,6 +343,7 @@ class Cx:
         # provenance: id(target value) -> (value, source path, {target member: source member})
         self._built: dict[int, tuple[Any, str, Mapping[str, Origin] | None, Any]] = {}
         self._sourced: dict[int, tuple[Any, Mapping[Any, str]]] = {}
+        self._placing = 0  # values recorded by :meth:`_record` (:meth:`_spent_a_walk`)
         # keep: (side-car space, source object path, key, value, source member path)
         self._kept: list[tuple[str, str, str, Any, str]] = []
         # kept: the Lux side-car object of the source (extra / provider_payload) and what was read
@@ -672,6 +674,7 @@ class Cx:
             if isinstance(origins, Origins):
                 origins._work = lambda: self._walked(value)[0]
                 origins._around = lambda field: self._walked_to(value, field)
+                origins._spent = self._spent_a_walk
             elif origins is not None:
                 origins.update(self._walked(value)[0])
             return value
@@ -714,6 +717,7 @@ class Cx:
             assert isinstance(origins, Origins)
             origins._work = lambda: self._walked_but(value, inserted, extras)
             origins._around = lambda field: self._walked_to_but(value, field, inserted, extras)
+            origins._spent = self._spent_a_walk
             return value
         for where, named in extras:
             if isinstance(named, list):
@@ -885,13 +889,17 @@ class Cx:
         """The entries `value`'s own records add for `path`; with `near`, only those of `near`,
         of the values inside it and of the values that hold it; a member at one of the paths
         `absent`, or inside one, counts as not set."""
+        self._placing += 1
         record = self._built.get(id(value))
         if record is not None and record[0] is value:
             source = record[1]
             table[path] = source
             if len(path) >= len(deepest.get(source, "")):
                 deepest[source] = path
-            for target, origin in (record[2] or {}).items():
+            lead = "" if near is None else _lead(path, near)
+            for target, origin in (record[2] or {}).items() if lead is not None else ():
+                if not target.startswith(lead):  # no member path.target is related to `near`
+                    continue
                 at = f"{path}.{target}"
                 if (near is None or _related(at, near)) and _member_set(value, target) and not (absent and _within(at, absent)):
                     if isinstance(origin, tuple):  # several source members: the first one given
@@ -907,6 +915,13 @@ class Cx:
                 at = f"{path}[{key}]" if isinstance(key, int) else member(path, key)
                 if near is None or _related(at, near):
                     table[at] = origin
+
+    def _spent_a_walk(self) -> bool:
+        """Whether the values recorded since the conversion (:meth:`_record`, placing findings
+        one by one) are as many as a whole walk records: then one walk places the rest at once
+        (many findings, as a Chat response of 60 tool calls to Responses has, cost one walk each
+        otherwise)."""
+        return self._placing > len(self._built) + len(self._sourced)
 
     def _recorded(self, value: Any) -> bool:
         return id(value) in self._built or id(value) in self._sourced
@@ -965,6 +980,18 @@ _FIELDS: dict[type, tuple[tuple[str, str], ...]] = {}
 def _within(path: str, paths: set[str]) -> bool:
     """Whether `path` is one of `paths` or inside one of them."""
     return any(path == p or path.startswith((p + ".", p + "[")) for p in paths)
+
+
+def _lead(path: str, near: str) -> str | None:
+    """What the member name of a value at `path` starts with when `path.name` is `near`, holds
+    it or is inside it: the first step of `near` after `path` ("" for any name, when `near` is
+    `path` or holds it; None for no name, when `near` is an item of `path` or apart from it).
+    A look-up by prefix instead of a comparison of each member's path (:meth:`Cx._record`)."""
+    if near.startswith(path) and near.startswith(".", len(path)):
+        rest = near[len(path) + 1 :]
+        ends = [i for i in (rest.find("."), rest.find("[")) if i >= 0]
+        return rest[: min(ends)] if ends else rest
+    return "" if _related(path, near) and len(near) <= len(path) else None
 
 
 def _related(path: str, other: str) -> bool:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, Protocol
 
 import msgspec
 
@@ -98,6 +98,55 @@ class Assembler:
     def _check_declared(self, name: str, path: str, what: str) -> None:
         if self._tools is not None and name not in self._tools:
             raise self._fail("tool_name_not_declared", f"{what} names a tool that the request did not declare", path)
+
+
+class StreamedCall(Protocol):
+    """A tool call being merged from its deltas: its id and name once they came."""
+
+    id: str | None
+    name: str | None
+
+
+class CallIdentities:
+    """The identity rules of tool calls streamed in parts (an id and a name, each in any of
+    their deltas: openai-chat, sparktide), one place for a format's assembler and its stream
+    reader: an id and a name are set once (``tool_identity_changed``), no two calls of a stream
+    share an id (``duplicate_call_id``), a name is one the request declared
+    (``tool_name_not_declared``, by `declared`), and a call ends having both
+    (``incomplete_tool_call``). `fail(code, message, path)` makes the error raised; each call is
+    named by its `what` ("tool call 0 of choice 1")."""
+
+    __slots__ = ("_declared", "_fail", "_owners")
+
+    def __init__(self, fail: Callable[[str, str, str], Exception], declared: Callable[[str, str, str], None]) -> None:
+        self._fail = fail
+        self._declared = declared
+        self._owners: dict[str, str] = {}  # id -> the call that has it
+
+    def id(self, call: StreamedCall, value: str, what: str, at: str, since: str = "") -> None:
+        """`value` as the id of `call` (`since`: where the one it has was set, for the message)."""
+        if call.id is None:
+            other = self._owners.get(value)
+            if other is not None:
+                raise self._fail("duplicate_call_id", f"{what} reuses the id of {other}", at)
+            self._owners[value] = what
+            call.id = value
+        elif call.id != value:
+            raise self._fail("tool_identity_changed", f"{what} changed its id{since}; id and name are stable identities", at)
+
+    def name(self, call: StreamedCall, value: str, what: str, at: str) -> None:
+        """`value` as the name of `call`."""
+        if call.name is None:
+            self._declared(value, at, what)
+            call.name = value
+        elif call.name != value:
+            raise self._fail("tool_identity_changed", f"{what} changed its name; id and name are stable identities", at)
+
+    def complete(self, call: StreamedCall, what: str, at: str, name: str = "name") -> None:
+        """`call` has its id and its name (`name`: how the format spells the member)."""
+        if call.id is None or call.name is None:
+            missing = " and ".join(x for x, v in (("id", call.id), (name, call.name)) if v is None)
+            raise self._fail("incomplete_tool_call", f"{what} never received its {missing}", at)
 
 
 def tool_names(tools: Any) -> frozenset[str] | None:

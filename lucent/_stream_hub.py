@@ -154,9 +154,13 @@ class _Reader:
     def close(self, count: int) -> Hub:
         raise NotImplementedError
 
+    def _failed(self, code: str, message: str, path: str) -> StreamError:
+        """The error a broken stream rule raises, with the usage received so far."""
+        return _fail(code, message, path, self.usage)
+
     def _declared(self, name: str, path: str, what: str) -> None:
         if self._tools is not None and name not in self._tools:
-            raise _fail("tool_name_not_declared", f"{what} names a tool that the request did not declare", path, self.usage)
+            raise self._failed("tool_name_not_declared", f"{what} names a tool that the request did not declare", path)
 
 
 

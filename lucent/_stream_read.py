@@ -17,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from lucent._decode import SCHEMAS, _decode_as, _decoder, _no_key_lost, too_deep
+from lucent._decode import SCHEMAS, _decode_as, _decoder, _no_key_lost, _structs, too_deep
 from lucent._first_use import LOCK, imported
 from lucent._limits import DEFAULT_MAX_STREAM_BYTES, Limits, limits_of
 from lucent._stream_sse import SSEParser, chunk_bytes
@@ -76,24 +76,7 @@ def _tag_site(tp: Any) -> tuple[tuple[str, ...], frozenset[str]]:
 
 def _has_open_struct(tp: Any) -> bool:
     """Some Struct under ``tp`` ignores unknown members (its schema object is open): Lux."""
-    seen: set[type] = set()
-    queue: list[Any] = [msgspec.inspect.type_info(tp)]
-    while queue:
-        info = queue.pop()
-        if isinstance(info, msgspec.inspect.StructType):
-            if info.cls in seen:
-                continue
-            seen.add(info.cls)
-            if not info.forbid_unknown_fields and not info.cls.__name__.startswith("_"):
-                return True
-            queue.extend(f.type for f in info.fields)
-        elif isinstance(info, msgspec.inspect.UnionType):
-            queue.extend(info.types)
-        elif isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
-            queue.append(info.item_type)
-        elif isinstance(info, msgspec.inspect.DictType):
-            queue.append(info.value_type)
-    return False
+    return any(isinstance(info, msgspec.inspect.StructType) and not info.forbid_unknown_fields and not info.cls.__name__.startswith("_") for info in _structs(tp))
 
 
 def _spec(

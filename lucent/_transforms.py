@@ -18,7 +18,7 @@ from msgspec import UNSET, Struct, UnsetType
 
 from lucent._validation import BUILD_LOCK, convert_as, JsonTextError, load_json_text, member
 from lucent._conversion import counted, Cx, skips_absent, Status
-from lucent.generated.lux_ir_v1 import LucentStructuredOutput, LucentStructuredOutputJsonSchema
+from lucent.generated.lux_ir_v1 import LucentContent, LucentContentText, LucentStructuredOutput, LucentStructuredOutputJsonSchema
 
 T = TypeVar("T")
 
@@ -340,3 +340,17 @@ def url_image_media_type(url: str) -> str | None:
     tail = url.split("?", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1].rsplit(".", 1)
     return _IMAGE_SUFFIXES.get(tail[-1].lower()) if len(tail) == 2 else None
 
+
+def text_only(content: list[LucentContent], path: str, cx: Cx, annotations: str, other: str) -> list[str]:
+    """The texts of the text blocks of `content` (at `path`), for a target place that holds
+    plain text only: a text block's annotations are Unsupported (`annotations` says why), and
+    so is every other block (`other`, dropped)."""
+    texts: list[str] = []
+    for i, block in enumerate(content):
+        if isinstance(block, LucentContentText):
+            texts.append(block.text)
+            if block.annotations is not UNSET:
+                cx.report(f"{path}[{i}].annotations", "Unsupported", annotations)
+        else:
+            cx.report(f"{path}[{i}]", "Unsupported", other)
+    return texts

@@ -168,6 +168,50 @@ def test_a_responses_response_with_defaults_comes_back_equal_without_diagnostics
     assert {"$.tools", "$.tool_choice", "$.status"} <= set(_fields(result))  # a value the way back does not give: named
 
 
+def _incomplete(output: list[dict[str, Any]]) -> dict[str, Any]:
+    return {**_responses_response(), "status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}, "output": output}
+
+
+_MESSAGE = {"type": "message", "id": "msg_1", "role": "assistant", "status": "incomplete", "content": [{"type": "output_text", "text": "cut", "annotations": [], "logprobs": []}]}
+_CALL = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": "{}", "status": "completed"}
+
+
+@pytest.mark.parametrize("target", ["openai-chat", "anthropic", "gemini"])
+def test_the_incomplete_status_of_the_last_message_of_an_incomplete_response_is_no_loss(target: str) -> None:
+    # the Lux finish (length) gives it back: Lux -> Responses writes the last message incomplete
+    context = {"created": 1} if target == "openai-chat" else None
+    result = lucent.convert(_incomplete([_MESSAGE]), "openai-responses", target, kind="response", context=context)
+    assert "$.output[0].status" not in _fields(result)
+    back = lucent.convert(result.value, target, "openai-responses", kind="response", context={"created_at": 1} if target != "openai-chat" else None)
+    assert [(i["type"], i["status"]) for i in _json(back.value)["output"]] == [("message", "incomplete")]
+    assert _json(back.value)["status"] == "incomplete"
+    # not the last item (a function call follows), or a completed response: the way back says
+    # completed, so the status is lost and named
+    followed = lucent.convert(_incomplete([_MESSAGE, _CALL]), "openai-responses", target, kind="response", context=context)
+    assert _fields(followed)["$.output[0].status"] == "Unsupported"
+    completed = lucent.convert({**_responses_response(), "output": [_MESSAGE]}, "openai-responses", target, kind="response", context=context)
+    assert _fields(completed)["$.output[0].status"] == "Unsupported"
+
+
+def test_the_recorded_incomplete_stream_names_no_message_status_and_the_way_back_restores_it() -> None:
+    from lucent import streams
+
+    events = _recorded("multimodalRequest", "responses", "response-streaming.json")
+    assert events[31]["item"]["status"] == "incomplete" and events[-1]["type"] == "response.incomplete"
+    for target in ("openai-chat", "anthropic", "gemini"):
+        conversion = streams.convert_stream(events, "openai-responses", target)
+        out = list(conversion)
+        assert [d.field for d in conversion.diagnostics if d.field.endswith(".status")] == [], target
+        back = streams.convert_stream(out, target, "openai-responses")
+        done = [e for e in map(_json, back) if e["type"] == "response.output_item.done"]
+        assert [(e["item"]["type"], e["item"]["status"]) for e in done] == [("message", "incomplete")], target
+    # the same stream ending completed: the status is no longer given back, and is named once
+    completed = [*events[:-1], {**events[-1], "type": "response.completed", "response": {**events[-1]["response"], "status": "completed", "incomplete_details": None}}]
+    conversion = streams.convert_stream(completed, "openai-responses", "openai-chat")
+    list(conversion)
+    assert [(d.field, d.status) for d in conversion.diagnostics if d.field.endswith(".status")] == [("$[31].item.status", "Unsupported")]
+
+
 # ------------------------------------------------------------------ wording
 def test_side_car_diagnostics_speak_in_the_two_formats_terms() -> None:
     pairs = [("openai-responses", "openai-chat", "response"), ("openai-chat", "anthropic", "request"), ("openai-responses", "gemini", "request"), ("anthropic", "openai-responses", "response")]

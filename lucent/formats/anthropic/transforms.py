@@ -986,10 +986,16 @@ def anthropic_stream(stream: bool, path: str, cx: Cx, carried: str) -> bool | Un
 @reports("Unsupported", "Invalid")
 def carried_cache_control(value: Any, path: str, cx: Cx) -> CacheControlEphemeral | None | UnsetType:
     """The request-level cache_control kept in extra.anthropic (null kept as null)."""
+    return cast("CacheControlEphemeral | None | UnsetType", _carried_as(value, CacheControlEphemeral, path, cx))
+
+
+def _carried_as(value: Any, tp: Any, path: str, cx: Cx) -> Any:
+    """A kept member as the Anthropic type `tp` (null kept as null; UNSET for none, or for one
+    that is not a `tp`, reported Invalid)."""
     if value is UNSET or value is None:
-        return None if value is None else UNSET
-    converted = _convert(value, CacheControlEphemeral, path, cx)
-    return UNSET if converted is None else cast("CacheControlEphemeral", converted)
+        return value
+    converted = _convert(value, tp, path, cx)
+    return UNSET if converted is None else converted
 
 
 # ============================================================= Anthropic response -> Lux response
@@ -1290,7 +1296,4 @@ def carried_stop_sequence(value: Any, path: str, cx: Cx) -> str | None | UnsetTy
 @reports("Unsupported", "Invalid")
 def carried_container(value: Any, path: str, cx: Cx) -> Container | None | UnsetType:
     """The container kept in provider_payload.anthropic (null kept as null)."""
-    if value is UNSET or value is None:
-        return None if value is None else UNSET
-    converted = _convert(value, Container, path, cx)
-    return UNSET if converted is None else cast("Container", converted)
+    return cast("Container | None | UnsetType", _carried_as(value, Container, path, cx))

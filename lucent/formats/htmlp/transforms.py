@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
 
 from lucent._conversion import Cx, reports, Status
 from lucent._validation import JsonTextError, described, dump_json_text, load_json_text, member
+from lucent._transforms import text_only
 from lucent.generated.htmlp_model_request import (
     ContentBlock,
     ContentBlockImage,
@@ -34,7 +35,6 @@ from lucent.generated.htmlp_model_request import (
 )
 from lucent.generated.lux_ir_v1 import (
     LucentContent,
-    LucentContentText,
     LucentMultimedia,
     LucentReasoningConfig,
     LucentReasoningEffort,
@@ -271,14 +271,7 @@ def tool_result_text(content: list[LucentContent], path: str, cx: Cx) -> str:
     """The text blocks of a tool result joined with a newline; other blocks are reported."""
     if not content:
         cx.report(path, "Degraded", "no content blocks: written as an empty string, which comes back as one empty text block")
-    texts = []
-    for i, block in enumerate(content):
-        if isinstance(block, LucentContentText):
-            texts.append(block.text)
-            if block.annotations is not UNSET:
-                cx.report(f"{path}[{i}].annotations", "Unsupported", "htmlp text has no annotations")
-        else:
-            cx.report(f"{path}[{i}]", "Unsupported", "an htmlp tool result is text only; dropped")
+    texts = text_only(content, path, cx, "htmlp text has no annotations", "an htmlp tool result is text only; dropped")
     if len(texts) > 1:
         cx.report(path, "Degraded", f"{len(texts)} text blocks joined with a newline into one string")
     return "\n".join(texts)
@@ -342,12 +335,20 @@ def fragment_source(role: Role, content: list[ContentBlock], path: str, cx: Cx) 
     """The source kept for the Lux object at `path` in extra.htmlp.members, else the derived one
     (a kept one equal to it is reported: it does not come back)."""
     derived = _derived_source(role, content, cx)  # also notes the tool names of its calls
-    kept = _kept_attribution(path, cx)[0]
+    return _kept_or(_kept_attribution(path, cx)[0], derived, path, "source", "the source the fragment is given anyway (derived from it)", cx)
+
+
+T = TypeVar("T")
+
+
+def _kept_or(kept: T | None, derived: T, path: str, name: str, what: str, cx: Cx) -> T:
+    """The fragment attribution `name` kept for the Lux object at `path`, else the `derived`
+    one; a kept one equal to it is reported Degraded (`what` it is): htmlp -> Lux keeps only one
+    that differs, so it does not come back."""
     if kept is None:
         return derived
     if kept == derived:
-        where = member(member(member(cx.carried_path, "members"), path), "source")
-        cx.report(where, "Degraded", "the source the fragment is given anyway (derived from it); htmlp -> Lux keeps only one that differs, so it does not come back")
+        cx.report(member(member(member(cx.carried_path, "members"), path), name), "Degraded", f"{what}; htmlp -> Lux keeps only one that differs, so it does not come back")
     return kept
 
 
@@ -358,13 +359,7 @@ def fragment_byte_count(content: list[ContentBlock], path: str, cx: Cx) -> int:
     derived = _byte_count(content)
     if any(not text.isascii() and _HTMLP_SURROGATE.search(text) for text in _block_texts(content)):
         cx.report(path, "Invalid", "holds a lone UTF-16 surrogate, which UTF-8 cannot carry: the htmlp request has no JSON text")
-    kept = _kept_attribution(path, cx)[1]
-    if kept is None:
-        return derived
-    if kept == derived:
-        where = member(member(member(cx.carried_path, "members"), path), "byte_count")
-        cx.report(where, "Degraded", "the byte_count the fragment's text gives anyway; htmlp -> Lux keeps only one that differs, so it does not come back")
-    return kept
+    return _kept_or(_kept_attribution(path, cx)[1], derived, path, "byte_count", "the byte_count the fragment's text gives anyway", cx)
 
 
 def _fragment(role: Role, content: list[ContentBlock], path: str, cx: Cx) -> PromptFragment:
@@ -381,14 +376,8 @@ def instruction_fragments(instructions: list[LucentContent], path: str, cx: Cx) 
     """The text blocks of the instructions as one system fragment (source system_prompt)."""
     if not instructions:
         cx.report(path, "Degraded", "an empty instruction list writes no fragment, so it does not come back")
-    content: list[ContentBlock] = []
-    for i, block in enumerate(instructions):
-        if isinstance(block, LucentContentText):
-            content.append(ContentBlockText(text=block.text))
-            if block.annotations is not UNSET:
-                cx.report(f"{path}[{i}].annotations", "Unsupported", "htmlp text has no annotations")
-        else:
-            cx.report(f"{path}[{i}]", "Unsupported", "an htmlp system fragment made from instructions is text only; dropped")
+    texts = text_only(instructions, path, cx, "htmlp text has no annotations", "an htmlp system fragment made from instructions is text only; dropped")
+    content: list[ContentBlock] = [ContentBlockText(text=text) for text in texts]
     if not content:
         return []
     return [_fragment("system", content, path, cx)]

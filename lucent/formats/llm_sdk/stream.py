@@ -12,8 +12,6 @@ model's text as it came (a document conversion writes llm-sdk args as compact JS
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +23,8 @@ from lucent._stream_base import parse_arguments
 from lucent._stream_hub import Hub, Key, _assistant_item, _fail, _lux_arguments, _lux_text, _meta, _Reader, _Sink
 from lucent._stream_one_message import _Block, _OneMessageWriter
 from lucent.errors import StreamError
-from lucent.formats.llm_sdk.tables import AUDIO_FIELDS, PART_KIND
+from lucent.formats.llm_sdk.assembler import PartRules, SdkPart
+from lucent.formats.llm_sdk.tables import AUDIO_FIELDS
 from lucent.formats.sparktide.transforms import derived_finish_reason
 from lucent.generated.llm_sdk import (
     AudioPartDelta,
@@ -48,15 +47,10 @@ from lucent.generated.lux_ir_v1 import (
 
 
 @dataclass
-class _SdkPart:
-    kind: str
-    first: int  # the partial that opened the part
-    last: int = -1  # the last partial that added args or audio data
-    fields: dict[str, Any] = field(default_factory=dict)  # set-once fields: id, toolCallId, ...
+class _SdkPart(SdkPart):
     arguments: list[str] = field(default_factory=list)  # tool args, kept until the stream ends
     started: bool = False  # its Lux block has started
     forwarded: bool = False  # args text that is not white space went out (blank args are {})
-    carry: str = ""  # base64 characters not yet making a 4-character group
 
 
 class LlmSdkReader(_Reader):
@@ -72,6 +66,7 @@ class LlmSdkReader(_Reader):
         super().__init__(sink, context, tools, lux_target)
         self._begun = False
         self._parts: dict[int, _SdkPart] = {}
+        self._rules = PartRules(lambda code, message, path: _fail(code, message, path, None), self._declared)
 
     def _begin(self, out: Hub, at: str) -> None:
         if not self._begun:
@@ -85,16 +80,9 @@ class LlmSdkReader(_Reader):
             raise _fail("unknown_frame", f"event {index} is not a llm-sdk stream event ({type(partial).__name__})", at, None)
         out: Hub = []
         self._begin(out, at)
-        n = partial.delta.index
-        delta = partial.delta.part
-        kind = PART_KIND[type(delta)]
-        part = self._parts.get(n)
-        if part is None:
-            part = self._parts[n] = _SdkPart(kind=kind, first=index)
-        elif part.kind != kind:
-            raise _fail("part_type_changed", f"the part at index {n} was {part.kind} and partial {index} sends {kind}", f"{at}.delta.part.type", None)
+        part, n, delta = self._rules.part(self._parts, partial, index, lambda kind, first: _SdkPart(kind=kind, first=first))
         where = f"{at}.delta.part"
-        if self._set_once(part, "id", delta.id, n, where):
+        if self._rules.set_once(part, "id", delta.id, n, where):
             self._sink.report(f"{where}.id", "Unsupported", "a Lux stream block has no part id; dropped")
         if isinstance(delta, TextPartDelta):
             if not part.started:
@@ -108,26 +96,10 @@ class LlmSdkReader(_Reader):
             self._audio(part, delta, n, index)
         return out
 
-    def _set_once(self, part: _SdkPart, name: str, value: Any, n: int, where: str, *, code: str = "part_field_changed") -> bool:
-        """Record a set-once field; True when this partial set it first."""
-        if value is UNSET:
-            return False
-        known = part.fields.get(name, UNSET)
-        if known is UNSET:
-            part.fields[name] = value
-            return True
-        if known != value:
-            what = "id and name are stable identities" if code == "tool_identity_changed" else "it is set once"
-            raise _fail(code, f"the {part.kind} part at index {n} changed its {name}; {what}", f"{where}.{name}", None)
-        return False
-
     def _tool(self, part: _SdkPart, delta: ToolCallPartDelta, n: int, index: int, out: Hub) -> None:
         at = f"$[{index}]"
         where = f"{at}.delta.part"
-        self._set_once(part, "toolCallId", delta.toolCallId, n, where, code="tool_identity_changed")
-        if delta.toolName is not UNSET and "toolName" not in part.fields:
-            self._declared(delta.toolName, f"{where}.toolName", f"the tool call at index {n}")
-        self._set_once(part, "toolName", delta.toolName, n, where, code="tool_identity_changed")
+        self._rules.tool(part, delta, n, where)
         if delta.args is not UNSET:
             part.arguments.append(delta.args)
             part.last = index
@@ -155,15 +127,9 @@ class LlmSdkReader(_Reader):
         if index == part.first:
             self._sink.report(where, "Unsupported", "a Lux stream carries no media (no block delta holds audio); the audio part is dropped")
         for name in AUDIO_FIELDS:
-            self._set_once(part, name, getattr(delta, name), n, where)
+            self._rules.set_once(part, name, getattr(delta, name), n, where)
         if delta.audioData is not UNSET:
-            text = part.carry + delta.audioData
-            whole = len(text) - len(text) % 4
-            try:
-                base64.b64decode(text[:whole], validate=True)
-            except (binascii.Error, ValueError):
-                raise _fail("malformed_audio", f"the audio data of the part at index {n} is not base64", f"{where}.audioData", None) from None
-            part.carry = text[whole:]
+            self._rules.audio(part, delta.audioData, n, f"{where}.audioData")
             part.last = index
 
     def close(self, count: int) -> Hub:
@@ -172,18 +138,9 @@ class LlmSdkReader(_Reader):
         for n in sorted(self._parts):
             part = self._parts[n]
             if part.kind == "tool-call":
-                call_id, name = part.fields.get("toolCallId"), part.fields.get("toolName")
-                if call_id is None or name is None:
-                    missing = " and ".join(x for x, v in (("toolCallId", call_id), ("toolName", name)) if v is None)
-                    raise _fail("incomplete_tool_call", f"the tool call at index {n} never received its {missing}", f"$[{part.first}].delta.part", None)
-                text = "".join(part.arguments)
-                if text.strip():
-                    try:
-                        parse_arguments(text)
-                    except ValueError as exc:
-                        raise _fail("malformed_arguments", f"the args of the tool call at index {n}, concatenated, {exc}", f"$[{part.last}].delta.part.args", None) from None
-            elif part.kind == "audio" and part.carry:
-                raise _fail("malformed_audio", f"the audio data of the part at index {n} ends inside a base64 group", f"$[{part.last}].delta.part.audioData", None)
+                self._rules.tool_call(part, n, "".join(part.arguments))
+            elif part.kind == "audio":
+                self._rules.audio_ended(part, n)
         at = f"$[{count}]"
         for n in sorted(self._parts):
             if self._parts[n].started:

@@ -13,7 +13,7 @@ from typing import Any, cast
 from msgspec import UNSET, UnsetType, ValidationError, convert, to_builtins
 
 from lucent._conversion import Cx, reports, Status
-from lucent._transforms import json_object_problem
+from lucent._transforms import json_object_problem, text_only
 from lucent._validation import JsonTextError, dump_json_text, load_json_text, member
 from lucent.generated.llm_sdk import (
     AssistantMessage,
@@ -237,17 +237,12 @@ def system_prompt(
     root = _root(path)
     texts: list[str] = []
     if instructions is not UNSET:
-        blocks = [block for block in instructions if isinstance(block, LucentContentText)]
-        texts.extend(block.text for block in blocks)
-        if len(blocks) > 1:
-            cx.report(path, "Degraded", f"{len(blocks)} instruction text blocks joined with a newline into systemPrompt")
+        count = sum(isinstance(block, LucentContentText) for block in instructions)
+        if count > 1:
+            cx.report(path, "Degraded", f"{count} instruction text blocks joined with a newline into systemPrompt")
         elif not instructions:
             cx.report(path, "Degraded", "empty instructions; llm-sdk leaves systemPrompt out")
-        for i, block in enumerate(instructions):
-            if not isinstance(block, LucentContentText):
-                cx.report(f"{path}[{i}]", "Unsupported", "systemPrompt is text only; dropped")
-            elif block.annotations is not UNSET:
-                cx.report(f"{path}[{i}].annotations", "Unsupported", "llm-sdk text has no annotations")
+        texts.extend(text_only(instructions, path, cx, "llm-sdk text has no annotations", "systemPrompt is text only; dropped"))
     folded: set[str] = set()
     for i, item in enumerate(conversation):
         if not isinstance(item, LucentConversationItemMessage) or item.message.role not in ("system", "developer"):
@@ -437,14 +432,7 @@ def json_result(
     """A tool result's content as llm-sdk result: one text block holding the compact JSON of an
     object or an array is that value; otherwise the text blocks as llm-sdk text parts (reported),
     [] for none. Other blocks are Unsupported."""
-    texts: list[str] = []
-    for i, block in enumerate(content):
-        if isinstance(block, LucentContentText):
-            texts.append(block.text)
-            if block.annotations is not UNSET:
-                cx.report(f"{path}[{i}].annotations", "Unsupported", "llm-sdk text has no annotations")
-        else:
-            cx.report(f"{path}[{i}]", "Unsupported", "an llm-sdk tool result holds JSON only; dropped")
+    texts = text_only(content, path, cx, "llm-sdk text has no annotations", "an llm-sdk tool result holds JSON only; dropped")
     why = None
     if len(content) == 1 and len(texts) == 1:
         value, compact, why = _json_value(texts[0])

@@ -21,13 +21,13 @@ chunk objects ends with the list.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from msgspec import UNSET
 
-from lucent._stream_base import Assembler
+from lucent._stream_base import Assembler, CallIdentities, StreamedCall
 from lucent.generated.openai_chat import (
     ChatCompletionMessageToolCall,
     ChatCompletionMessageToolCallFunction,
@@ -50,6 +50,29 @@ class ChatCall:
     id: str | None = None
     name: str | None = None
     arguments: list[str] = field(default_factory=list)
+
+
+C = TypeVar("C", bound=StreamedCall)
+
+
+def tool_delta(calls: dict[int, C], delta: Any, n: int, index: int, at: str, opened: Callable[[int], C], identities: CallIdentities) -> tuple[C, int, str]:
+    """The rules of one ``delta.tool_calls`` entry (at `at`) of choice `n` in chunk `index`, for
+    the assembler and the stream reader: merged by its ``index`` (never by id; `opened(index)`
+    makes a new call), its id and name by `identities`. (The call, its index, the arguments
+    text it adds: "" for none)."""
+    k = int(delta.index)
+    call = calls.get(k)
+    if call is None:
+        call = calls[k] = opened(index)
+    what = f"tool call {k} of choice {n}"
+    if delta.id is not UNSET:
+        identities.id(call, delta.id, what, f"{at}.id")
+    function = delta.function
+    if function is UNSET:
+        return call, k, ""
+    if function.name is not UNSET:
+        identities.name(call, function.name, what, f"{at}.function.name")
+    return call, k, function.arguments if function.arguments is not UNSET else ""
 
 
 @dataclass
@@ -95,7 +118,7 @@ class OpenAIChatAssembler(Assembler):
         super().__init__(tools=tools)
         self._head: CreateChatCompletionStreamResponse | None = None
         self._choices: dict[int, ChatChoice] = {}
-        self._ids: dict[str, tuple[int, int]] = {}
+        self._identities = CallIdentities(self._fail, self._check_declared)
         self._usage: CompletionUsage | None = None
 
     @property
@@ -145,7 +168,7 @@ class OpenAIChatAssembler(Assembler):
             if choice.function is None:
                 choice.function = ChatCall(first=index)
             if fc.name is not UNSET:
-                self._set(choice.function, "name", fc.name, f"{at}.delta.function_call.name", f"the function call of choice {n}")
+                self._identities.name(choice.function, fc.name, f"the function call of choice {n}", f"{at}.delta.function_call.name")
             if fc.arguments is not UNSET:
                 choice.function.arguments.append(fc.arguments)
         if item.logprobs is not UNSET and item.logprobs is not None:
@@ -164,32 +187,9 @@ class OpenAIChatAssembler(Assembler):
             choice.finished_at = index
 
     def _tool(self, choice: ChatChoice, n: int, delta: Any, index: int, at: str) -> None:
-        k = int(delta.index)
-        call = choice.calls.get(k)
-        if call is None:
-            call = choice.calls[k] = ChatCall(first=index)
-        if delta.id is not UNSET:
-            if call.id is None:
-                other = self._ids.get(delta.id)
-                if other is not None:
-                    raise self._fail("duplicate_call_id", f"tool call {k} of choice {n} reuses the id of tool call {other[1]} of choice {other[0]}", f"{at}.id")
-                self._ids[delta.id] = (n, k)
-            self._set(call, "id", delta.id, f"{at}.id", f"tool call {k} of choice {n}")
-        function = delta.function
-        if function is not UNSET:
-            if function.name is not UNSET:
-                self._set(call, "name", function.name, f"{at}.function.name", f"tool call {k} of choice {n}")
-            if function.arguments is not UNSET:
-                call.arguments.append(function.arguments)
-
-    def _set(self, call: ChatCall, name: str, value: str, at: str, what: str) -> None:
-        known = getattr(call, name)
-        if known is None:
-            if name == "name":
-                self._check_declared(value, at, what)
-            setattr(call, name, value)
-        elif known != value:
-            raise self._fail("tool_identity_changed", f"{what} changed its {name}; id and name are stable identities", at)
+        call, _k, arguments = tool_delta(choice.calls, delta, n, index, at, ChatCall, self._identities)
+        if arguments:
+            call.arguments.append(arguments)
 
     def _close(self, count: int) -> CreateChatCompletionResponse:
         head = self._head
@@ -204,9 +204,8 @@ class OpenAIChatAssembler(Assembler):
         tool_calls: list[Any] = []
         for k in sorted(choice.calls):
             call = choice.calls[k]
-            if call.id is None or call.name is None:
-                missing = " and ".join(x for x, v in (("id", call.id), ("function.name", call.name)) if v is None)
-                raise self._fail("incomplete_tool_call", f"tool call {k} of choice {n} never received its {missing}", f"$[{call.first}]")
+            self._identities.complete(call, f"tool call {k} of choice {n}", f"$[{call.first}]", "function.name")
+            assert call.id is not None and call.name is not None
             tool_calls.append(ChatCompletionMessageToolCall(id=call.id, function=ChatCompletionMessageToolCallFunction(name=call.name, arguments="".join(call.arguments))))
         function_call: Any = UNSET
         if choice.function is not None:

@@ -47,9 +47,10 @@ import msgspec
 from lucent._validation import described
 from msgspec import UNSET
 
+from lucent._stream_base import CallIdentities
 from lucent._stream_hub import Hub, _fail, _Reader, _Sink
 from lucent._stream_envelope import MEMBER as _MEMBER, Envelope, under
-from lucent.formats.openai_chat.assembler import completion
+from lucent.formats.openai_chat.assembler import completion, tool_delta
 from lucent.errors import StreamError, UsageError
 from lucent._stream_convert_vendor import LuxBlocks, VendorWriter, context_value, item_end, item_start, lux_usage
 from lucent.formats.openai_chat.tables import FINISH_REASON_FROM_LUX, FINISH_REASON_LOSS, FINISH_REASON_TO_LUX, JOINED_REFUSAL, JOINED_TEXT
@@ -145,7 +146,7 @@ class OpenAIChatReader(_Reader):
         super().__init__(sink, context, tools, lux_target)
         self._head: tuple[str, str] | None = None
         self._choices: dict[int, _Choice] = {}
-        self._ids: dict[str, tuple[int, int]] = {}
+        self._identities = CallIdentities(self._failed, self._declared)
         self._active: int | None = None
         self._queue: dict[int, Hub] = {}
         self._usage: CompletionUsage | None = None
@@ -262,8 +263,7 @@ class OpenAIChatReader(_Reader):
             for k in sorted(choice.calls):
                 known = choice.calls[k]
                 if not known.started:
-                    missing = " and ".join(x for x, v in (("id", known.id), ("function.name", known.name)) if v is None)
-                    raise _fail("incomplete_tool_call", f"tool call {k} of choice {n} never received its {missing}", f"$[{known.first}]", self.usage)
+                    self._identities.complete(known, f"tool call {k} of choice {n}", f"$[{known.first}]", "function.name")
             if item.finish_reason == "function_call":
                 self._sink.report(f"{at}.finish_reason", "Degraded", "the deprecated function_call finish reason is tool_calls in Lux")
             blocks.end_all(f"{at}.finish_reason", events)
@@ -273,30 +273,7 @@ class OpenAIChatReader(_Reader):
             self._ended(out)
 
     def _tool(self, choice: _Choice, n: int, delta: ChatCompletionMessageToolCallChunk, index: int, at: str, events: Hub) -> None:
-        k = int(delta.index)
-        call = choice.calls.get(k)
-        if call is None:
-            call = choice.calls[k] = _Call(first=index)
-        if delta.id is not UNSET:
-            if call.id is None:
-                other = self._ids.get(delta.id)
-                if other is not None:
-                    raise _fail("duplicate_call_id", f"tool call {k} of choice {n} reuses the id of tool call {other[1]} of choice {other[0]}", f"{at}.id", self.usage)
-                self._ids[delta.id] = (n, k)
-                call.id = delta.id
-            elif call.id != delta.id:
-                raise _fail("tool_identity_changed", f"tool call {k} of choice {n} changed its id; id and name are stable identities", f"{at}.id", self.usage)
-        arguments = ""
-        function = delta.function
-        if function is not UNSET:
-            if function.name is not UNSET:
-                if call.name is None:
-                    self._declared(function.name, f"{at}.function.name", f"tool call {k} of choice {n}")
-                    call.name = function.name
-                elif call.name != function.name:
-                    raise _fail("tool_identity_changed", f"tool call {k} of choice {n} changed its name; id and name are stable identities", f"{at}.function.name", self.usage)
-            if function.arguments is not UNSET:
-                arguments = function.arguments
+        call, k, arguments = tool_delta(choice.calls, delta, n, index, at, _Call, self._identities)
         key = ("tool", k)
         if call.started:
             if arguments:

@@ -66,7 +66,7 @@ from lucent._stream_envelope import Envelope, emptied, under
 from lucent.formats.openai_responses.assembler import ENVELOPE, TERMINAL
 from lucent.formats.openai_responses.stream_items import OutputItems, Part, part_text
 from lucent.formats.openai_responses.transforms import lux_response_usage
-from lucent.formats.openai_responses.tables import ANNOTATION_LOST, ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, REQUEST_DEFAULTS, SIGNATURE_WRITTEN, STATUS_FROM_LUX, STREAM_PADDING, annotation_lost, item_members_lost, lux_annotation
+from lucent.formats.openai_responses.tables import ANNOTATION_LOST, ANNOTATION_TYPES, DEGRADED_FINISH, ERROR_CODE, ERROR_KIND, FAILURE_ERROR, INCOMPLETE_REASON_TO_LUX, MADE_ID_PREFIX, REQUEST_DEFAULTS, SIGNATURE_WRITTEN, STATUS_FROM_LUX, STREAM_PADDING, annotation_lost, item_members_lost, item_status, lux_annotation
 from lucent.generated.lux_ir_v1 import (
     LucentAnnotation,
     LucentBlockDeltaRefusal,
@@ -166,6 +166,7 @@ class OpenAIResponsesReader(_Reader):
         self._terminal: int | None = None
         self._envelopes: set[int] = set()  # the events that carry the envelope (their .response)
         self._last: tuple[int, Response] | None = None  # the latest envelope, and its event
+        self._incomplete: str | None = None  # the item path of the latest message done "incomplete", until it is known whether it was the last item
 
     @property
     def usage(self) -> Any:
@@ -252,6 +253,8 @@ class OpenAIResponsesReader(_Reader):
         item = tree["item"]
         kind = item.get("type")
         lux = self._kinds[n] = _LUX_KIND.get(kind, "drop")
+        if lux != "drop":
+            self._incomplete_lost()  # the message before it was not the last item
         if lux == "reasoning":
             # an encrypted_content here is superseded: output_item.done encrypts the reasoning
             # anew, and that one is the Lux signature (as it is the assembled item's)
@@ -274,10 +277,18 @@ class OpenAIResponsesReader(_Reader):
             return
         self._members({k: v for k, v in item.items() if k != "status"}, f"{at}.item")  # its status is final in output_item.done
 
-    def _members(self, item: dict[str, Any], where: str) -> None:
-        """Report the members of an output item that its Lux block does not carry."""
-        for name in item_members_lost(item):
+    def _members(self, item: dict[str, Any], where: str, status: str = "completed") -> None:
+        """Report the members of an output item that its Lux block does not carry (`status`: the
+        item status the Lux finish gives back, tables.item_status)."""
+        for name in item_members_lost(item, status):
             self._sink.report(f"{where}.{name}", "Unsupported", f"a Lux block has no place for the {name} of a {item.get('type')} item; dropped")
+
+    def _incomplete_lost(self, response_status: str | None = None) -> None:
+        """The held "incomplete" status of a message item: given back by the Lux finish when the
+        message is the last item of an incomplete response (tables.item_status), else reported."""
+        where, self._incomplete = self._incomplete, None
+        if where is not None and item_status("message", True, response_status) != "incomplete":
+            self._members({"type": "message", "status": "incomplete"}, where)
 
     def _part_added(self, what: str, k: int, part: dict[str, Any], n: int, at: str, out: Hub) -> None:
         """A content or summary part (the rules checked that the item holds its type)."""
@@ -359,7 +370,11 @@ class OpenAIResponsesReader(_Reader):
         kind = self._kinds[n]
         if kind == "drop":
             return
-        self._members(done, f"{at}.item")
+        if kind == "message" and done.get("status") == "incomplete":
+            self._incomplete = f"{at}.item"  # whether the finish gives it back: at the next item or the terminal event
+            self._members(done, f"{at}.item", "incomplete")
+        else:
+            self._members(done, f"{at}.item")
         if kind == "function_call":
             self._arguments(n, done["arguments"], f"{at}.item.arguments", out)
         if kind == "message":
@@ -375,6 +390,7 @@ class OpenAIResponsesReader(_Reader):
     def _end(self, event: Any, index: int, out: Hub) -> None:
         at = f"$[{index}]"
         self._terminal = index
+        self._incomplete_lost("incomplete" if isinstance(event, ResponseIncompleteEvent) else None)
         if isinstance(event, ResponseErrorEvent):
             self._blocks.end_all(at, out)
             out.append((item_end(0), at))
@@ -696,8 +712,8 @@ class OpenAIResponsesWriter(VendorWriter):
         if held is None:
             return
         self._held_done = None
-        if reason is not None and STATUS_FROM_LUX[reason][0] == "incomplete" and held["item"].get("type") == "message":
-            held["item"]["status"] = "incomplete"
+        if reason is not None and held["item"].get("type") == "message":
+            held["item"]["status"] = item_status("message", True, STATUS_FROM_LUX[reason][0])
         self._emit(held, out)
 
     def _done(self, out: list[Any]) -> None:

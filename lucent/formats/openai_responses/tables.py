@@ -125,14 +125,23 @@ ITEM_CARRIED: Final[dict[str, tuple[str, ...]]] = {
 message's role give the block kind), per item type."""
 
 
-def item_members_lost(item: dict[str, Any]) -> list[str]:
+def item_status(kind: Any, last: bool, response_status: Any) -> str:
+    """The status Lux -> Responses writes on an output item of type `kind`, documents and
+    streams alike: ``incomplete`` for a message that is the last item of an incomplete response
+    (its text was cut off, as the API says), else ``completed`` (the block ended). `last`: no
+    item a Lux block carries (:data:`ITEM_CARRIED`) comes after it. A Responses source's item of
+    that status loses nothing where Lux has no place for it: the Lux finish reason gives it back."""
+    return "incomplete" if last and kind == "message" and response_status == "incomplete" else "completed"
+
+
+def item_members_lost(item: dict[str, Any], status: str = "completed") -> list[str]:
     """The members of an output item (a JSON object) that a Lux block has no place for, which a
     target with no Responses items therefore drops: all but :data:`ITEM_CARRIED`, a null or
-    empty member, and a ``completed`` status (the block ended, as every item of a finished
-    response did). The document converter (``responses_output``, which keeps them in
+    empty member, and the `status` :func:`item_status` gives back (``completed`` unless it says
+    otherwise). The document converter (``responses_output``, which keeps them in
     provider_payload.openai_responses.output) and the stream reader name the same ones."""
     carried = ITEM_CARRIED.get(item.get("type", ""), ("type",))
-    return [k for k, v in item.items() if k not in carried and v not in (None, []) and not (k == "status" and v == "completed")]
+    return [k for k, v in item.items() if k not in carried and v not in (None, []) and not (k == "status" and v == status)]
 
 
 STREAM_PADDING: Final[frozenset[str]] = frozenset({"obfuscation"})

@@ -17,7 +17,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from lucent._conversion import COMPOSED_FROM, Cx, reports, Status
-from lucent._transforms import own_or_sibling, plain_members, shown, url_image_media_type
+from lucent._transforms import own_or_sibling, plain_members, shown, text_only, url_image_media_type
 from lucent._forms import restructured
 from lucent._validation import RuleViolation, convert_as, member
 from lucent.formats import FORMATS
@@ -27,6 +27,7 @@ from lucent.formats.openai_responses.tables import (
     FAILURE_ERROR,
     IMPLIED_STATUS,
     INCOMPLETE_REASON_TO_LUX,
+    ITEM_CARRIED,
     LOGPROBS_INCLUDE,
     MADE_ID_PREFIX,
     OUTPUT_TEXT_DEFAULTS,
@@ -35,6 +36,7 @@ from lucent.formats.openai_responses.tables import (
     STATUS_FROM_LUX,
     annotation_lost,
     item_members_lost,
+    item_status,
     lux_annotation,
 )
 from lucent.generated.lux_ir_v1 import (
@@ -533,14 +535,7 @@ def lux_instructions(instructions: list[LucentContent] | UnsetType, path: str, c
     other blocks are reported Unsupported."""
     if instructions is UNSET:
         return UNSET
-    texts = []
-    for index, block in enumerate(instructions):
-        if isinstance(block, LucentContentText):
-            texts.append(block.text)
-            if block.annotations is not UNSET:
-                cx.report(f"{path}[{index}].annotations", "Unsupported", "Responses instructions are plain text")
-        else:
-            cx.report(f"{path}[{index}]", "Unsupported", "Responses instructions are text only; dropped")
+    texts = text_only(instructions, path, cx, "Responses instructions are plain text", "Responses instructions are text only; dropped")
     if len(texts) > 1:
         cx.report(path, "Degraded", "Responses instructions are one text; the blocks are joined with a newline")
     return "\n".join(texts) if texts else UNSET
@@ -1077,8 +1072,9 @@ def responses_output(output: list[Any], status: Any, details: Any, path: str, cx
     lux = "$.choices[0].message"
     blocks: list[LucentContent] = []
     records: list[dict[str, Any]] = []
-    for index, raw in enumerate(output):
-        item = _plain(raw)
+    items = [_plain(raw) for raw in output]
+    last = max((i for i, item in enumerate(items) if item.get("type") in ITEM_CARRIED), default=-1)
+    for index, item in enumerate(items):
         where = f"{path}[{index}]"
         kind = item.get("type")
         start = len(blocks)
@@ -1088,7 +1084,7 @@ def responses_output(output: list[Any], status: Any, details: Any, path: str, cx
             kept = cx.memo.get("members", {}).get(lux, {}).pop("content_parts", None)
             if verbatim_before is not None:
                 cx.memo["members"][lux]["content_parts"] = verbatim_before
-            record: dict[str, Any] = {"blocks": len(blocks) - start, "item": _item_members({k: v for k, v in item.items() if k != "content"}, where, cx)}
+            record: dict[str, Any] = {"blocks": len(blocks) - start, "item": _item_members({k: v for k, v in item.items() if k != "content"}, where, cx, item_status(kind, index == last, status))}
             if kept:
                 record["parts"] = kept
                 cx.sourced(record, {"parts": f"{where}.content"})
@@ -1114,12 +1110,13 @@ def responses_output(output: list[Any], status: Any, details: Any, path: str, cx
     return [cx.sourced(LucentChoice(index=0, message=cx.sourced(message, {}), finish_reason=finish), {"finish_reason": status_path})]
 
 
-def _item_members(kept: dict[str, Any], path: str, cx: Cx) -> dict[str, Any]:
+def _item_members(kept: dict[str, Any], path: str, cx: Cx, status: str = "completed") -> dict[str, Any]:
     """The members of the output item at `path` that its record keeps (provider_payload.openai_responses.output);
-    those a Lux block has no place for (``item_members_lost``, which the stream reader names too)
-    are recorded at their own source paths, so that a target with no place for them names each
-    one it drops (``$.output[1].id``), not the whole output."""
-    return cx.sourced(kept, {k: member(path, k) for k in item_members_lost(kept)})
+    those a Lux block has no place for (``item_members_lost``, which the stream reader names too;
+    `status`: the item status the Lux finish gives back, ``item_status``) are recorded at their
+    own source paths, so that a target with no place for them names each one it drops
+    (``$.output[1].id``), not the whole output."""
+    return cx.sourced(kept, {k: member(path, k) for k in item_members_lost(kept, status)})
 
 
 def _finish_reason(status: Any, details: Any, path: str, cx: Cx) -> LucentFinishReason:
@@ -1360,8 +1357,8 @@ def _lux_output(choices: list[LucentChoice], records: Any, path: str, cx: Cx) ->
         else:
             cx.report(at, "Unsupported", f"Responses output has no {_tag(block)} item; dropped")
     flush()
-    if items and run_made and items[-1] is run_made[-1] and _STATUS_OF[choice.finish_reason][0] == "incomplete":
-        items[-1]["status"] = "incomplete"  # a truncated message is incomplete, as the API (and a stream) says
+    if items and run_made and items[-1] is run_made[-1]:
+        items[-1]["status"] = item_status("message", True, _STATUS_OF[choice.finish_reason][0])  # a truncated message is incomplete, as the API (and a stream) says
     return items
 
 

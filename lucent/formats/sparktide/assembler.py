@@ -10,13 +10,14 @@ tool calls, usage received before a failure is kept, an empty usage stays ``{}``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import msgspec
 from msgspec import UNSET
 
-from lucent._stream_base import Assembler
+from lucent._stream_base import Assembler, CallIdentities
 from lucent._validation import RuleViolation, check_json_object_text
 from lucent.generated.sparktide_remote_1_0 import (
     RemoteModelCompleted,
@@ -45,12 +46,61 @@ MAX_TOOL_CALLS = _max_tool_calls()
 
 
 @dataclass
-class _Call:
+class SparkCall:
+    """One tool call, merged by its ``index`` (the assembler's, and the stream reader's)."""
+
     first: int  # the frame that opened this tool call
     last: int  # the last frame that added to its arguments
     id: str | None = None
     name: str | None = None
-    arguments: list[str] = field(default_factory=list)
+    arguments: list[str] = field(default_factory=list)  # kept until model.completed checks them
+
+
+C = TypeVar("C", bound=SparkCall)
+Fail = Callable[[str, str, str], Exception]
+
+
+def tool_delta(frame: RemoteModelToolDelta, index: int, calls: dict[int, C], opened: Callable[[int], C], identities: CallIdentities, fail: Fail) -> C:
+    """The rules of a tool_delta frame (`index`: its place in the stream), for the assembler and
+    the stream reader: at most :data:`MAX_TOOL_CALLS` calls, indexes 0 to one less
+    (``too_many_tool_calls``; `opened(index)` makes a new one), id and name by `identities`, the
+    arguments appended. The call it adds to."""
+    at = f"$[{index}]"
+    n = frame.index
+    call = calls.get(n)
+    if call is None:
+        if not 0 <= n < MAX_TOOL_CALLS or len(calls) >= MAX_TOOL_CALLS:
+            raise fail("too_many_tool_calls", f"frame {index} opens tool call index {n}; at most {MAX_TOOL_CALLS} are allowed (index 0..{MAX_TOOL_CALLS - 1})", f"{at}.index")
+        call = calls[n] = opened(index)
+    what = f"tool call index {n}"
+    if frame.id is not UNSET:
+        identities.id(call, frame.id, what, f"{at}.id", f" (set in frame {call.first})")
+    if frame.name is not UNSET:
+        identities.name(call, frame.name, what, f"{at}.name")
+    if frame.arguments is not UNSET:
+        call.arguments.append(frame.arguments)
+        call.last = index
+    return call
+
+
+def completed_arguments(frame: RemoteModelCompleted, index: int, calls: dict[int, C], identities: CallIdentities, fail: Fail) -> dict[int, str]:
+    """The rules of model.completed for the tool calls, in order (assembler and stream reader):
+    LENGTH finishes no result that has tool calls (``length_with_tool_calls``), each call has its
+    id and name, and its arguments, concatenated, are a closed JSON object
+    (``malformed_arguments``). The arguments of each call by index."""
+    if frame.finishReason == "LENGTH" and calls:
+        indexes = ", ".join(str(n) for n in sorted(calls))
+        raise fail("length_with_tool_calls", f"LENGTH cannot finish a result that has tool calls (index {indexes})", f"$[{index}].finishReason")
+    texts: dict[int, str] = {}
+    for n in sorted(calls):
+        call = calls[n]
+        identities.complete(call, f"tool call index {n}", f"$[{call.first}]")
+        texts[n] = arguments = "".join(call.arguments)
+        try:
+            check_json_object_text(arguments, "")
+        except RuleViolation as exc:
+            raise fail("malformed_arguments", f"the arguments of tool call index {n}, concatenated, {exc.message.removeprefix('arguments ')}", f"$[{call.last}].arguments") from None
+    return texts
 
 
 class SparkTideAssembler(Assembler):
@@ -61,8 +111,8 @@ class SparkTideAssembler(Assembler):
     def __init__(self, *, tools: Iterable[str] | None = None) -> None:
         super().__init__(tools=tools)
         self._text: list[str] = []
-        self._calls: dict[int, _Call] = {}
-        self._ids: dict[str, int] = {}
+        self._calls: dict[int, SparkCall] = {}
+        self._identities = CallIdentities(self._fail, self._check_declared)
         self._usage: dict[str, int] | None = None
         self._terminal: tuple[int, RemoteModelCompleted | RemoteModelError] | None = None
         self._result: RemoteModelResponse | None = None
@@ -82,7 +132,7 @@ class SparkTideAssembler(Assembler):
         if isinstance(frame, RemoteModelTextDelta):
             self._text.append(frame.text)
         elif isinstance(frame, RemoteModelToolDelta):
-            self._tool(frame, index)
+            tool_delta(frame, index, self._calls, lambda first: SparkCall(first=first, last=first), self._identities, self._fail)
         elif isinstance(frame, RemoteModelUsageDelta):
             received = {name: getattr(frame.usage, name) for name in frame.usage.__struct_fields__}
             self._usage = {**(self._usage or {}), **{k: v for k, v in received.items() if v is not UNSET}}
@@ -94,49 +144,14 @@ class SparkTideAssembler(Assembler):
         else:
             raise self._unknown(frame, index)
 
-    def _tool(self, frame: RemoteModelToolDelta, index: int) -> None:
-        n = frame.index
-        call = self._calls.get(n)
-        if call is None:
-            if not 0 <= n < MAX_TOOL_CALLS or len(self._calls) >= MAX_TOOL_CALLS:
-                raise self._fail("too_many_tool_calls", f"frame {index} opens tool call index {n}; at most {MAX_TOOL_CALLS} are allowed (index 0..{MAX_TOOL_CALLS - 1})", f"$[{index}].index")
-            call = self._calls[n] = _Call(first=index, last=index)
-        if frame.id is not UNSET:
-            if call.id is None:
-                other = self._ids.get(frame.id)
-                if other is not None:
-                    raise self._fail("duplicate_call_id", f"tool call index {n} reuses the id of tool call index {other}", f"$[{index}].id")
-                call.id = frame.id
-                self._ids[frame.id] = n
-            elif frame.id != call.id:
-                raise self._fail("tool_identity_changed", f"tool call index {n} changed its id (set in frame {call.first}); id and name are stable identities", f"$[{index}].id")
-        if frame.name is not UNSET:
-            if call.name is None:
-                self._check_declared(frame.name, f"$[{index}].name", f"tool call index {n}")
-                call.name = frame.name
-            elif frame.name != call.name:
-                raise self._fail("tool_identity_changed", f"tool call index {n} changed its name; id and name are stable identities", f"$[{index}].name")
-        if frame.arguments is not UNSET:
-            call.arguments.append(frame.arguments)
-            call.last = index
-
     def _complete(self, frame: RemoteModelCompleted, index: int) -> None:
         self._terminal = (index, frame)
         self.finish_reason = frame.finishReason
-        if frame.finishReason == "LENGTH" and self._calls:
-            indexes = ", ".join(str(n) for n in sorted(self._calls))
-            raise self._fail("length_with_tool_calls", f"LENGTH cannot finish a result that has tool calls (index {indexes})", f"$[{index}].finishReason")
+        texts = completed_arguments(frame, index, self._calls, self._identities, self._fail)
         tool_calls: list[RemoteModelToolCall] = []
-        for n in sorted(self._calls):
+        for n, arguments in texts.items():
             call = self._calls[n]
-            if call.id is None or call.name is None:
-                missing = " and ".join(x for x, v in (("id", call.id), ("name", call.name)) if v is None)
-                raise self._fail("incomplete_tool_call", f"tool call index {n} never received its {missing}", f"$[{call.first}]")
-            arguments = "".join(call.arguments)
-            try:
-                check_json_object_text(arguments, "")
-            except RuleViolation as exc:
-                raise self._fail("malformed_arguments", f"the arguments of tool call index {n}, concatenated, {exc.message.removeprefix('arguments ')}", f"$[{call.last}].arguments") from None
+            assert call.id is not None and call.name is not None
             tool_calls.append(RemoteModelToolCall(id=call.id, type="function", function=RemoteModelToolCallFunction(name=call.name, arguments=arguments)))
         text = "".join(self._text)
         # An assistant turn that holds only tool calls has null content, never "".

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -30,7 +30,8 @@ from lucent._conversion import Cx
 from lucent._stream_hub import Hub, Key, Status, _assistant_item, _fail, _lux_arguments, _lux_text, _meta, _Reader, _Sink
 from lucent._stream_one_message import _Block, _OneMessageWriter
 from lucent._validation import RuleViolation, check_json_object_text, described
-from lucent.formats.sparktide.assembler import MAX_TOOL_CALLS
+from lucent._stream_base import CallIdentities
+from lucent.formats.sparktide.assembler import MAX_TOOL_CALLS, SparkCall, completed_arguments, tool_delta
 from lucent.formats.sparktide.tables import FINISH_FROM_SPARKTIDE, FINISH_TO_SPARKTIDE, JOINED_TEXT, NO_DOCUMENT_FINISH
 from lucent.formats.sparktide.transforms import usage_to_lux
 from lucent.generated.convert_lux_sparktide_error import lux_to_sparktide_error
@@ -63,12 +64,7 @@ from lucent.generated.sparktide_remote_1_0 import (
 
 
 @dataclass
-class _SparkCall:
-    first: int  # the frame that opened this tool call
-    last: int  # the last frame that added to its arguments
-    id: str | None = None
-    name: str | None = None
-    arguments: list[str] = field(default_factory=list)  # kept until the terminal frame checks them
+class _SparkCall(SparkCall):
     started: bool = False  # its Lux block has started (id and name known)
 
 
@@ -82,7 +78,7 @@ class SparkTideReader(_Reader):
         self._item = False
         self._text = False
         self._calls: dict[int, _SparkCall] = {}
-        self._ids: dict[str, int] = {}
+        self._identities = CallIdentities(self._failed, self._declared)
         self._usage: dict[str, int] | None = None
         self._usage_at = "$"
         self._terminal: int | None = None
@@ -130,29 +126,8 @@ class SparkTideReader(_Reader):
     def _tool(self, frame: RemoteModelToolDelta, index: int, out: Hub) -> None:
         at = f"$[{index}]"
         n = frame.index
-        call = self._calls.get(n)
-        if call is None:
-            if not 0 <= n < MAX_TOOL_CALLS or len(self._calls) >= MAX_TOOL_CALLS:
-                raise _fail("too_many_tool_calls", f"frame {index} opens tool call index {n}; at most {MAX_TOOL_CALLS} are allowed (index 0..{MAX_TOOL_CALLS - 1})", f"{at}.index", self.usage)
-            call = self._calls[n] = _SparkCall(first=index, last=index)
-        if frame.id is not UNSET:
-            if call.id is None:
-                other = self._ids.get(frame.id)
-                if other is not None:
-                    raise _fail("duplicate_call_id", f"tool call index {n} reuses the id of tool call index {other}", f"{at}.id", self.usage)
-                call.id = frame.id
-                self._ids[frame.id] = n
-            elif frame.id != call.id:
-                raise _fail("tool_identity_changed", f"tool call index {n} changed its id (set in frame {call.first}); id and name are stable identities", f"{at}.id", self.usage)
-        if frame.name is not UNSET:
-            if call.name is None:
-                self._declared(frame.name, f"{at}.name", f"tool call index {n}")
-                call.name = frame.name
-            elif frame.name != call.name:
-                raise _fail("tool_identity_changed", f"tool call index {n} changed its name; id and name are stable identities", f"{at}.name", self.usage)
+        call = tool_delta(frame, index, self._calls, lambda first: _SparkCall(first=first, last=first), self._identities, self._failed)
         if frame.arguments is not UNSET:
-            call.arguments.append(frame.arguments)
-            call.last = index
             if call.started and frame.arguments:
                 out.append((_lux_arguments(n + 1, frame.arguments), f"{at}.arguments"))
         if not call.started and call.id is not None and call.name is not None:
@@ -162,21 +137,6 @@ class SparkTideReader(_Reader):
             pending = "".join(call.arguments)
             if pending:
                 out.append((_lux_arguments(n + 1, pending), f"{at}.arguments"))
-
-    def _check_calls(self, frame: RemoteModelCompleted, index: int) -> None:
-        """The assembler's checks at model.completed, in its order."""
-        if frame.finishReason == "LENGTH" and self._calls:
-            indexes = ", ".join(str(n) for n in sorted(self._calls))
-            raise _fail("length_with_tool_calls", f"LENGTH cannot finish a result that has tool calls (index {indexes})", f"$[{index}].finishReason", self.usage)
-        for n in sorted(self._calls):
-            call = self._calls[n]
-            if call.id is None or call.name is None:
-                missing = " and ".join(x for x, v in (("id", call.id), ("name", call.name)) if v is None)
-                raise _fail("incomplete_tool_call", f"tool call index {n} never received its {missing}", f"$[{call.first}]", self.usage)
-            try:
-                check_json_object_text("".join(call.arguments), "")
-            except RuleViolation as exc:
-                raise _fail("malformed_arguments", f"the arguments of tool call index {n}, concatenated, {exc.message.removeprefix('arguments ')}", f"$[{call.last}].arguments", self.usage) from None
 
     def _close_item(self, out: Hub, at: str) -> None:
         if self._text:
@@ -201,7 +161,7 @@ class SparkTideReader(_Reader):
     def _complete(self, frame: RemoteModelCompleted, index: int, out: Hub) -> None:
         at = f"$[{index}]"
         self._terminal = index
-        self._check_calls(frame, index)
+        completed_arguments(frame, index, self._calls, self._identities, self._failed)
         self._open_item(out, at)
         if not self._text and not self._calls:
             # Neither text nor tool calls: the message content is "", one empty text block.
