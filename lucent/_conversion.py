@@ -184,14 +184,13 @@ class Origins:
         """The target paths whose value the conversion took from the caller's context, or left
         absent for want of it (:meth:`Cx.from_context`, :meth:`Cx.missing`): no source value
         stands behind them."""
-        self._spent: Callable[[], bool] | None = None  # placing one by one has cost a whole walk
 
     def paths(self) -> dict[str, str]:
         """The paths, target -> source, in document order of the target (one walk of the whole
         target document, the first time)."""
         if self._paths is None:
             self._paths = self._work() if self._work is not None else {}
-            self._work = self._around = self._spent = None
+            self._work = self._around = None
         return self._paths
 
     def around(self, field: str) -> dict[str, str]:
@@ -201,8 +200,8 @@ class Origins:
         way to `field` (each step a look-up by the next member name or index), and the values
         inside `field` only when it has no entry of its own; what :func:`lucent._convert._source_paths`
         reads of it is what it reads of :meth:`paths`."""
-        if self._paths is not None or self._around is None or (self._spent is not None and self._spent()):
-            return self.paths()  # once the findings placed one by one cost a whole walk, the rest are read from one
+        if self._paths is not None or self._around is None:
+            return self.paths()
         return self._around(field)
 
 
@@ -343,7 +342,6 @@ class Cx:
         # provenance: id(target value) -> (value, source path, {target member: source member})
         self._built: dict[int, tuple[Any, str, Mapping[str, Origin] | None, Any]] = {}
         self._sourced: dict[int, tuple[Any, Mapping[Any, str]]] = {}
-        self._placing = 0  # values recorded by :meth:`_record` (:meth:`_spent_a_walk`)
         # keep: (side-car space, source object path, key, value, source member path)
         self._kept: list[tuple[str, str, str, Any, str]] = []
         # kept: the Lux side-car object of the source (extra / provider_payload) and what was read
@@ -674,7 +672,6 @@ class Cx:
             if isinstance(origins, Origins):
                 origins._work = lambda: self._walked(value)[0]
                 origins._around = lambda field: self._walked_to(value, field)
-                origins._spent = self._spent_a_walk
             elif origins is not None:
                 origins.update(self._walked(value)[0])
             return value
@@ -717,7 +714,6 @@ class Cx:
             assert isinstance(origins, Origins)
             origins._work = lambda: self._walked_but(value, inserted, extras)
             origins._around = lambda field: self._walked_to_but(value, field, inserted, extras)
-            origins._spent = self._spent_a_walk
             return value
         for where, named in extras:
             if isinstance(named, list):
@@ -889,7 +885,6 @@ class Cx:
         """The entries `value`'s own records add for `path`; with `near`, only those of `near`,
         of the values inside it and of the values that hold it; a member at one of the paths
         `absent`, or inside one, counts as not set."""
-        self._placing += 1
         record = self._built.get(id(value))
         if record is not None and record[0] is value:
             source = record[1]
@@ -915,13 +910,6 @@ class Cx:
                 at = f"{path}[{key}]" if isinstance(key, int) else member(path, key)
                 if near is None or _related(at, near):
                     table[at] = origin
-
-    def _spent_a_walk(self) -> bool:
-        """Whether the values recorded since the conversion (:meth:`_record`, placing findings
-        one by one) are as many as a whole walk records: then one walk places the rest at once
-        (many findings, as a Chat response of 60 tool calls to Responses has, cost one walk each
-        otherwise)."""
-        return self._placing > len(self._built) + len(self._sourced)
 
     def _recorded(self, value: Any) -> bool:
         return id(value) in self._built or id(value) in self._sourced
