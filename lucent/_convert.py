@@ -394,7 +394,6 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
         found = [d for d in found if not (d.status == "Degraded" and _under(d.field, carried))]
     if not second:  # nothing to place
         return value, found
-    first_found = found[:]
     holder_of, represented = conversion.holder_of, conversion.represented
     seen = {(d.field, d.status, d.detail) for d in found}
     kept: dict[str, list[str]] | None = None
@@ -424,23 +423,7 @@ def _compose(hops: tuple[Converter, Converter], document: Any, context: Mapping[
             if key not in seen:
                 seen.add(key)
                 found.append(ConversionDiagnostic(field=source, status=diagnostic.status, detail=diagnostic.detail))
-    return value, _kept_then_dropped(found, len(first_found))
-
-
-def _kept_then_dropped(found: list[ConversionDiagnostic], firsts: int) -> list[ConversionDiagnostic]:
-    """A member the first hop kept in the side-car (Degraded "kept in provider_payload...") is
-    Unsupported, with the second hop's words (the target's terms), when the second hop drops
-    the side-car entry that holds it (Unsupported, placed at the kept object's source path):
-    the target has it nowhere. The report on the object stays (it may hold members no
-    diagnostic of the first hop names)."""
-    dropped = {d.field: d for d in found[firsts:] if d.status == "Unsupported"}
-    if not dropped:
-        return found
-    out: list[ConversionDiagnostic] = []
-    for d in found[:firsts]:
-        holder = next((p for p in dropped if d.status == "Degraded" and d.field != p and _under(d.field, (p,))), None)
-        out.append(d if holder is None else ConversionDiagnostic(field=d.field, status="Unsupported", detail=dropped[holder].detail))
-    return out + found[firsts:]
+    return value, found
 
 
 _SIDE_CARS = ("$.extra", "$.provider_payload")

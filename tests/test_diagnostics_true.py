@@ -321,12 +321,3 @@ def test_a_null_or_empty_member_the_target_has_no_place_for_is_no_loss() -> None
     statuses = {d.field: d.status for d in lucent.convert(json.dumps(doc), "openai-chat", "anthropic", kind="response").diagnostics}
     assert statuses["$.choices[0].logprobs"] == "Unsupported"
 
-
-def test_a_member_kept_in_the_side_car_that_the_second_hop_drops_is_unsupported_there() -> None:
-    """Chat -> Anthropic: the audio and prediction token counts Lux keeps in its side-car reach no
-    Anthropic field; they are Unsupported, in Anthropic's words, not "kept"."""
-    path = _SNAPSHOTS / "bedrockAnthropicOpus48SamplingParam" / "chat-completions" / "followup-response.json"
-    result = lucent.convert(path.read_bytes(), "openai-chat", "anthropic", kind="response")
-    at = {d.field: (d.status, d.detail) for d in result.diagnostics}
-    assert at["$.usage.prompt_tokens_details.audio_tokens"] == ("Unsupported", "Anthropic has no field for this value")
-    assert not any("kept in provider_payload" in d.detail for d in result.diagnostics)

@@ -53,11 +53,12 @@ _TYPES: dict[type, str] = {type(None): "null", bool: "boolean", int: "integer", 
 
 
 def wrong_types(value: Any, secret: str) -> Iterator[tuple[str, Any]]:
-    """(JSON type, a value of it) for every JSON type `value` does not have (all seven for an
-    absent entry, `value` ``...``); the string, array and object hold `secret`."""
+    """(JSON type, a value of it) for every JSON type but null that `value` does not have (all
+    six for an absent entry, `value` ``...``); the string, array and object hold `secret`. A null
+    is an absence: a target with no place for it loses nothing, and nothing is named
+    (docs/semantics.md, Exact)."""
     own = _TYPES.get(type(value)) if value is not ... else None
     for name, planted in (
-        ("null", None),
         ("boolean", True),
         ("integer", 7),
         ("number", 1.5),
