@@ -132,3 +132,13 @@ def idle_values(source: str) -> Callable[[str, Any], bool]:
     idle = {("$." + path.rsplit(".", 1)[1], value) for path, value in getattr(module, "IDLE_VALUES", ())}
     return lambda path, value: any(path == p and value is v for p, v in idle)
 
+
+def without_empty_members(value: Any) -> Any:
+    """``value`` without the object members that are null or an empty array, nor the objects
+    holding only such members."""
+    if isinstance(value, dict):
+        kept = {k: without_empty_members(v) for k, v in value.items() if v is not None and v != []}
+        return {k: v for k, v in kept.items() if not (v == {} and value[k] != {})}
+    if isinstance(value, list):
+        return [without_empty_members(v) for v in value]
+    return value

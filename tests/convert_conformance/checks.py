@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import lucent
+from tests.conservation import without_empty_members
 from lucent.errors import LucentError
 from tests.conservation import leaves, lost_values
 
@@ -31,16 +32,6 @@ def shape(path: str) -> str:
     return _INDEX.sub("[*]", path)
 
 
-
-def _no_empty_members(value: Any) -> Any:
-    """``value`` without the object members that are null or an empty array, nor the objects
-    holding only such members."""
-    if isinstance(value, dict):
-        kept = {k: _no_empty_members(v) for k, v in value.items() if v is not None and v != []}
-        return {k: v for k, v in kept.items() if not (v == {} and value[k] != {})}
-    if isinstance(value, list):
-        return [_no_empty_members(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -184,9 +175,9 @@ def check(pair: Pair, doc: Any, validity: Validity) -> Outcome:
         outcome.eligible = True
         # a null or [] member the target has no place for is an absence (docs/semantics.md,
         # Exact): it is left out unnamed, so the round trip is judged without such members
-        outcome.equal = json_equal(_no_empty_members(doc), _no_empty_members(back))
+        outcome.equal = json_equal(without_empty_members(doc), without_empty_members(back))
         if not outcome.equal:
-            at = first_difference(_no_empty_members(doc), _no_empty_members(back))
+            at = first_difference(without_empty_members(doc), without_empty_members(back))
             outcome.failures.append(Failure("round-trip", shape(at), f"differs at {at}: back is {json.dumps(back)[:200]}"))
     return outcome
 

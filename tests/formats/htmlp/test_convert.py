@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 
 import lucent
+from tests.conservation import without_empty_members
 from lucent._context import read_by
 from lucent.errors import ConversionError
 from lucent.generated import htmlp_model_request_strategies, lux_ir_v1_strategies
@@ -763,12 +764,5 @@ def test_generated_lux_requests_convert_validly_and_lose_nothing_unnamed(doc: di
     if all(d.status == "Exact" for d in [*result.diagnostics, *returned.diagnostics]):
         # Lux -> htmlp -> Lux is equal whenever every diagnostic is Exact; a null or [] member
         # htmlp has no place for is an absence (docs/semantics.md), so it is left out unnamed
-        assert _no_empty_members(back) == _no_empty_members(doc)
+        assert without_empty_members(back) == without_empty_members(doc)
 
-
-def _no_empty_members(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _no_empty_members(v) for k, v in value.items() if v is not None and v != []}
-    if isinstance(value, list):
-        return [_no_empty_members(v) for v in value]
-    return value
